@@ -1,0 +1,1 @@
+"""iclr26.agents: papers of the agents domain."""

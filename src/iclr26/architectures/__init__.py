@@ -1,0 +1,1 @@
+"""iclr26.architectures: papers of the architectures domain."""

@@ -1,0 +1,1 @@
+"""iclr26.attention: papers of the attention domain."""

@@ -1,0 +1,286 @@
+"""The ``iclr26`` command: list, show, reproduce, report.
+
+Bad input (an unknown slug or budget, a paper still planned, a bad ``--seeds``) prints one line naming the
+problem and the valid choices and exits with code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from iclr26.catalog import DOMAINS, STATUSES, UnknownPaperError, get_paper, load_catalog
+from iclr26.harness.budget import BUDGETS, DEFAULT_BUDGET, check_budget
+from iclr26.harness.registry import NotReproducibleError, get_experiment, reproducible_slugs
+from iclr26.harness.seeding import DEVICES
+from iclr26.harness.store import DEFAULT_ROOT, ResultStore
+
+app = typer.Typer(
+    name="iclr26",
+    help="Methods of 76 ICLR 2026 papers, and seeded reproductions of their claims.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+console = Console()
+err_console = Console(stderr=True, soft_wrap=True)
+
+OUTCOME_STYLE = {
+    "supported": "green",
+    "not supported": "red",
+    "inconclusive": "yellow",
+    "not judged": "dim",
+}
+
+
+class CLIError(Exception):
+    """A user error: printed as one line, exit code 2."""
+
+
+def _choice(value: str, choices: tuple[str, ...], what: str) -> str:
+    if value not in choices:
+        raise CLIError(f"unknown {what} {value!r}; choose one of {', '.join(choices)}")
+    return value
+
+
+@app.command("list")
+def list_papers(
+    domain: Annotated[str | None, typer.Option(help=f"Only this domain: {', '.join(DOMAINS)}.")] = None,
+    status: Annotated[str | None, typer.Option(help=f"Only this status: {', '.join(STATUSES)}.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array instead of a table.")] = False,
+) -> None:
+    """List the papers of the catalog."""
+    papers = load_catalog()
+    if domain is not None:
+        _choice(domain, DOMAINS, "domain")
+        papers = tuple(p for p in papers if p.domain == domain)
+    if status is not None:
+        _choice(status, STATUSES, "status")
+        papers = tuple(p for p in papers if p.status == status)
+    if as_json:
+        sys.stdout.write(json.dumps([p.to_dict() for p in papers], indent=1, ensure_ascii=False) + "\n")
+        return
+    table = Table(title=f"iclr26 catalog ({len(papers)} papers)")
+    for col in ("slug", "domain", "status", "title"):
+        table.add_column(col, overflow="fold")
+    for p in papers:
+        style = {"reproduced": "green", "implemented": "cyan"}.get(p.status, "dim")
+        table.add_row(p.slug, p.domain, f"[{style}]{p.status}[/]", p.title)
+    console.print(table)
+
+
+def _readme_usage(module: str) -> str | None:
+    """The first Python code block of a paper's README, if the package ships one."""
+    from importlib import resources
+
+    try:
+        text = resources.files(module).joinpath("README.md").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        return None
+    start = text.find("```python")
+    if start < 0:
+        return None
+    end = text.find("```", start + 9)
+    return text[start + 9 : end].strip() if end > 0 else None
+
+
+@app.command()
+def show(
+    slug: Annotated[str, typer.Argument(help="The paper's slug (see `iclr26 list`).")],
+    out: Annotated[Path, typer.Option(help="Results directory to read verdicts from.")] = Path(DEFAULT_ROOT),
+) -> None:
+    """Show a paper's card: title, ids, summary, what is implemented, usage and last verdicts."""
+    import importlib
+
+    from iclr26.harness.runner import judge
+
+    paper = get_paper(slug)
+    console.print(f"[bold]{paper.title}[/]  ({paper.short_name}, {paper.slug})")
+    console.print(
+        f"domain {paper.domain} · tier {paper.tier or '-'} · status {paper.status} · module {paper.module}"
+    )
+    for name, url in paper.links.items():
+        console.print(f"{name}: {url}")
+    console.print()
+    console.print(paper.summary)
+    if paper.status == "planned":
+        console.print("\n[dim]Not implemented yet.[/]")
+        return
+    module = importlib.import_module(paper.module)
+    names = sorted(getattr(module, "__all__", []))
+    if names:
+        console.print(f"\n[bold]Public API[/] ({paper.module}): {', '.join(names)}")
+    usage = _readme_usage(paper.module)
+    if usage:
+        console.print("\n[bold]Usage[/]")
+        console.print(usage, markup=False, highlight=False)
+    if paper.status != "reproduced":
+        return
+    exp = get_experiment(slug)
+    store = ResultStore(out)
+    shown = False
+    for budget in reversed(BUDGETS):
+        loaded = store.load(slug, budget)
+        if not loaded.results:
+            continue
+        console.print(f"\n[bold]Last verdicts[/] ({budget}, {len(loaded.results)} seeds, from {out})")
+        _print_verdicts(judge(exp, budget, loaded.results))
+        shown = True
+        break
+    if not shown:
+        console.print(f"\n[dim]No results in {out} yet: run `iclr26 reproduce {slug}`.[/]")
+
+
+def _print_verdicts(verdicts) -> None:  # list[ClaimVerdict]
+    table = Table(show_lines=False)
+    for col in ("claim", "paper", "measured", "verdict"):
+        table.add_column(col, overflow="fold")
+    for cv in verdicts:
+        style = OUTCOME_STYLE[cv.verdict.outcome.value]
+        table.add_row(
+            cv.claim.id,
+            cv.claim.paper_value,
+            cv.verdict.measured(),
+            f"[{style}]{cv.verdict.outcome.value}[/]",
+        )
+    console.print(table)
+    for cv in verdicts:
+        console.print(f"[dim]{cv.claim.id}: {cv.verdict.explanation}[/]", highlight=False)
+
+
+def _parse_seeds(seeds: str | None) -> int | None:
+    if seeds is None:
+        return None
+    try:
+        n = int(seeds)
+    except ValueError:
+        raise CLIError(f"--seeds must be a positive integer, got {seeds!r}") from None
+    if n < 1:
+        raise CLIError(f"--seeds must be a positive integer, got {n}")
+    return n
+
+
+@app.command()
+def reproduce(
+    slugs: Annotated[list[str] | None, typer.Argument(help="Paper slugs to reproduce.")] = None,
+    all_papers: Annotated[bool, typer.Option("--all", help="Every paper with a reproduction.")] = False,
+    budget: Annotated[str, typer.Option(help=f"One of {', '.join(BUDGETS)}.")] = DEFAULT_BUDGET,
+    seeds: Annotated[str | None, typer.Option(help="Number of seeds (default: the budget's).")] = None,
+    device: Annotated[str, typer.Option(help=f"One of {', '.join(DEVICES)}.")] = "auto",
+    out: Annotated[Path, typer.Option(help="Results directory.")] = Path(DEFAULT_ROOT),
+    executor: Annotated[str, typer.Option(help="local or ray.")] = "local",
+    ray_address: Annotated[
+        str | None, typer.Option(help="Ray cluster address (default: a local instance).")
+    ] = None,
+) -> None:
+    """Run the seeds of each paper's reproduction that are not stored yet, then print the verdicts."""
+    from iclr26.harness.progress import reporting
+    from iclr26.harness.runner import reproduce as run_reproduce
+    from iclr26.harness.seeding import resolve_device
+    from iclr26.progress_bar import RichReporter
+
+    try:
+        check_budget(budget)
+    except ValueError as err:
+        raise CLIError(str(err)) from None
+    n_seeds = _parse_seeds(seeds)
+    _choice(device, DEVICES, "device")
+    _choice(executor, ("local", "ray"), "executor")
+    if ray_address and executor != "ray":
+        raise CLIError("--ray-address needs --executor ray")
+    if all_papers and slugs:
+        raise CLIError("give paper slugs or --all, not both")
+    targets = reproducible_slugs() if all_papers else list(slugs or [])
+    if not targets:
+        raise CLIError("name at least one paper slug, or pass --all")
+    for slug in targets:
+        get_experiment(slug)  # unknown or planned papers fail here, before anything runs
+    try:
+        resolve_device(device)
+    except ValueError as err:
+        raise CLIError(str(err)) from None
+
+    if executor == "ray":
+        from iclr26.harness.executors import RayExecutor
+
+        try:
+            ex = RayExecutor(address=ray_address)
+        except ImportError as err:
+            raise CLIError(str(err)) from None
+    else:
+        from iclr26.harness.executors import LocalExecutor
+
+        ex = LocalExecutor()
+
+    store = ResultStore(out)
+
+    def done(record: dict) -> None:
+        console.print(
+            f"[dim]{record['slug']} {record['budget']} seed {record['seed']}: {record['wall_s']:.1f} s, "
+            f"peak {record['peak_rss_mb']:.0f} MB -> {store.path(record['slug'], record['budget'], record['seed'])}[/]",
+            highlight=False,
+        )
+
+    with RichReporter(console) as reporter, reporting(reporter):
+        summaries = run_reproduce(targets, budget, n_seeds, device, store, ex, on_result=done)
+    for s in summaries:
+        console.print(
+            f"\n[bold]{s.slug}[/] ({s.budget}): {len(s.results)} seeds "
+            f"({len(s.ran)} run now, {len(s.skipped)} already stored)"
+        )
+        for e in s.errors:
+            err_console.print(f"[yellow]warning:[/] {e}", highlight=False)
+        _print_verdicts(s.verdicts)
+    console.print(f"\nResults in {out}/. Make the report with: iclr26 report --out {out}")
+
+
+@app.command()
+def report(
+    out: Annotated[Path, typer.Option(help="Results directory; the report is written there.")] = Path(
+        DEFAULT_ROOT
+    ),
+) -> None:
+    """Write report.html (self-contained, figures embedded) and report.md from the results directory."""
+    from iclr26.harness.report import build_report
+
+    paths = build_report(ResultStore(out), out)
+    console.print(f"Report written: {paths.html.resolve()}")
+    console.print(f"Markdown:       {paths.markdown.resolve()}")
+    for warning in paths.warnings:
+        err_console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the app, turning user errors into one line and exit code 2."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except (CLIError, UnknownPaperError, NotReproducibleError) as err:
+        err_console.print(f"error: {err}", markup=False, highlight=False)
+        return 2
+    except click.exceptions.Abort:
+        err_console.print("interrupted: every finished seed is stored; rerun the same command to resume")
+        return 130
+    except click.exceptions.NoArgsIsHelp:
+        return 0
+    except click.exceptions.UsageError as err:
+        err_console.print(f"error: {err.format_message()}", markup=False, highlight=False)
+        return 2
+    except click.exceptions.ClickException as err:
+        err_console.print(f"error: {err.format_message()}", markup=False, highlight=False)
+        return err.exit_code
+    except KeyboardInterrupt:
+        err_console.print("interrupted: every finished seed is stored; rerun the same command to resume")
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

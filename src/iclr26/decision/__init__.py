@@ -1,0 +1,1 @@
+"""iclr26.decision: papers of the decision domain."""

@@ -1,0 +1,1 @@
+"""iclr26.generative: papers of the generative domain."""

@@ -1,0 +1,176 @@
+"""The experiment contract: one declarative object per paper.
+
+An experiment gives a config per budget, a number of seeds per budget, a pure ``run(config, seed, device)``
+that returns :class:`Metrics`, the claims judged from those metrics, and figure functions drawn from the
+stored per-seed results. It prints nothing and keeps no global state; the harness seeds, times, stores and
+judges it.
+
+Example
+-------
+>>> from dataclasses import dataclass
+>>> from iclr26.harness import Claim, Experiment, Metrics, mean_at_least
+>>> @dataclass(frozen=True)
+... class Cfg:
+...     n: int
+>>> def run(cfg, seed, device):
+...     return Metrics(values={"score": 1.0 + 0.01 * seed})
+>>> exp = Experiment(
+...     slug="toy", configs={"smoke": Cfg(2), "quick": Cfg(8), "full": Cfg(64)},
+...     seeds={"smoke": 1, "quick": 3, "full": 5}, run=run,
+...     claims=[Claim("score", "the score exceeds 0.5", "0.9", mean_at_least("score", 0.5))],
+... )
+>>> exp.config_dict("quick")
+{'n': 8}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from iclr26.harness.budget import BUDGETS, check_budget
+from iclr26.harness.claims import Claim
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from iclr26.harness.store import SeedResult
+
+__all__ = ["Curve", "Experiment", "Metrics", "to_jsonable"]
+
+
+@dataclass
+class Curve:
+    """A named series: ``y`` against ``x`` with axis labels (e.g. accuracy vs training step)."""
+
+    x: Sequence[float]
+    y: Sequence[float]
+    xlabel: str = "step"
+    ylabel: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        if len(self.x) != len(self.y):
+            raise ValueError(f"curve x and y must have the same length, got {len(self.x)} and {len(self.y)}")
+        return {
+            "x": [float(v) for v in self.x],
+            "y": [float(v) for v in self.y],
+            "xlabel": self.xlabel,
+            "ylabel": self.ylabel,
+        }
+
+
+@dataclass
+class Metrics:
+    """What one seed of an experiment returns.
+
+    values : scalar metrics the claims read (floats; NaN allowed and shown as such).
+    curves : named :class:`Curve` objects (or ``{"x": [...], "y": [...]}`` dicts) for figures.
+    artifacts : any other JSON-serialisable data a figure needs (an attention map, a histogram).
+    """
+
+    values: dict[str, float]
+    curves: dict[str, Curve | dict[str, Any]] = field(default_factory=dict)
+    artifacts: dict[str, Any] = field(default_factory=dict)
+
+    def to_record(self) -> dict[str, Any]:
+        values = {}
+        for name, value in self.values.items():
+            try:
+                values[str(name)] = float(value)
+            except (TypeError, ValueError) as err:
+                raise TypeError(f"metric {name!r} must be a number, got {value!r}") from err
+        curves = {
+            str(name): (c.to_dict() if isinstance(c, Curve) else Curve(**c).to_dict())
+            for name, c in self.curves.items()
+        }
+        return {"metrics": values, "curves": curves, "artifacts": to_jsonable(self.artifacts)}
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert NumPy/torch scalars and arrays, tuples and dataclasses into plain JSON types."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return to_jsonable(dataclasses.asdict(obj))
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, (str, bool)) or obj is None:
+        return obj
+    if isinstance(obj, int):
+        return int(obj)
+    if isinstance(obj, float):
+        return float(obj)
+    if hasattr(obj, "tolist"):  # numpy arrays and scalars, torch tensors
+        return to_jsonable(obj.tolist())
+    if hasattr(obj, "item"):
+        return obj.item()
+    raise TypeError(f"cannot store a value of type {type(obj).__name__} in a results file: {obj!r}")
+
+
+FigureFn = Callable[[Sequence["SeedResult"]], "Figure"]
+RunFn = Callable[[Any, int, str], "Metrics | Mapping[str, float]"]
+
+
+@dataclass
+class Experiment:
+    """A paper's reproduction: configs and seeds per budget, ``run``, claims and figures.
+
+    Parameters
+    ----------
+    slug : the paper's catalog slug.
+    configs : budget name -> config object (a dataclass, or a dict).
+    seeds : budget name -> number of seeds.
+    run : ``run(config, seed, device) -> Metrics`` (a plain dict of scalars is accepted too).
+    claims : the claims judged at the quick and full budgets.
+    figures : functions ``fig(results) -> matplotlib Figure`` over the stored per-seed results; the first line
+        of each function's docstring is its caption.
+    scale_gap : what differs between this reproduction and the paper's setting, in one or two sentences.
+    """
+
+    slug: str
+    configs: Mapping[str, Any]
+    seeds: Mapping[str, int]
+    run: RunFn
+    claims: Sequence[Claim]
+    figures: Sequence[FigureFn] = ()
+    scale_gap: str = ""
+
+    def __post_init__(self) -> None:
+        for name in (*self.configs, *self.seeds):
+            check_budget(name)
+        missing = [b for b in BUDGETS if b not in self.configs or b not in self.seeds]
+        if missing:
+            raise ValueError(f"experiment {self.slug!r} lacks a config or seed count for budget(s) {missing}")
+        for budget, n in self.seeds.items():
+            if not isinstance(n, int) or n < 1:
+                raise ValueError(
+                    f"experiment {self.slug!r}: seeds[{budget!r}] must be an int >= 1, got {n!r}"
+                )
+        ids = [c.id for c in self.claims]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"experiment {self.slug!r} has duplicate claim ids: {ids}")
+
+    def config(self, budget: str) -> Any:
+        return self.configs[check_budget(budget)]
+
+    def config_dict(self, budget: str) -> dict[str, Any]:
+        """The config of `budget` as a JSON-ready dict (what the results file records)."""
+        return to_jsonable(self.config(budget))
+
+    def run_seed(self, budget: str, seed: int, device: str) -> dict[str, Any]:
+        """Run one seed and return its ``{"metrics", "curves", "artifacts"}`` record."""
+        out = self.run(self.config(budget), seed, device)
+        if isinstance(out, Metrics):
+            return out.to_record()
+        if isinstance(out, Mapping):
+            return Metrics(values=dict(out)).to_record()
+        raise TypeError(
+            f"{self.slug}: run() must return Metrics or a dict of scalars, got {type(out).__name__}"
+        )
+
+    @property
+    def claim_metrics(self) -> list[str]:
+        """Every metric name some claim reads (the smoke run must produce all of them)."""
+        return list(dict.fromkeys(m for c in self.claims for m in c.decide.metrics))

@@ -1,0 +1,97 @@
+"""Where a result came from: package versions, git commit, device, times; and peak memory during a run."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import threading
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import psutil
+import torch
+
+import iclr26
+
+__all__ = ["PeakMemory", "provenance", "utc_now"]
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@lru_cache(maxsize=1)
+def git_commit() -> str | None:
+    """The commit of the source tree the package runs from, with ``+dirty`` when it has changes; else None."""
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit + ("+dirty" if dirty else "") if commit else None
+
+
+def provenance(device: str, started: str, finished: str) -> dict[str, Any]:
+    return {
+        "iclr26": iclr26.__version__,
+        "git": git_commit(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "device": torch.cuda.get_device_name() if device == "cuda" else f"cpu ({platform.machine()})",
+        "threads": torch.get_num_threads(),
+        "started": started,
+        "finished": finished,
+    }
+
+
+class PeakMemory:
+    """Samples this process's resident memory in a background thread; ``peak_mb`` is the maximum seen.
+
+    Also reports the CUDA allocator's peak when the run used a GPU.
+    """
+
+    def __init__(self, interval_s: float = 0.02) -> None:
+        self._interval = interval_s
+        self._proc = psutil.Process()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self.peak_bytes = 0
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            self.peak_bytes = max(self.peak_bytes, self._proc.memory_info().rss)
+            self._stop.wait(self._interval)
+
+    def __enter__(self) -> PeakMemory:
+        self.peak_bytes = self._proc.memory_info().rss
+        if torch.cuda.is_available():
+            torch.cuda.reset_peak_memory_stats()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak_bytes = max(self.peak_bytes, self._proc.memory_info().rss)
+
+    @property
+    def peak_mb(self) -> float:
+        return round(self.peak_bytes / 2**20, 1)
+
+    @staticmethod
+    def cuda_peak_mb() -> float | None:
+        if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+            return None
+        return round(torch.cuda.max_memory_allocated() / 2**20, 1)

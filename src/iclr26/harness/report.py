@@ -1,0 +1,283 @@
+"""The report: ``report.html`` (self-contained, figures embedded as PNG) and ``report.md`` (figures beside it).
+
+Verdicts are recomputed from the stored seeds every time. On top, one table of all catalog papers with status
+and verdicts (negative and inconclusive ones as visible as positive ones); then one section per paper with
+results: the claims in our words, the paper's number, ours with its interval, the verdict, the scale gap, the
+figures and the provenance. A corrupt results file or a failing figure becomes a visible warning, never a crash.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import traceback
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from iclr26.catalog import Paper, load_catalog
+from iclr26.harness.budget import BUDGETS
+from iclr26.harness.registry import get_experiment
+from iclr26.harness.runner import ClaimVerdict, judge
+from iclr26.harness.store import ResultStore, SeedResult, atomic_write_text
+
+__all__ = ["ReportPaths", "build_report"]
+
+_BADGE = {
+    "supported": "#1a7f37",
+    "not supported": "#cf222e",
+    "inconclusive": "#9a6700",
+    "not judged": "#6e7781",
+}
+_PREFERENCE = tuple(reversed(BUDGETS))  # full, then quick, then smoke
+
+
+@dataclass
+class ReportPaths:
+    html: Path
+    markdown: Path
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FigureOut:
+    caption: str
+    png: bytes | None
+    error: str | None = None
+
+
+@dataclass
+class PaperSection:
+    paper: Paper
+    budget: str
+    results: list[SeedResult]
+    verdicts: list[ClaimVerdict]
+    figures: list[FigureOut]
+    scale_gap: str
+    warnings: list[str]
+
+
+def _render_figures(fns: Sequence, results: list[SeedResult], slug: str) -> list[FigureOut]:
+    out = []
+    for fn in fns:
+        caption = (fn.__doc__ or fn.__name__).strip().splitlines()[0]
+        try:
+            fig = fn(results)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+            out.append(FigureOut(caption, buf.getvalue()))
+        except Exception as err:  # a broken figure must not take the report down
+            last = traceback.format_exception_only(type(err), err)[-1].strip()
+            out.append(FigureOut(caption, None, f"figure {fn.__name__} of {slug} failed: {last}"))
+    return out
+
+
+def _sections(store: ResultStore, warnings: list[str]) -> dict[str, PaperSection]:
+    sections = {}
+    for paper in load_catalog():
+        budgets = [b for b in _PREFERENCE if b in store.budgets(paper.slug)]
+        if not budgets:
+            continue
+        if paper.status != "reproduced":
+            warnings.append(f"results for {paper.slug} exist but the paper has no reproduction; skipped")
+            continue
+        exp = get_experiment(paper.slug)
+        for budget in budgets:
+            loaded = store.load(paper.slug, budget)
+            local = [str(e) for e in loaded.errors]
+            warnings.extend(local)
+            if not loaded.results:
+                continue
+            figures = _render_figures(exp.figures, loaded.results, paper.slug)
+            local += [f.error for f in figures if f.error]
+            warnings.extend(f.error for f in figures if f.error)
+            sections[paper.slug] = PaperSection(
+                paper,
+                budget,
+                loaded.results,
+                judge(exp, budget, loaded.results),
+                figures,
+                exp.scale_gap,
+                local,
+            )
+            break
+    return sections
+
+
+def _verdict_counts(section: PaperSection | None) -> Counter:
+    return Counter(cv.verdict.outcome.value for cv in section.verdicts) if section else Counter()
+
+
+def _provenance_lines(results: list[SeedResult]) -> list[str]:
+    first = results[0].provenance
+    walls = [r.wall_s for r in results]
+    peaks = [r.peak_rss_mb for r in results if r.peak_rss_mb is not None]
+    commits = sorted({str(r.provenance.get("git")) for r in results})
+    lines = [
+        f"seeds {', '.join(str(r.seed) for r in results)}; wall time per seed {min(walls):.1f}-{max(walls):.1f} s "
+        f"(total {sum(walls):.1f} s)" + (f"; peak memory {max(peaks):.0f} MB" if peaks else ""),
+        f"iclr26 {first.get('iclr26')}, git {', '.join(commits)}, python {first.get('python')}, "
+        f"torch {first.get('torch')}, device {first.get('device')}",
+        f"finished {max(str(r.provenance.get('finished')) for r in results)}",
+    ]
+    return lines
+
+
+# ----------------------------------------------------------------------------------------------- HTML
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
+color:#1f2328;line-height:1.45}
+table{border-collapse:collapse;width:100%;margin:.8em 0;font-size:.92em}
+th,td{border:1px solid #d0d7de;padding:.35em .5em;text-align:left;vertical-align:top}
+th{background:#f6f8fa}
+.badge{display:inline-block;padding:.05em .5em;border-radius:1em;color:#fff;font-size:.85em;white-space:nowrap}
+.planned{color:#6e7781}
+figure{margin:1em 0}figure img{max-width:100%;border:1px solid #d0d7de}
+figcaption{font-size:.9em;color:#57606a}
+.warn{background:#fff8c5;border:1px solid #d4a72c;padding:.4em .6em;margin:.4em 0}
+.prov{font-size:.85em;color:#57606a}
+section{border-top:2px solid #d0d7de;margin-top:2em}
+code{background:#f6f8fa;padding:0 .2em}
+"""
+
+
+def _badge(outcome: str, count: int | None = None) -> str:
+    label = f"{count} {outcome}" if count is not None else outcome
+    return f'<span class="badge" style="background:{_BADGE[outcome]}">{html.escape(label)}</span>'
+
+
+def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
+    e = html.escape
+    papers = load_catalog()
+    status_counts = Counter(p.status for p in papers)
+    all_counts = sum((_verdict_counts(s) for s in sections.values()), Counter())
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>iclr26 report</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>iclr26: reproductions of ICLR 2026 claims</h1>",
+        f"<p>{len(papers)} papers: "
+        + ", ".join(f"{status_counts[s]} {s}" for s in ("reproduced", "implemented", "planned"))
+        + f". Verdicts over {len(sections)} papers with results: "
+        + " ".join(_badge(o, all_counts[o]) for o in _BADGE if all_counts[o])
+        + "</p>",
+    ]
+    parts += [f"<div class='warn'>{e(w)}</div>" for w in warnings]
+    parts.append(
+        "<table><tr><th>paper</th><th>domain</th><th>status</th><th>budget</th><th>verdicts</th></tr>"
+    )
+    for p in papers:
+        s = sections.get(p.slug)
+        name = f"<a href='#{p.slug}'>{e(p.slug)}</a>" if s else e(p.slug)
+        verdicts = " ".join(_badge(o, n) for o, n in sorted(_verdict_counts(s).items())) if s else ""
+        cls = "" if p.status != "planned" else " class='planned'"
+        parts.append(
+            f"<tr{cls}><td>{name}<br><small>{e(p.title)}</small></td><td>{e(p.domain)}</td><td>{e(p.status)}</td>"
+            f"<td>{e(s.budget) if s else ''}</td><td>{verdicts}</td></tr>"
+        )
+    parts.append("</table>")
+    for slug, s in sections.items():
+        p = s.paper
+        links = " · ".join(f"<a href='{e(u)}'>{e(n)}</a>" for n, u in p.links.items())
+        parts += [
+            f"<section id='{e(slug)}'><h2>{e(p.short_name)}: {e(p.title)}</h2>",
+            f"<p><code>{e(slug)}</code> · {e(p.domain)} · budget <b>{e(s.budget)}</b> · {len(s.results)} seeds"
+            + (f" · {links}" if links else "")
+            + "</p>",
+            f"<p>{e(p.summary)}</p>",
+            "<table><tr><th>claim</th><th>paper</th><th>ours</th><th>verdict</th><th>why</th></tr>",
+        ]
+        for cv in s.verdicts:
+            parts.append(
+                f"<tr><td><b>{e(cv.claim.id)}</b><br>{e(cv.claim.statement)}</td><td>{e(cv.claim.paper_value)}</td>"
+                f"<td>{e(cv.verdict.measured())}</td><td>{_badge(cv.verdict.outcome.value)}</td>"
+                f"<td><small>{e(cv.verdict.explanation)}</small></td></tr>"
+            )
+        parts.append("</table>")
+        gaps = [s.scale_gap] + [
+            f"{cv.claim.id}: {cv.claim.scale_gap}" for cv in s.verdicts if cv.claim.scale_gap
+        ]
+        gaps = [g for g in gaps if g]
+        if gaps:
+            parts.append("<p><b>Scale gap.</b> " + " ".join(e(g) for g in gaps) + "</p>")
+        for w in s.warnings:
+            parts.append(f"<div class='warn'>{e(w)}</div>")
+        for f in s.figures:
+            if f.png is None:
+                continue
+            data = base64.b64encode(f.png).decode("ascii")
+            parts.append(
+                f"<figure><img alt='{e(f.caption)}' src='data:image/png;base64,{data}'>"
+                f"<figcaption>{e(f.caption)}</figcaption></figure>"
+            )
+        parts.append(
+            "<p class='prov'>" + "<br>".join(e(x) for x in _provenance_lines(s.results)) + "</p></section>"
+        )
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+# ----------------------------------------------------------------------------------------------- Markdown
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _markdown(sections: dict[str, PaperSection], warnings: list[str], fig_dir: Path, out: Path) -> str:
+    papers = load_catalog()
+    lines = ["# iclr26 report", ""]
+    lines += [f"> warning: {w}" for w in warnings]
+    lines += ["", "| paper | domain | status | budget | verdicts |", "|---|---|---|---|---|"]
+    for p in papers:
+        s = sections.get(p.slug)
+        counts = ", ".join(f"{n} {o}" for o, n in sorted(_verdict_counts(s).items())) if s else ""
+        name = f"[{p.slug}](#{p.slug})" if s else p.slug
+        lines.append(f"| {name} | {p.domain} | {p.status} | {s.budget if s else ''} | {counts} |")
+    for slug, s in sections.items():
+        p = s.paper
+        lines += [
+            "",
+            f'<a id="{slug}"></a>',
+            f"## {p.short_name}: {p.title}",
+            "",
+            f"`{slug}` · budget **{s.budget}** · {len(s.results)} seeds",
+            "",
+            p.summary,
+            "",
+        ]
+        lines += ["| claim | paper | ours | verdict |", "|---|---|---|---|"]
+        for cv in s.verdicts:
+            lines.append(
+                f"| **{cv.claim.id}**: {_md_cell(cv.claim.statement)} | {_md_cell(cv.claim.paper_value)} | "
+                f"{cv.verdict.measured()} | **{cv.verdict.outcome.value}** |"
+            )
+        lines.append("")
+        lines += [f"- {cv.claim.id}: {cv.verdict.explanation}" for cv in s.verdicts]
+        if s.scale_gap:
+            lines += ["", f"Scale gap: {s.scale_gap}"]
+        for i, f in enumerate(s.figures):
+            if f.png is None:
+                lines += ["", f"> figure failed: {f.error}"]
+                continue
+            path = fig_dir / f"{slug}-{i + 1}.png"
+            path.write_bytes(f.png)
+            lines += ["", f"![{f.caption}]({path.relative_to(out).as_posix()})", f"*{f.caption}*"]
+        lines += [""] + [f"<sub>{x}</sub><br>" for x in _provenance_lines(s.results)]
+    return "\n".join(lines) + "\n"
+
+
+def build_report(store: ResultStore, out: str | Path) -> ReportPaths:
+    """Write ``report.html`` and ``report.md`` (with ``figures/``) into `out` from the results in `store`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    warnings: list[str] = []
+    sections = _sections(store, warnings)
+    fig_dir = out / "figures"
+    fig_dir.mkdir(exist_ok=True)
+    html_path, md_path = out / "report.html", out / "report.md"
+    atomic_write_text(html_path, _html(sections, warnings))
+    atomic_write_text(md_path, _markdown(sections, warnings, fig_dir, out))
+    return ReportPaths(html_path, md_path, warnings)

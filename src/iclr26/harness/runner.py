@@ -1,0 +1,124 @@
+"""Run an experiment over seeds: seed, time, measure memory, store each seed as it finishes, judge.
+
+A rerun skips every seed whose stored result has the same config, so a run interrupted after k seeds resumes
+from there. Verdicts are computed from whatever seeds the store holds; smoke runs are never judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from iclr26.harness.budget import check_budget, is_judged
+from iclr26.harness.claims import Claim, Outcome, Verdict
+from iclr26.harness.executors import Executor, LocalExecutor, SeedTask
+from iclr26.harness.experiment import Experiment
+from iclr26.harness.registry import get_experiment
+from iclr26.harness.seeding import resolve_device
+from iclr26.harness.store import ResultStore, SeedResult
+
+__all__ = ["ClaimVerdict", "PlannedRun", "Summary", "judge", "plan", "reproduce"]
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    claim: Claim
+    verdict: Verdict
+
+
+@dataclass
+class PlannedRun:
+    """Which seeds of (slug, budget) are already stored and which must run."""
+
+    slug: str
+    budget: str
+    seeds: list[int]
+    done: list[int]
+    todo: list[int]
+
+
+@dataclass
+class Summary:
+    slug: str
+    budget: str
+    results: list[SeedResult]
+    ran: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    verdicts: list[ClaimVerdict] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def judge(experiment: Experiment, budget: str, results: Sequence[SeedResult]) -> list[ClaimVerdict]:
+    """Verdict per claim from the stored seeds; smoke budgets are reported as not judged."""
+    rows = [r.metrics for r in results]
+    out = []
+    for claim in experiment.claims:
+        if not is_judged(budget):
+            verdict = Verdict(Outcome.NOT_JUDGED, f"{budget} runs only check that the code path works")
+        else:
+            verdict = claim.judge(rows)
+        out.append(ClaimVerdict(claim, verdict))
+    return out
+
+
+def plan(experiment: Experiment, budget: str, store: ResultStore, n_seeds: int | None = None) -> PlannedRun:
+    """Split seeds ``0..n-1`` into those stored with the current config and those to run."""
+    check_budget(budget)
+    n = experiment.seeds[budget] if n_seeds is None else n_seeds
+    if n < 1:
+        raise ValueError(f"seeds must be >= 1, got {n}")
+    config = experiment.config_dict(budget)
+    loaded = store.load(experiment.slug, budget)
+    stored = {r.seed for r in loaded.results if r.config == config}
+    seeds = list(range(n))
+    return PlannedRun(
+        experiment.slug,
+        budget,
+        seeds,
+        [s for s in seeds if s in stored],
+        [s for s in seeds if s not in stored],
+    )
+
+
+def reproduce(
+    slugs: Sequence[str],
+    budget: str = "quick",
+    n_seeds: int | None = None,
+    device: str = "auto",
+    store: ResultStore | None = None,
+    executor: Executor | None = None,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+) -> list[Summary]:
+    """Run every missing seed of every slug, store each as it finishes, and judge.
+
+    Results are written by this process the moment each seed finishes, whichever executor ran it, so an
+    interruption loses at most the seeds in flight.
+    """
+    store = store or ResultStore()
+    executor = executor or LocalExecutor()
+    device = resolve_device(device)
+    experiments = {slug: get_experiment(slug) for slug in slugs}
+    plans = {slug: plan(exp, budget, store, n_seeds) for slug, exp in experiments.items()}
+    tasks = [SeedTask(slug, budget, seed, device) for slug, p in plans.items() for seed in p.todo]
+    for record in executor.run(tasks):
+        store.write(record)
+        if on_result is not None:
+            on_result(record)
+    summaries = []
+    for slug, exp in experiments.items():
+        loaded = store.load(slug, budget)
+        wanted = set(plans[slug].seeds)
+        results = [r for r in loaded.results if r.seed in wanted]
+        summaries.append(
+            Summary(
+                slug,
+                budget,
+                results,
+                ran=plans[slug].todo,
+                skipped=plans[slug].done,
+                verdicts=judge(exp, budget, results),
+                errors=[str(e) for e in loaded.errors],
+            )
+        )
+    return summaries

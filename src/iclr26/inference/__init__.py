@@ -1,0 +1,1 @@
+"""iclr26.inference: papers of the inference domain."""

@@ -1,0 +1,1 @@
+"""iclr26.mechanisms: papers of the mechanisms domain."""

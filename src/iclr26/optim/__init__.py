@@ -1,0 +1,1 @@
+"""iclr26.optim: papers of the optim domain."""

@@ -1,0 +1,1 @@
+"""iclr26.science: papers of the science domain."""

@@ -1,0 +1,100 @@
+"""Every experiment passes the same battery on its smoke budget (seed 0).
+
+- the smoke run finishes and produces every metric that some claim reads;
+- it is deterministic for a seed (run twice, identical metrics);
+- its record is valid JSON that the store writes and reads back;
+- every claim's decider accepts its metrics (judged as if it were a quick run) without crashing;
+- every figure draws from the stored result;
+- the smoke budget stays within the suite's time budget.
+
+Each paper's own test file holds its oracle tests and must not rerun the smoke experiment.
+"""
+
+import math
+import time
+
+import pytest
+from matplotlib.figure import Figure
+
+from iclr26.harness.claims import Outcome
+from iclr26.harness.executors import SeedTask, run_seed_task
+from iclr26.harness.registry import get_experiment, reproducible_slugs
+from iclr26.harness.runner import judge
+from iclr26.harness.store import ResultStore
+
+SLUGS = reproducible_slugs()
+SMOKE_LIMIT_S = 15.0
+
+
+@pytest.fixture(scope="module")
+def smoke_records():
+    cache = {}
+
+    def get(slug):
+        if slug not in cache:
+            t0 = time.perf_counter()
+            record = run_seed_task(SeedTask(slug, "smoke", 0, "cpu"))
+            cache[slug] = (record, time.perf_counter() - t0)
+        return cache[slug]
+
+    return get
+
+
+def same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def test_there_are_experiments():
+    assert SLUGS, "no paper is marked reproduced"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_smoke_produces_claim_metrics_within_budget(slug, smoke_records):
+    record, seconds = smoke_records(slug)
+    exp = get_experiment(slug)
+    missing = [m for m in exp.claim_metrics if m not in record["metrics"]]
+    assert not missing, f"{slug} smoke run lacks metrics {missing}"
+    assert seconds < SMOKE_LIMIT_S, f"{slug} smoke took {seconds:.1f} s (limit {SMOKE_LIMIT_S} s)"
+    assert exp.claims, f"{slug} has no claims"
+    assert exp.scale_gap, f"{slug} must say what differs from the paper's setting (scale_gap)"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_smoke_is_deterministic(slug, smoke_records):
+    first, _ = smoke_records(slug)
+    second = run_seed_task(SeedTask(slug, "smoke", 0, "cpu"))
+    diff = [k for k in first["metrics"] if not same(first["metrics"][k], second["metrics"][k])]
+    assert not diff, f"{slug}: metrics differ between two runs of seed 0: {diff}"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_record_roundtrips_and_claims_judge(slug, smoke_records, tmp_path):
+    record, _ = smoke_records(slug)
+    store = ResultStore(tmp_path)
+    store.write(record)
+    loaded = store.load(slug, "smoke")
+    assert not loaded.errors and len(loaded.results) == 1
+    exp = get_experiment(slug)
+    for cv in judge(exp, "quick", loaded.results * 3):
+        assert isinstance(cv.verdict.outcome, Outcome) and cv.verdict.explanation
+    assert {cv.verdict.outcome for cv in judge(exp, "smoke", loaded.results)} == {Outcome.NOT_JUDGED}
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_figures_draw(slug, smoke_records, tmp_path):
+    record, _ = smoke_records(slug)
+    store = ResultStore(tmp_path)
+    store.write(record)
+    results = store.load(slug, "smoke").results
+    exp = get_experiment(slug)
+    assert exp.figures, f"{slug} has no figures"
+    for fn in exp.figures:
+        assert fn.__doc__, f"{slug}: figure {fn.__name__} needs a docstring (its caption)"
+        assert isinstance(fn(results), Figure)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_configs_are_ordered_by_budget(slug):
+    exp = get_experiment(slug)
+    assert exp.seeds["smoke"] <= exp.seeds["quick"] <= exp.seeds["full"]
+    assert exp.seeds["quick"] >= 3, f"{slug}: quick needs at least 3 seeds for an interval"

@@ -1,0 +1,94 @@
+import dataclasses
+
+import pytest
+
+from iclr26.harness.claims import Outcome
+from iclr26.harness.executors import LocalExecutor, SeedTask, run_seed_task
+from iclr26.harness.experiment import Experiment
+from iclr26.harness.runner import plan, reproduce
+from iclr26.harness.store import ResultStore
+from tests.harness.toy import TOY, ToyConfig
+
+
+def test_quick_run_stores_every_seed_and_judges(tmp_path):
+    store = ResultStore(tmp_path)
+    [summary] = reproduce(["toy-harness"], "quick", store=store, device="cpu")
+    assert [r.seed for r in summary.results] == [0, 1, 2, 3]
+    assert summary.ran == [0, 1, 2, 3] and summary.skipped == []
+    outcomes = {cv.claim.id: cv.verdict.outcome for cv in summary.verdicts}
+    assert outcomes == {"method-better": Outcome.SUPPORTED, "score-high": Outcome.SUPPORTED}
+    rec = store.read("toy-harness", "quick", 2)
+    assert rec.config == {"n": 16, "effect": 0.5}
+    assert rec.wall_s >= 0 and rec.peak_rss_mb > 0
+    assert {"iclr26", "git", "python", "torch", "device", "started", "finished"} <= set(rec.provenance)
+
+
+def test_smoke_is_never_judged(tmp_path):
+    [summary] = reproduce(["toy-harness"], "smoke", store=ResultStore(tmp_path), device="cpu")
+    assert {cv.verdict.outcome for cv in summary.verdicts} == {Outcome.NOT_JUDGED}
+
+
+def test_rerun_skips_stored_seeds(tmp_path):
+    store = ResultStore(tmp_path)
+    reproduce(["toy-harness"], "quick", store=store, device="cpu")
+    [again] = reproduce(["toy-harness"], "quick", store=store, device="cpu")
+    assert again.ran == [] and again.skipped == [0, 1, 2, 3]
+    [more] = reproduce(["toy-harness"], "quick", n_seeds=6, store=store, device="cpu")
+    assert more.ran == [4, 5] and len(more.results) == 6
+
+
+class DiesAfter(LocalExecutor):
+    """An executor whose process is 'killed' after k seeds."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def run(self, tasks):
+        for i, record in enumerate(super().run(tasks)):
+            if i == self.k:
+                raise KeyboardInterrupt
+            yield record
+
+
+def test_interrupted_run_resumes_without_rerunning(tmp_path):
+    store = ResultStore(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        reproduce(["toy-harness"], "quick", store=store, device="cpu", executor=DiesAfter(1))
+    assert [r.seed for r in store.load("toy-harness", "quick").results] == [0]
+    first = store.path("toy-harness", "quick", 0).read_text()
+    [summary] = reproduce(["toy-harness"], "quick", store=store, device="cpu")
+    assert summary.skipped == [0] and summary.ran == [1, 2, 3]
+    assert store.path("toy-harness", "quick", 0).read_text() == first
+
+
+def test_changed_config_reruns(tmp_path, monkeypatch):
+    store = ResultStore(tmp_path)
+    reproduce(["toy-harness"], "quick", store=store, device="cpu")
+    changed = dataclasses.replace(TOY, configs={**TOY.configs, "quick": ToyConfig(16, effect=0.7)})
+    assert plan(changed, "quick", store).todo == [0, 1, 2, 3]
+
+
+def test_seed_task_is_deterministic():
+    a = run_seed_task(SeedTask("toy-harness", "quick", 1, "cpu"))
+    b = run_seed_task(SeedTask("toy-harness", "quick", 1, "cpu"))
+    assert a["metrics"] == b["metrics"]
+
+
+def test_experiment_validation():
+    with pytest.raises(ValueError, match="full"):
+        Experiment("x", {"smoke": 1, "quick": 2}, {"smoke": 1, "quick": 1}, run=lambda *a: {}, claims=[])
+    with pytest.raises(ValueError, match="seeds"):
+        Experiment(
+            "x",
+            dict.fromkeys(("smoke", "quick", "full"), 1),
+            {"smoke": 1, "quick": 0, "full": 1},
+            run=lambda *a: {},
+            claims=[],
+        )
+    with pytest.raises(ValueError, match="budget"):
+        Experiment("x", {"tiny": 1}, {"tiny": 1}, run=lambda *a: {}, claims=[])
+
+
+def test_bad_seed_count(tmp_path):
+    with pytest.raises(ValueError, match="seeds"):
+        reproduce(["toy-harness"], "quick", n_seeds=0, store=ResultStore(tmp_path), device="cpu")
