@@ -7,6 +7,7 @@ PYTHON ?= python3
 TORCH_VERSION ?= 2.13.0
 TORCH_SPEC ?= torch==$(TORCH_VERSION)
 OUT ?= iclr26-results
+LINT_PATHS := $(wildcard src tests benchmarks)
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
@@ -37,12 +38,12 @@ demo: $(VENV)/.installed
 	@echo "Open the report: $(OUT)/report.html"
 
 lint: $(VENV)/.installed-dev
-	$(VENV)/bin/ruff check src tests benchmarks
-	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 
 format: $(VENV)/.installed-dev
-	$(VENV)/bin/ruff check --fix src tests benchmarks
-	$(VENV)/bin/ruff format src tests benchmarks
+	$(VENV)/bin/ruff check --fix $(LINT_PATHS)
+	$(VENV)/bin/ruff format $(LINT_PATHS)
 
 test: lint
 	$(VENV)/bin/python -m pytest -n 2 --dist loadfile
