@@ -268,9 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         err_console.print("interrupted: every finished seed is stored; rerun the same command to resume")
         return 130
-    except click.exceptions.NoArgsIsHelp:
-        return 0
     except click.exceptions.UsageError as err:
+        if type(err).__name__.startswith("NoArgsIsHelp"):  # help was printed for a bare `iclr26`
+            return 0
         err_console.print(f"error: {err.format_message()}", markup=False, highlight=False)
         return 2
     except click.exceptions.ClickException as err:
