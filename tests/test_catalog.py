@@ -59,4 +59,6 @@ def test_planned_paper_has_no_module():
 
 def test_readme_table_is_current():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    assert markdown_table() in readme, "README's catalog table is stale: regenerate with `python -m iclr26.catalog`"
+    assert markdown_table() in readme, (
+        "README's catalog table is stale: regenerate with `python -m iclr26.catalog`"
+    )

@@ -87,3 +87,13 @@ def test_reproduce_smoke_and_report(capsys, tmp_path):
     assert code == 0 and (tmp_path / "report.html").exists() and (tmp_path / "report.md").exists()
     code, out, _ = run(capsys, "show", "esp", "--out", str(tmp_path))
     assert code == 0 and "Last verdicts" in out
+
+
+def test_bare_command_prints_help(capsys):
+    code, out, _ = run(capsys)
+    assert code == 0 and "reproduce" in out and "report" in out
+
+
+def test_show_planned_paper(capsys):
+    code, out, _ = run(capsys, "show", PLANNED)
+    assert code == 0 and "Not implemented yet" in out

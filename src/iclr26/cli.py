@@ -227,6 +227,7 @@ def reproduce(
             f"[dim]{record['slug']} {record['budget']} seed {record['seed']}: {record['wall_s']:.1f} s, "
             f"peak {record['peak_rss_mb']:.0f} MB -> {store.path(record['slug'], record['budget'], record['seed'])}[/]",
             highlight=False,
+            soft_wrap=True,
         )
 
     with RichReporter(console) as reporter, reporting(reporter):
@@ -258,27 +259,30 @@ def report(
         err_console.print(f"[yellow]warning:[/] {warning}", highlight=False)
 
 
+def _is_click_error(err: Exception) -> bool:
+    """A usage error of click, or of the click that newer typer releases vendor (same interface)."""
+    return hasattr(err, "format_message") and isinstance(getattr(err, "exit_code", None), int)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning user errors into one line and exit code 2."""
+    interrupted = "interrupted: every finished seed is stored; rerun the same command to resume"
     try:
         app(args=argv, standalone_mode=False)
     except (CLIError, UnknownPaperError, NotReproducibleError) as err:
         err_console.print(f"error: {err}", markup=False, highlight=False)
         return 2
-    except click.exceptions.Abort:
-        err_console.print("interrupted: every finished seed is stored; rerun the same command to resume")
+    except (KeyboardInterrupt, click.exceptions.Abort, typer.Abort):
+        err_console.print(interrupted)
         return 130
-    except click.exceptions.UsageError as err:
-        if type(err).__name__.startswith("NoArgsIsHelp"):  # help was printed for a bare `iclr26`
+    except Exception as err:
+        if not _is_click_error(err):
+            raise
+        if type(err).__name__.startswith("NoArgsIsHelp"):  # a bare `iclr26`: its message is the help text
+            sys.stdout.write(err.format_message() + "\n")
             return 0
         err_console.print(f"error: {err.format_message()}", markup=False, highlight=False)
-        return 2
-    except click.exceptions.ClickException as err:
-        err_console.print(f"error: {err.format_message()}", markup=False, highlight=False)
         return err.exit_code
-    except KeyboardInterrupt:
-        err_console.print("interrupted: every finished seed is stored; rerun the same command to resume")
-        return 130
     return 0
 
 

@@ -106,6 +106,11 @@ def _sections(store: ResultStore, warnings: list[str]) -> dict[str, PaperSection
     return sections
 
 
+def _with_results_first(papers: Sequence[Paper], sections: dict[str, PaperSection]) -> list[Paper]:
+    """Papers with results on top (catalog order within each group), so the verdicts are seen first."""
+    return [p for p in papers if p.slug in sections] + [p for p in papers if p.slug not in sections]
+
+
 def _verdict_counts(section: PaperSection | None) -> Counter:
     return Counter(cv.verdict.outcome.value for cv in section.verdicts) if section else Counter()
 
@@ -167,10 +172,14 @@ def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
     parts.append(
         "<table><tr><th>paper</th><th>domain</th><th>status</th><th>budget</th><th>verdicts</th></tr>"
     )
-    for p in papers:
+    for p in _with_results_first(papers, sections):
         s = sections.get(p.slug)
         name = f"<a href='#{p.slug}'>{e(p.slug)}</a>" if s else e(p.slug)
-        verdicts = " ".join(_badge(o, n) for o, n in sorted(_verdict_counts(s).items())) if s else ""
+        verdicts = (
+            "<br>".join(f"{_badge(cv.verdict.outcome.value)} {e(cv.claim.id)}" for cv in s.verdicts)
+            if s
+            else ""
+        )
         cls = "" if p.status != "planned" else " class='planned'"
         parts.append(
             f"<tr{cls}><td>{name}<br><small>{e(p.title)}</small></td><td>{e(p.domain)}</td><td>{e(p.status)}</td>"
@@ -228,7 +237,7 @@ def _markdown(sections: dict[str, PaperSection], warnings: list[str], fig_dir: P
     lines = ["# iclr26 report", ""]
     lines += [f"> warning: {w}" for w in warnings]
     lines += ["", "| paper | domain | status | budget | verdicts |", "|---|---|---|---|---|"]
-    for p in papers:
+    for p in _with_results_first(papers, sections):
         s = sections.get(p.slug)
         counts = ", ".join(f"{n} {o}" for o, n in sorted(_verdict_counts(s).items())) if s else ""
         name = f"[{p.slug}](#{p.slug})" if s else p.slug
