@@ -92,3 +92,13 @@ def test_experiment_validation():
 def test_bad_seed_count(tmp_path):
     with pytest.raises(ValueError, match="seeds"):
         reproduce(["toy-harness"], "quick", n_seeds=0, store=ResultStore(tmp_path), device="cpu")
+
+
+def test_corrupt_seed_is_named_and_rerun(tmp_path):
+    store = ResultStore(tmp_path)
+    reproduce(["toy-harness"], "quick", store=store, device="cpu")
+    store.path("toy-harness", "quick", 1).write_text("{truncated")
+    [summary] = reproduce(["toy-harness"], "quick", store=store, device="cpu")
+    assert summary.ran == [1]
+    assert any("seed_001.json" in e and "run again" in e for e in summary.errors)
+    assert store.read("toy-harness", "quick", 1) is not None

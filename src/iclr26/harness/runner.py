@@ -36,6 +36,7 @@ class PlannedRun:
     seeds: list[int]
     done: list[int]
     todo: list[int]
+    corrupt: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -78,6 +79,7 @@ def plan(experiment: Experiment, budget: str, store: ResultStore, n_seeds: int |
         seeds,
         [s for s in seeds if s in stored],
         [s for s in seeds if s not in stored],
+        [f"{e}; the seed is run again" for e in loaded.errors],
     )
 
 
@@ -118,7 +120,7 @@ def reproduce(
                 ran=plans[slug].todo,
                 skipped=plans[slug].done,
                 verdicts=judge(exp, budget, results),
-                errors=[str(e) for e in loaded.errors],
+                errors=plans[slug].corrupt + [str(e) for e in loaded.errors],
             )
         )
     return summaries
