@@ -94,7 +94,6 @@ def test_figures_draw(slug, smoke_records, tmp_path):
 
 
 @pytest.mark.parametrize("slug", SLUGS)
-def test_configs_are_ordered_by_budget(slug):
+def test_judged_budgets_have_enough_seeds(slug):
     exp = get_experiment(slug)
-    assert exp.seeds["smoke"] <= exp.seeds["quick"] <= exp.seeds["full"]
-    assert exp.seeds["quick"] >= 3, f"{slug}: quick needs at least 3 seeds for an interval"
+    assert exp.seeds["full"] >= 3, f"{slug}: full needs at least 3 seeds for an interval"
