@@ -1,0 +1,174 @@
+"""The brief's claim check for "Lipschitz Bandits with Stochastic Delayed Feedback" (arXiv 2510.00309).
+
+Three parts, each from per-seed regrets at T (one harness seed = one replication; every algorithm and delay of
+a seed shares the environment's noise and the delay draws):
+
+(a) delay costs an additive, modest amount: for each function, R_DZ(uniform 50) / R_DZ(none), the ratio of
+    the mean regrets over seeds, is <= 1.5 with its 95% bootstrap interval's upper end <= 1.75;
+(b) DLPP is robust to unbounded delay: R_DLPP(geometric 50) / R_DLPP(none) <= 1.3, upper end <= 1.5 (judged on
+    every function of the run);
+(c) regret is sublinear under delay: the mean over seeds of the fitted log-log slope of R_DZ(T) over the
+    T-sweep is <= 0.8 with its 95% bootstrap interval's upper end <= 0.9.
+
+A part is *supported* when both of its bounds hold, *not supported* when its interval lies entirely above the
+interval bound (1.75, 1.5, 0.9), *inconclusive* otherwise. Guard on (b), our addition: if DLPP's no-delay
+regret is not below 0.75 x the regret of uniform random play, DLPP has learned too little at this horizon for
+its delay ratio to say anything, and a supported (b) becomes inconclusive. The claim is supported when every
+part is, not supported when any part is, inconclusive otherwise. Not judged, appended to the explanation:
+DLPP vs DelayedZooming in 2-D and lazy vs naive zooming (paired regret differences).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict
+from iclr26.lab.stats import Interval, bootstrap_interval, paired_difference
+
+__all__ = ["delayed_bandit_decider", "fit_slope", "ratio_of_means"]
+
+RATIO_DZ = (1.5, 1.75)  # (bound on the estimate, bound on the interval's upper end)
+RATIO_DLPP = (1.3, 1.5)
+SLOPE = (0.8, 0.9)
+DLPP_LEARNED = 0.75  # guard: R_DLPP(none) <= 0.75 x uniform-play regret
+
+
+def fit_slope(horizons: Sequence[float], regrets: Sequence[float]) -> float:
+    """OLS slope of log R(T) on log T; NaN if some regret is not positive.
+
+    Examples
+    --------
+    >>> round(fit_slope([1e3, 1e4, 1e5], [10.0, 31.6227766, 100.0]), 3)
+    0.5
+    """
+    r = np.asarray(regrets, dtype=float)
+    if r.size < 2 or np.any(~np.isfinite(r)) or np.any(r <= 0):
+        return math.nan
+    return float(np.polyfit(np.log(np.asarray(horizons, dtype=float)), np.log(r), 1)[0])
+
+
+def ratio_of_means(num: Sequence[float], den: Sequence[float], level: float = 0.95) -> Interval:
+    """mean(num) / mean(den) over paired seeds, with a percentile bootstrap interval resampling seeds.
+
+    Examples
+    --------
+    >>> iv = ratio_of_means([2.0, 4.0, 6.0], [1.0, 2.0, 3.0])
+    >>> iv.estimate, iv.lo, iv.hi
+    (2.0, 2.0, 2.0)
+    """
+    a, b = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"num and den must pair up seed by seed, got {a.size} and {b.size} values")
+
+    def stat(idx: np.ndarray) -> np.ndarray:  # idx: resampled seed indices, shape (n_boot, n)
+        i = idx.astype(int)
+        return a[i].mean(axis=-1) / b[i].mean(axis=-1)
+
+    return bootstrap_interval(np.arange(a.size, dtype=float), level, statistic=stat)
+
+
+def _part(iv: Interval, bounds: tuple[float, float], what: str) -> tuple[Outcome, str]:
+    est_max, hi_max = bounds
+    text = f"{what} = {iv.estimate:.3g} [{iv.lo:.3g}, {iv.hi:.3g}] (needed <= {est_max:g}, upper end <= {hi_max:g})"
+    if not (math.isfinite(iv.estimate) and iv.defined):
+        return Outcome.INCONCLUSIVE, text + ", interval undefined"
+    if iv.estimate <= est_max and iv.hi <= hi_max:
+        return Outcome.SUPPORTED, text
+    if iv.lo > hi_max:
+        return Outcome.NOT_SUPPORTED, text
+    return Outcome.INCONCLUSIVE, text
+
+
+def _col(rows: PerSeed, name: str) -> np.ndarray:
+    return np.array([float(r[name]) for r in rows])
+
+
+def _secondary(rows: PerSeed, functions: Sequence[str], delays: Sequence[str]) -> str:
+    """Paired differences reported beside the verdict, for whatever metrics the run has."""
+    notes = []
+    for f in functions:
+        for label, a, b in (("DLPP - DZ", "dlpp", "dz"), ("lazy - naive", "dz", "naive")):
+            if label == "DLPP - DZ" and not f.endswith("2d"):
+                continue
+            parts = []
+            for d in delays:
+                ka, kb = f"regret_{f}_{d}_{a}", f"regret_{f}_{d}_{b}"
+                if len(rows) >= 2 and all(ka in r and kb in r for r in rows):
+                    iv = paired_difference(_col(rows, ka), _col(rows, kb))
+                    parts.append(f"{d} {iv.estimate:+.0f} [{iv.lo:+.0f}, {iv.hi:+.0f}]")
+            if parts:
+                notes.append(f"{label} regret on {f}: " + ", ".join(parts))
+        names = [f"regret_{f}_{d}_dlpp_e2" for d in ("none", "geometric50")] + [f"uniform_regret_{f}"]
+        if len(rows) >= 2 and all(n in r for n in names for r in rows):
+            iv = ratio_of_means(_col(rows, names[1]), _col(rows, names[0]))
+            learned = _col(rows, names[0]).mean() / _col(rows, names[2]).mean()
+            notes.append(
+                f"ablation DLPP eliminating at 2 r_m on {f}: R(geometric 50) / R(none) = {iv.estimate:.3g} "
+                f"[{iv.lo:.3g}, {iv.hi:.3g}], R(none) / uniform-play regret = {learned:.3f}"
+            )
+    return "; ".join(notes)
+
+
+def delayed_bandit_decider(
+    functions: Sequence[str] = ("trig1d", "bimodal2d"),
+    n_sweep: int = 4,
+    secondary_delays: Sequence[str] = ("none", "uniform50", "geometric50", "censored"),
+) -> Decider:
+    """The rule of the module docstring over metrics ``regret_<f>_<delay>_<algo>``, ``uniform_regret_<f>``,
+    ``sweep_horizon_<i>`` and ``regret_sweep_<i>`` (i < n_sweep); returns a :class:`Decider`."""
+    metrics = [f"regret_{f}_{d}_dz" for f in functions for d in ("none", "uniform50")]
+    metrics += [f"regret_{f}_{d}_dlpp" for f in functions for d in ("none", "geometric50")]
+    metrics += [f"uniform_regret_{f}" for f in functions]
+    metrics += [f"{kind}_{i}" for i in range(n_sweep) for kind in ("sweep_horizon", "regret_sweep")]
+
+    def decide(rows: PerSeed) -> Verdict:
+        parts: list[tuple[str, Outcome, str]] = []
+        for f in functions:
+            iv = ratio_of_means(_col(rows, f"regret_{f}_uniform50_dz"), _col(rows, f"regret_{f}_none_dz"))
+            parts.append((f"(a) {f}", *_part(iv, RATIO_DZ, "R_DZ(uniform 50) / R_DZ(none)")))
+        for f in functions:
+            iv = ratio_of_means(
+                _col(rows, f"regret_{f}_geometric50_dlpp"), _col(rows, f"regret_{f}_none_dlpp")
+            )
+            outcome, text = _part(iv, RATIO_DLPP, "R_DLPP(geometric 50) / R_DLPP(none)")
+            learned = _col(rows, f"regret_{f}_none_dlpp").mean() / _col(rows, f"uniform_regret_{f}").mean()
+            text += f"; R_DLPP(none) / uniform-play regret = {learned:.3f}"
+            if learned > DLPP_LEARNED and outcome is Outcome.SUPPORTED:
+                outcome = Outcome.INCONCLUSIVE
+                text += f" > {DLPP_LEARNED:g}: DLPP learned too little for the ratio to count (guard)"
+            parts.append((f"(b) {f}", outcome, text))
+        slopes = np.array(
+            [
+                fit_slope(
+                    [r[f"sweep_horizon_{i}"] for i in range(n_sweep)],
+                    [r[f"regret_sweep_{i}"] for i in range(n_sweep)],
+                )
+                for r in rows
+            ]
+        )
+        if np.all(np.isfinite(slopes)):
+            iv = bootstrap_interval(slopes)
+            parts.append(("(c)", *_part(iv, SLOPE, "log-log slope of R_DZ(T)")))
+        else:
+            parts.append(("(c)", Outcome.INCONCLUSIVE, f"slope undefined in some seed: {slopes.tolist()}"))
+        outcomes = {o for _, o, _ in parts}
+        if Outcome.NOT_SUPPORTED in outcomes:
+            outcome = Outcome.NOT_SUPPORTED
+        elif outcomes == {Outcome.SUPPORTED}:
+            outcome = Outcome.SUPPORTED
+        else:
+            outcome = Outcome.INCONCLUSIVE
+        text = "; ".join(f"{name}: {o.value}: {t}" for name, o, t in parts)
+        extra = _secondary(rows, functions, secondary_delays)
+        if extra:
+            text += f". Not judged: {extra}"
+        first = ratio_of_means(
+            _col(rows, f"regret_{functions[0]}_uniform50_dz"), _col(rows, f"regret_{functions[0]}_none_dz")
+        )
+        interval = (first.lo, first.hi) if first.defined else None
+        return Verdict(outcome, text, first.estimate, interval, len(rows))
+
+    return Decider(decide, metrics, "delay adds a modest amount; DLPP robust; R_DZ(T) sublinear")
