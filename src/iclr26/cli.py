@@ -140,20 +140,17 @@ def show(
 
 
 def _print_verdicts(verdicts) -> None:  # list[ClaimVerdict]
-    table = Table(show_lines=False)
-    for col in ("claim", "paper", "measured", "verdict"):
+    table = Table()
+    for col in ("claim", "verdict", "measured"):
         table.add_column(col, overflow="fold")
     for cv in verdicts:
         style = OUTCOME_STYLE[cv.verdict.outcome.value]
-        table.add_row(
-            cv.claim.id,
-            cv.claim.paper_value,
-            cv.verdict.measured(),
-            f"[{style}]{cv.verdict.outcome.value}[/]",
-        )
+        table.add_row(cv.claim.id, f"[{style}]{cv.verdict.outcome.value}[/]", cv.verdict.measured())
     console.print(table)
     for cv in verdicts:
-        console.print(f"[dim]{cv.claim.id}: {cv.verdict.explanation}[/]", highlight=False)
+        console.print(f"[bold]{cv.claim.id}[/]: {cv.claim.statement}", highlight=False)
+        console.print(f"  paper: {cv.claim.paper_value}", highlight=False, markup=False)
+        console.print(f"  [dim]why: {cv.verdict.explanation}[/]", highlight=False)
 
 
 def _parse_seeds(seeds: str | None) -> int | None:
