@@ -1,0 +1,182 @@
+"""Recursive Feature Machines as scikit-learn estimators: FACT-RFM and NFA-RFM, regressors and classifiers.
+
+Paper: "FACT: a first-principles alternative to the Neural Feature Ansatz ..." (OpenReview j4964wtJMz, arXiv
+2507.05644). :class:`FactRFM` defaults to the FACT update ``M <- (F F^T)^{1/2}``; :class:`RFM` to the NFA
+update ``M <- AGOP^s``; both take ``update`` in {"fact", "fact_geomean", "nfa"} (see
+:mod:`.kernel_features`). Classifiers fit one-vs-all 0/1 targets and predict the arg-max class.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from iclr26.optim.fact_nfa.kernel_features import UPDATES, laplace_kernel, rfm_iterates
+
+__all__ = ["RFM", "FactRFM", "FactRFMClassifier", "RFMClassifier"]
+
+
+class _RFMBase(BaseEstimator):
+    def __init__(
+        self,
+        iters: int = 5,
+        bandwidth: float = 10.0,
+        ridge: float = 1e-3,
+        update: str = "fact",
+        nfa_power: float = 0.5,
+    ) -> None:
+        self.iters = iters
+        self.bandwidth = bandwidth
+        self.ridge = ridge
+        self.update = update
+        self.nfa_power = nfa_power
+
+    def _check_params(self) -> str:
+        if not isinstance(self.iters, Integral) or self.iters < 0:
+            raise ValueError(f"iters must be an int >= 0, got {self.iters!r}")
+        if not isinstance(self.bandwidth, Real) or not self.bandwidth > 0:
+            raise ValueError(f"bandwidth must be > 0, got {self.bandwidth!r}")
+        if not isinstance(self.ridge, Real) or not self.ridge > 0:
+            raise ValueError(f"ridge must be > 0 (the FACT kernel form needs it), got {self.ridge!r}")
+        if not isinstance(self.nfa_power, Real) or not 0 < self.nfa_power <= 1:
+            raise ValueError(f"nfa_power must lie in (0, 1], got {self.nfa_power!r}")
+        if self.update not in UPDATES:
+            raise ValueError(f"update must be one of {UPDATES}, got {self.update!r}")
+        return self.update
+
+    def _fit_targets(self, X: np.ndarray, Y: np.ndarray) -> None:
+        update = self._check_params()
+        self.X_fit_ = X
+        iterates = rfm_iterates(
+            X, Y, int(self.iters), float(self.bandwidth), float(self.ridge), update, float(self.nfa_power)
+        )
+        for M, alpha in iterates:
+            self.M_, self.alpha_ = M, alpha
+
+    def _decision(self, X: np.ndarray) -> np.ndarray:
+        check_is_fitted(self, "alpha_")
+        X = validate_data(self, X, reset=False)
+        return laplace_kernel(X, self.X_fit_, self.M_, float(self.bandwidth)) @ self.alpha_
+
+
+class FactRFM(RegressorMixin, _RFMBase):
+    """FACT-RFM regressor: Laplace-Mahalanobis kernel ridge with the FACT feature update.
+
+    Parameters
+    ----------
+    iters : number of feature updates (0 gives plain Laplace kernel ridge, M = I).
+    bandwidth : L in ``exp(-||x - z||_M / L)``.
+    ridge : ridge of the kernel solve (> 0).
+    update : "fact" (default here), "fact_geomean" or "nfa".
+    nfa_power : s of the NFA update ``M <- AGOP^s``, in (0, 1].
+
+    Attributes
+    ----------
+    M_ : the learned feature matrix (largest eigenvalue 1); alpha_ : the kernel coefficients.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((60, 4)); y = np.tanh(X[:, 0])
+    >>> model = FactRFM(iters=3).fit(X, y)
+    >>> model.predict(X[:2]).shape, model.M_.shape
+    ((2,), (4, 4))
+    """
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> FactRFM:
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        self._single_ = y.ndim == 1
+        self._fit_targets(X, y.reshape(len(y), -1).astype(np.float64))
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        out = self._decision(X)
+        return out[:, 0] if self._single_ else out
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+
+class RFM(FactRFM):
+    """NFA-RFM regressor: as :class:`FactRFM` with the default ``update="nfa"`` (``M <- AGOP^s``).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((40, 3))
+    >>> RFM(iters=2, nfa_power=1.0).fit(X, X[:, 0] ** 2).predict(X[:1]).shape
+    (1,)
+    """
+
+    def __init__(
+        self,
+        iters: int = 5,
+        bandwidth: float = 10.0,
+        ridge: float = 1e-3,
+        update: str = "nfa",
+        nfa_power: float = 0.5,
+    ) -> None:
+        super().__init__(iters, bandwidth, ridge, update, nfa_power)
+
+
+class FactRFMClassifier(ClassifierMixin, _RFMBase):
+    """FACT-RFM classifier: one-vs-all 0/1 targets, arg-max prediction; parameters as :class:`FactRFM`.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((40, 3)); y = np.where(X[:, 0] > 0, "a", "b")
+    >>> model = FactRFMClassifier(iters=2).fit(X, y)
+    >>> model.classes_.tolist(), bool((model.predict(X) == y).mean() > 0.9)
+    (['a', 'b'], True)
+    """
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> FactRFMClassifier:
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self._binarizer_ = LabelBinarizer().fit(y)
+        self.classes_ = self._binarizer_.classes_
+        Y = self._binarizer_.transform(y).astype(np.float64)
+        if Y.shape[1] == 1:  # two classes: one column per class for the arg-max rule
+            Y = np.hstack([1.0 - Y, Y])
+        self._fit_targets(X, Y)
+        return self
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        """One-vs-all scores (n, n_classes); for two classes, score(classes_[1]) - score(classes_[0]), (n,)."""
+        scores = self._decision(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        winners = np.argmax(self._decision(X), axis=1)
+        return self.classes_[winners]
+
+
+class RFMClassifier(FactRFMClassifier):
+    """NFA-RFM classifier: as :class:`FactRFMClassifier` with the default ``update="nfa"``.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((40, 3))
+    >>> RFMClassifier(iters=1).fit(X, X[:, 1] > 0).classes_.tolist()
+    [False, True]
+    """
+
+    def __init__(
+        self,
+        iters: int = 5,
+        bandwidth: float = 10.0,
+        ridge: float = 1e-3,
+        update: str = "nfa",
+        nfa_power: float = 0.5,
+    ) -> None:
+        super().__init__(iters, bandwidth, ridge, update, nfa_power)

@@ -1,0 +1,256 @@
+"""Correctness tests for FACT (arXiv 2507.05644): closed forms, autograd oracles, estimators, the claim check."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.utils.estimator_checks import check_estimator
+
+from iclr26.harness.claims import Outcome
+from iclr26.optim.fact_nfa import (
+    RFM,
+    FactRFM,
+    FactRFMClassifier,
+    RFMClassifier,
+    agop_matrix,
+    fact_matrix,
+    feature_agreement,
+    kernel_fact_and_agop,
+    laplace_kernel,
+    psd_power,
+    update_features,
+)
+from iclr26.optim.fact_nfa.claim_check import fact_claim_decider
+from iclr26.optim.fact_nfa.experiment import modular_addition
+
+
+def half_mse(out, y):
+    return 0.5 * ((out - y) ** 2).sum(1).mean()
+
+
+def tiny_net(d=4, width=6, out=2, seed=0):
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(
+        torch.nn.Linear(d, width), torch.nn.Tanh(), torch.nn.Linear(width, out)
+    ).double()
+
+
+def rel(a, b):
+    return float(torch.linalg.norm(a - b) / torch.linalg.norm(b))
+
+
+def test_fact_exact_on_closed_form_ridge():
+    """(1) Ridge linear regression in closed form: W^T W equals the FACT matrix to 1e-10 (float64)."""
+    g = torch.Generator().manual_seed(0)
+    n, d, k, lam = 50, 5, 3, 0.1
+    X = torch.randn(n, d, generator=g, dtype=torch.float64)
+    Y = torch.randn(n, k, generator=g, dtype=torch.float64)
+    # (1/n) sum (W x - y) x^T + lam W = 0  =>  W = (Y^T X / n)(X^T X / n + lam I)^{-1}
+    W = torch.linalg.solve((X.T @ X / n + lam * torch.eye(d, dtype=torch.float64)).T, (Y.T @ X / n).T).T
+    model = torch.nn.Sequential(torch.nn.Linear(d, k, bias=False)).double()
+    with torch.no_grad():
+        model[0].weight.copy_(W)
+    for form in ("raw", "symmetric"):
+        assert rel(fact_matrix(model, "0", X, Y, half_mse, lam, form=form), W.T @ W) < 1e-10
+    # (F F^T)^{1/2}: W^T W has rank 3 < 5, and the square root of round-off-sized eigenvalues is ~1e-9
+    assert rel(fact_matrix(model, "0", X, Y, half_mse, lam, form="sqrt"), W.T @ W) < 1e-7
+
+
+def test_fact_holds_after_lbfgs_on_tanh_net():
+    """(2) A 2-layer tanh net optimised by L-BFGS to ||grad|| < 1e-9 in float64: FACT rel. error < 1e-5, both layers."""
+    g = torch.Generator().manual_seed(1)
+    X = torch.randn(40, 3, generator=g, dtype=torch.float64)
+    Y = torch.sin(X[:, :1]) + 0.1 * torch.randn(40, 1, generator=g, dtype=torch.float64)
+    net, lam = tiny_net(3, 6, 1, seed=1), 5e-2
+    names = [n for n, _ in net.named_parameters()]
+    shapes = [p.shape for p in net.parameters()]
+
+    def objective(flat):
+        params, i = {}, 0
+        for name, shape in zip(names, shapes):
+            params[name] = flat[i : i + shape.numel()].reshape(shape)
+            i += shape.numel()
+        out = torch.func.functional_call(net, params, (X,))
+        return half_mse(out, Y) + 0.5 * lam * (
+            params["0.weight"].square().sum() + params["2.weight"].square().sum()
+        )
+
+    flat = torch.cat([p.detach().reshape(-1) for p in net.parameters()]).requires_grad_(True)
+    opt = torch.optim.LBFGS(
+        [flat],
+        max_iter=2000,
+        tolerance_grad=1e-11,
+        tolerance_change=0.0,
+        history_size=50,
+        line_search_fn="strong_wolfe",
+    )
+
+    def closure():
+        opt.zero_grad()
+        loss = objective(flat)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    theta = flat.detach()
+    assert float(torch.func.grad(objective)(theta).norm()) < 1e-9
+    torch.nn.utils.vector_to_parameters(theta, net.parameters())
+    for layer in ("0", "2"):
+        W = net[int(layer)].weight.detach()
+        assert rel(fact_matrix(net, layer, X, Y, half_mse, lam), W.T @ W) < 1e-5
+
+
+def test_agop_of_linear_function_is_outer_product():
+    """(3) f(x) = w^T x: AGOP = w w^T, and AGOP^{1/2} = w w^T / ||w||."""
+    w = torch.tensor([[1.0, -2.0, 0.5]], dtype=torch.float64)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 1, bias=False)).double()
+    with torch.no_grad():
+        model[0].weight.copy_(w)
+    X = torch.randn(7, 3, dtype=torch.float64)
+    assert torch.allclose(agop_matrix(model, "0", X), w.T @ w, atol=1e-12)
+    assert torch.allclose(agop_matrix(model, "0", X, 0.5), w.T @ w / w.norm(), atol=1e-8)
+
+
+def test_hooks_match_brute_force_autograd():
+    """(4) FACT and AGOP from hooks equal per-example autograd on a tiny net split by hand."""
+    net, lam = tiny_net(), 0.05
+    X = torch.randn(9, 4, dtype=torch.float64)
+    Y = torch.randn(9, 2, dtype=torch.float64)
+    fact_ref = torch.zeros(6, 6, dtype=torch.float64)
+    agop_ref = torch.zeros(6, 6, dtype=torch.float64)
+    for x, y in zip(X, Y):
+        h = torch.tanh(net[0](x)).detach().requires_grad_(True)
+        out = net[2](h)
+        (r,) = torch.autograd.grad(0.5 * ((out - y) ** 2).sum(), h)  # r_i = dl_i / dh_i
+        fact_ref -= torch.outer(r, h.detach()) / (len(X) * lam)
+        J = torch.autograd.functional.jacobian(lambda hh: net[2](hh), h.detach())
+        agop_ref += J.T @ J / len(X)
+    assert torch.allclose(fact_matrix(net, "2", X, Y, half_mse, lam), fact_ref, atol=1e-12)
+    assert torch.allclose(agop_matrix(net, "2", X), agop_ref, atol=1e-12)
+    # first layer: J_i = d f / d x_i through tanh, brute force
+    J0 = torch.stack([torch.autograd.functional.jacobian(net, x) for x in X])
+    assert torch.allclose(agop_matrix(net, "0", X), torch.einsum("nki,nkj->ij", J0, J0) / len(X), atol=1e-12)
+
+
+def test_weight_sharing_sums_over_uses():
+    """A layer applied at several positions per example: FACT sums over its uses, as in the closed form."""
+    lin = torch.nn.Linear(3, 3, bias=False).double()
+    model = torch.nn.Sequential(lin, torch.nn.Tanh(), torch.nn.Flatten(), torch.nn.Linear(12, 1)).double()
+    X = torch.randn(5, 4, 3, dtype=torch.float64)
+    Y = torch.randn(5, 1, dtype=torch.float64)
+    h = X.detach()
+    z = lin(h).detach().requires_grad_(True)
+    out = model[3](model[2](torch.tanh(z)))
+    (gz,) = torch.autograd.grad(half_mse(out, Y), z)
+    ref = -(lin.weight.detach().T @ (gz.reshape(-1, 3).T @ h.reshape(-1, 3))) / 0.1
+    assert torch.allclose(fact_matrix(model, "0", X, Y, half_mse, 0.1), ref, atol=1e-12)
+    assert agop_matrix(model, "0", X).shape == (3, 3)
+
+
+def test_feature_agreement_and_psd_power():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((5, 5))
+    A = A @ A.T
+    pearson, cosine = feature_agreement(A, 3 * A + 0.0)
+    assert pearson == pytest.approx(1.0) and cosine == pytest.approx(1.0)
+    assert feature_agreement(A, -A)[0] == pytest.approx(-1.0)
+    root = psd_power(A, 0.5)
+    assert np.allclose(root @ root, A)
+
+
+def test_kernel_gradients_match_finite_differences():
+    """grad f_c(x_i) inside the FACT / AGOP kernel matrices matches central differences (self term dropped)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12, 3))
+    alpha = rng.standard_normal((12, 2))
+    B = rng.standard_normal((3, 3))
+    M, L = B @ B.T + np.eye(3), 2.0
+    grads = np.zeros((12, 2, 3))
+    for i in range(12):
+        others = np.delete(np.arange(12), i)
+
+        def f(x, i=i, others=others):
+            return laplace_kernel(x[None], X[others], M, L) @ alpha[others]
+
+        for d in range(3):
+            e = np.zeros(3)
+            e[d] = 1e-6
+            grads[i, :, d] = ((f(X[i] + e) - f(X[i] - e)) / 2e-6)[0]
+    F, agop = kernel_fact_and_agop(X, alpha, M, L)
+    assert np.allclose(F, np.einsum("ic,icd,ie->de", alpha, grads, X) / 12, atol=1e-7)
+    flat = grads.reshape(-1, 3)
+    assert np.allclose(agop, flat.T @ flat / 12, atol=1e-7)
+
+
+def test_updates_fixed_point_and_normalisation():
+    """M = F (symmetric PSD, top eigenvalue 1) is a fixed point of both FACT updates."""
+    rng = np.random.default_rng(1)
+    B = rng.standard_normal((4, 4))
+    F = B @ B.T
+    F /= np.linalg.eigvalsh(F)[-1]
+    for update in ("fact", "fact_geomean"):
+        assert np.allclose(update_features(F, F, F, update, 0.5), F)
+    new = update_features(F, 2 * F, np.eye(4), "nfa", 1.0)
+    assert np.allclose(new, F) and np.isclose(np.linalg.eigvalsh(new)[-1], 1.0)
+
+
+def test_zero_iterations_equals_sklearn_kernel_ridge():
+    """RFM with iters = 0 is Laplace kernel ridge with M = I (scikit-learn KernelRidge on the precomputed kernel)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((30, 3)), rng.standard_normal(30)
+    Xt = rng.standard_normal((5, 3))
+    ours = RFM(iters=0, bandwidth=3.0, ridge=0.1).fit(X, y).predict(Xt)
+    K = laplace_kernel(X, X, np.eye(3), 3.0)
+    ref = (
+        KernelRidge(alpha=0.1, kernel="precomputed").fit(K, y).predict(laplace_kernel(Xt, X, np.eye(3), 3.0))
+    )
+    assert np.allclose(ours, ref)
+
+
+def test_rfm_learns_relevant_coordinate():
+    """Both updates put M's weight on the one coordinate the target depends on."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((150, 5))
+    y = np.abs(X[:, 2])
+    for est in (FactRFM(iters=4), RFM(iters=4)):
+        M = est.fit(X, y).M_
+        assert np.argmax(np.diag(M)) == 2
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [FactRFM(), RFM(), FactRFMClassifier(iters=2), RFMClassifier(update="fact_geomean", iters=2)],
+    ids=lambda e: repr(e),
+)
+def test_check_estimator(estimator):
+    check_estimator(estimator)
+
+
+def test_modular_addition_split():
+    Xtr, Ytr, Xte, Yte = modular_addition(5, 0.5, np.random.default_rng(0))
+    assert Xtr.shape == (12, 10) and Xte.shape == (13, 10)
+    a, b = Xtr[:, :5].argmax(1), Xtr[:, 5:].argmax(1)
+    assert np.array_equal(Ytr.argmax(1), (a + b) % 5)
+
+
+GOOD = {"c1_diff": 0.1, "acc_fact_rfm_best": 0.99, "acc_kernel_ridge": 0.05}
+
+
+def test_claim_supported_on_good_metrics():
+    rows = [dict(GOOD, c1_diff=0.1 + 0.01 * i) for i in range(5)]
+    assert fact_claim_decider()(rows).outcome is Outcome.SUPPORTED
+
+
+def test_sabotage_claim_cannot_pass():
+    """NFA at least as good (C1 <= 0) or a FACT-RFM at the baseline's accuracy: never supported."""
+    decide = fact_claim_decider()
+    nfa_wins = [dict(GOOD, c1_diff=-0.1 - 0.01 * i) for i in range(5)]
+    assert decide(nfa_wins).outcome is Outcome.NOT_SUPPORTED
+    no_grok = [dict(GOOD, c1_diff=0.1 + 0.01 * i, acc_fact_rfm_best=0.05) for i in range(5)]
+    assert decide(no_grok).outcome is Outcome.NOT_SUPPORTED
+    unconverged = [dict(GOOD, c1_diff=math.nan) for _ in range(5)]
+    assert decide(unconverged).outcome is Outcome.INCONCLUSIVE
+    easy_task = [dict(GOOD, c1_diff=0.1 + 0.01 * i, acc_kernel_ridge=0.9) for i in range(5)]
+    assert decide(easy_task).outcome is Outcome.INCONCLUSIVE
