@@ -1,1 +1,20 @@
-"""iclr26.decision: papers of the decision domain."""
+"""iclr26.decision: online learning, bidding, mechanisms and reinforcement learning.
+
+The common components are importable from here; each paper's package has the full API.
+"""
+
+from iclr26.domain_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "LipschitzEnv": "delayed_lipschitz_bandit",
+        "DelayedZooming": "delayed_lipschitz_bandit",
+        "DLPP": "delayed_lipschitz_bandit",
+        "RepeatedAuction": "l2fob",
+        "L2FOB": "l2fob",
+        "WangDualPacing": "l2fob",
+        "solve_allocation": "fl_incentives",
+        "PWYC": "fl_incentives",
+    },
+)

@@ -1,1 +1,26 @@
-"""iclr26.optim: papers of the optim domain."""
+"""iclr26.optim: samplers, optimizers and training-dynamics tools (catalog domain ``optimization``).
+
+The common components are importable from here; each paper's package has the full API.
+"""
+
+from iclr26.domain_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "plmc": "poisson_midpoint",
+        "lmc": "poisson_midpoint",
+        "ulmc": "poisson_midpoint",
+        "rlmc": "poisson_midpoint",
+        "rlmc_underdamped": "poisson_midpoint",
+        "FactRFM": "fact_nfa",
+        "RFM": "fact_nfa",
+        "fact_matrix": "fact_nfa",
+        "agop_matrix": "fact_nfa",
+        "SoftLabelLogisticRegression": "distillation_memorization",
+        "merge_linear": "lewc",
+        "calibrate_temperature": "lewc",
+        "lmc_curve": "lewc",
+        "weight_matching_permute": "lewc",
+    },
+)
