@@ -36,7 +36,31 @@ def _check_step(step: float | None, T: int) -> float:
     return float(step)
 
 
-class WangDualPacing(Bidder):
+class _DualPacing(Bidder):
+    """What both dual-pacing baselines share: a step size, a point-estimate win-rate oracle, a budget dual."""
+
+    def __init__(
+        self,
+        grid: object,
+        B: float,
+        T: int,
+        gamma: float,
+        step: float | None = None,
+        *,
+        oracle: object | None = None,
+        price_rule: str = "first",
+        v_max: float = 1.0,
+    ) -> None:
+        super().__init__(grid, B, T, gamma, oracle=None, v_max=v_max)
+        self.step = _check_step(step, self.T)
+        self.oracle = EmpiricalCDFOracle(self.grid, self.T, price_rule) if oracle is None else oracle
+        self._init_duals()
+
+    def _init_duals(self) -> None:
+        self.lam = 0.0
+
+
+class WangDualPacing(_DualPacing):
     """Budget-only dual pacing (Wang et al., 2023): a utility bidder whose dual variable lam paces spend.
 
     Parameters
@@ -56,23 +80,6 @@ class WangDualPacing(Bidder):
     0.2
     """
 
-    def __init__(
-        self,
-        grid: object,
-        B: float,
-        T: int,
-        gamma: float,
-        step: float | None = None,
-        *,
-        oracle: object | None = None,
-        price_rule: str = "first",
-        v_max: float = 1.0,
-    ) -> None:
-        super().__init__(grid, B, T, gamma, oracle=None, v_max=v_max)
-        self.step = _check_step(step, self.T)
-        self.oracle = EmpiricalCDFOracle(self.grid, self.T, price_rule) if oracle is None else oracle
-        self.lam = 0.0
-
     def _choose(self, v: float) -> int:
         est = self.oracle.estimate()
         return int(np.argmax(v * est.win - (1.0 + self.lam) * est.pay))  # (v - (1 + lam) b) G_hat(b)
@@ -83,7 +90,7 @@ class WangDualPacing(Bidder):
         )  # lam <- [lam - eps (rho - c)]^+
 
 
-class CoupledDualPacing(Bidder):
+class CoupledDualPacing(_DualPacing):
     """Dual pacing with a budget multiplier lam and an ROI multiplier mu (field-guide style), value maximizer.
 
     Parameters
@@ -100,21 +107,7 @@ class CoupledDualPacing(Bidder):
     (0.0, 0.0, 0.0)
     """
 
-    def __init__(
-        self,
-        grid: object,
-        B: float,
-        T: int,
-        gamma: float,
-        step: float | None = None,
-        *,
-        oracle: object | None = None,
-        price_rule: str = "first",
-        v_max: float = 1.0,
-    ) -> None:
-        super().__init__(grid, B, T, gamma, oracle=None, v_max=v_max)
-        self.step = _check_step(step, self.T)
-        self.oracle = EmpiricalCDFOracle(self.grid, self.T, price_rule) if oracle is None else oracle
+    def _init_duals(self) -> None:
         self.lam = 0.0
         self.mu = 0.0
 
