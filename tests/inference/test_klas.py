@@ -1,0 +1,159 @@
+"""Correctness tests of KLAS (arXiv 2605.29259): stitching, least squares, KL, FLOPs, selection, claim check."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from iclr26.harness.claims import Outcome
+from iclr26.inference.klas import (
+    StitchedNet,
+    candidate_flops,
+    cka_similarity_matrix,
+    count_flops,
+    fit_stitch_ls,
+    kl_similarity_matrix,
+    linear_cka,
+    make_anchor,
+    pareto_auc,
+    select_stitches,
+    snnet_scores,
+)
+from iclr26.inference.klas.claim_check import FAMILIES, klas_decider
+
+
+def _identity(d: int) -> nn.Linear:
+    lin = nn.Linear(d, d)
+    with torch.no_grad():
+        lin.weight.copy_(torch.eye(d))
+        lin.bias.zero_()
+    return lin
+
+
+@pytest.fixture(scope="module")
+def x() -> torch.Tensor:
+    return torch.rand(64, 64, generator=torch.Generator().manual_seed(0))
+
+
+@pytest.mark.parametrize("family", ["mixer", "cnn"])
+def test_self_stitch_identity_reproduces_model(family, x):
+    m = make_anchor(family, 16, 3, seed=1).eval()
+    for i in range(4):
+        net = StitchedNet(m, m, i, i, _identity(16))
+        torch.testing.assert_close(net(x), m(x), rtol=0, atol=1e-6)
+
+
+def test_least_squares_recovers_linear_map():
+    g = torch.Generator().manual_seed(0)
+    ha = torch.randn(500, 7, dtype=torch.float64, generator=g)
+    w = torch.randn(5, 7, dtype=torch.float64, generator=g)
+    b = torch.randn(5, dtype=torch.float64, generator=g)
+    s = fit_stitch_ls(ha, ha @ w.T + b, ridge=0.0)
+    assert torch.allclose(s.weight, w, atol=1e-6) and torch.allclose(s.bias, b, atol=1e-6)
+
+
+def test_kl_nonnegative_and_zero_on_self_diagonal(x):
+    m = make_anchor("mixer", 8, 3, seed=2).double().eval()
+    kl = kl_similarity_matrix(m, m, x.double()[:64], ridge=0.0)
+    assert kl.shape == (3, 3) and np.all(kl >= 0)
+    assert np.all(np.diag(kl) < 1e-6)
+    head = kl_similarity_matrix(
+        m, m, [(x.double()[:32], None), (x.double()[32:], None)], variant="head", ridge=0.0
+    )
+    assert np.all(head >= 0) and np.all(np.diag(head) < 1e-6)
+
+
+def test_flops_monotone_and_match_stitched_net(x):
+    a = make_anchor("mixer", 16, 4, seed=3).eval()
+    b = make_anchor("mixer", 32, 4, seed=4).eval()
+    ex = x[:1]
+    f = candidate_flops(a, b, ex)
+    assert np.all(np.diff(f, axis=0) >= 0)  # non-decreasing in i
+    assert np.all(np.diff(f, axis=1) <= 0)  # non-increasing in j
+    net = StitchedNet(a, b, 2, 3, nn.Linear(16, 32))
+    assert net.flops(ex) == f[1, 2]
+    fa, fb = count_flops(a, ex), count_flops(b, ex)
+    s_flops = count_flops(nn.Linear(16, 32), a.embed(ex))
+    for i in range(1, 5):
+        assert fa <= f[i - 1, i - 1] - s_flops <= fb
+
+
+def test_select_one_per_bin_covers_nonempty_bins():
+    rng = np.random.default_rng(0)
+    kl = rng.random((6, 6))
+    fl = rng.uniform(0, 10, (6, 6))
+    sel = select_stitches(kl, fl, 5, (2.0, 9.0))
+    bins = [min(4, int((fl[rc] - 2.0) / 1.4)) for rc in sel]
+    assert len(bins) == len(set(bins))
+    inside = (fl >= 2) & (fl <= 9)
+    nonempty = {min(4, int((v - 2.0) / 1.4)) for v in fl[inside]}
+    assert set(bins) == nonempty
+    for rc, b in zip(sel, bins):  # the minimum within its bin
+        in_bin = inside & (np.minimum(4, ((fl - 2.0) / 1.4).astype(int)) == b)
+        assert kl[rc] == kl[in_bin].min()
+
+
+def test_baselines_and_auc():
+    sn = snnet_scores(6, 6, window=1)
+    assert np.all(np.isnan(sn[0, 3:])) and sn[2, 2] == 0
+    g = np.random.default_rng(1).normal(size=(100, 5))
+    assert (
+        abs(linear_cka(g, g @ np.diag([1, 2, 3, 4, 5.0])) - linear_cka(g, g @ np.diag([1, 2, 3, 4, 5.0])))
+        == 0
+    )
+    assert linear_cka(g, 3 * g) == pytest.approx(1.0)
+    assert pareto_auc([0, 10], [0.5, 0.9], 0, 10) == pytest.approx(0.5)
+    assert pareto_auc([0, 5, 10], [0.5, 0.8, 0.9], 0, 10) == pytest.approx(0.25 + 0.4)
+
+
+def test_cka_matrix_self_diagonal_is_one(x):
+    m = make_anchor("cnn", 8, 2, seed=5).eval()
+    c = cka_similarity_matrix(m, m, x)
+    assert np.allclose(np.diag(c), 1.0)
+
+
+def _rows(gain_sn: float, gain_rand: float, rho_sign: float, n: int = 3) -> list[dict[str, float]]:
+    rng = np.random.default_rng(0)
+    rows = []
+    for _s in range(n):
+        r: dict[str, float] = {}
+        for f in FAMILIES:
+            r[f"auc_gain_snnet_{f}"] = gain_sn + 0.001 * rng.normal()
+            r[f"auc_gain_random_{f}"] = gain_rand
+            kl = rng.random(20)
+            for k in range(20):
+                r[f"prem_{f}_{k}_kl"] = kl[k]
+                r[f"prem_{f}_{k}_res"] = rho_sign * kl[k] + 0.01 * rng.normal()
+        rows.append(r)
+    return rows
+
+
+def test_decider_sabotage_and_support():
+    d = klas_decider()
+    assert d(_rows(0.05, 0.05, -1.0)).outcome is Outcome.SUPPORTED
+    assert d(_rows(-0.05, -0.05, +1.0)).outcome is Outcome.NOT_SUPPORTED
+    assert d(_rows(0.05, -0.05, -1.0)).outcome is Outcome.INCONCLUSIVE  # loses to random
+    assert d(_rows(0.05, 0.05, float("nan"))).outcome is not Outcome.SUPPORTED  # no premise data
+
+
+def test_bad_inputs(x):
+    a = make_anchor("mixer", 8, 3, seed=0)
+    with pytest.raises(ValueError, match="i must"):
+        StitchedNet(a, a, 4, 1, nn.Linear(8, 8))
+    with pytest.raises(ValueError, match="j must"):
+        StitchedNet(a, a, 1, -1, nn.Linear(8, 8))
+    with pytest.raises(ValueError, match="head classes"):
+        StitchedNet(a, make_anchor("mixer", 8, 3, seed=0, n_classes=5), 1, 1, nn.Linear(8, 8))
+    with pytest.warns(UserWarning, match="underdetermined"):
+        s = fit_stitch_ls(torch.randn(5, 8), torch.randn(5, 4), ridge=0.0)
+    assert all(math.isfinite(v) for v in s.weight.flatten().tolist())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit_stitch_ls(torch.randn(50, 8), torch.randn(50, 4), ridge=0.0)
+    with pytest.raises(ValueError, match="variant"):
+        kl_similarity_matrix(a, a, x, variant="cos")
