@@ -1,1 +1,22 @@
-"""iclr26.inference: papers of the inference domain."""
+"""iclr26.inference: faster or cheaper inference (routing, stitching, caching, speculative decoding, pruning).
+
+The common components are importable from here; each paper's package has the full API.
+"""
+
+from iclr26.domain_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "UniRouter": "uniroute",
+        "ZeroRouter": "uniroute",
+        "KNNRouter": "uniroute",
+        "load_routing_table": "uniroute",
+        "audc": "uniroute",
+        "StitchedNet": "klas",
+        "kl_similarity_matrix": "klas",
+        "select_stitches": "klas",
+        "MeanCacheSampler": "meancache",
+        "pssp_schedule": "meancache",
+    },
+)

@@ -1,0 +1,77 @@
+"""Argument checks shared by the routers, the synthetic pools and the table loader.
+
+Every check raises ``ValueError`` with a message that names the argument and says what was wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["check_cost", "check_embeddings", "check_errors", "is_text"]
+
+
+def is_text(X: object) -> bool:
+    """True when `X` is a sequence of strings (raw prompts for an embedder) rather than numbers."""
+    if isinstance(X, str):
+        return True
+    if isinstance(X, np.ndarray):
+        return X.dtype.kind in "USO" and X.size > 0 and isinstance(X.flat[0], str)
+    return isinstance(X, Sequence) and len(X) > 0 and isinstance(X[0], str)
+
+
+def check_embeddings(X: object, name: str, n_features: int | None = None) -> np.ndarray:
+    """`X` as a finite float array of shape (n, D) with n >= 1 (and D == n_features when given)."""
+    try:
+        arr = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name} must be a numeric array of shape (n, D), got {type(X).__name__}") from err
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} must have shape (n, D) with n, D >= 1, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} features per row, but the router was fitted on {n_features}"
+        )
+    return arr
+
+
+def check_errors(E: object, name: str, shape: tuple[int | None, ...] | None = None) -> np.ndarray:
+    """`E` as a float array of 0/1 errors (soft errors in [0, 1] allowed; 1 = wrong) of the given shape.
+
+    ``None`` in `shape` leaves that axis free.
+    """
+    try:
+        arr = np.asarray(E, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(
+            f"{name} must be a numeric array of errors in [0, 1], got {type(E).__name__}"
+        ) from err
+    if shape is not None:
+        ok = arr.ndim == len(shape) and all(s is None or s == a for s, a in zip(shape, arr.shape))
+        if not ok:
+            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+            raise ValueError(f"{name} must have shape {want}, got {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    if arr.min() < 0.0 or arr.max() > 1.0:
+        raise ValueError(
+            f"{name} must hold 0/1 errors (or soft errors in [0, 1]); found values in "
+            f"[{arr.min():g}, {arr.max():g}]"
+        )
+    return arr
+
+
+def check_cost(cost: object, name: str = "cost") -> float:
+    """`cost` as a finite float > 0."""
+    try:
+        value = float(cost)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name} must be a number > 0, got {cost!r}") from err
+    if not np.isfinite(value) or value <= 0.0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return value

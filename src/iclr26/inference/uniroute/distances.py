@@ -1,0 +1,31 @@
+"""Squared Euclidean distances between prompt embeddings, and nearest rows; one code path for every router.
+
+UniRoute's nearest-centroid assignment k(x) and the K-NN baseline's neighbourhoods both use these functions, so
+that "UniRoute with the validation prompts as centroids equals 1-NN routing" holds exactly, ties included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.metrics.pairwise import euclidean_distances
+
+__all__ = ["nearest", "sq_distances"]
+
+
+def sq_distances(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """||x_i - c_j||^2 for rows of X (n, D) and C (m, D), shape (n, m)."""
+    return euclidean_distances(X, C, squared=True)
+
+
+def nearest(X: np.ndarray, C: np.ndarray, k: int = 1, chunk: int = 4096) -> np.ndarray:
+    """Indices (n, k) of the k rows of C nearest to each row of X, closest first; ties go to the lower index."""
+    if not 1 <= k <= C.shape[0]:
+        raise ValueError(f"k must lie in [1, {C.shape[0]}] (the number of reference rows), got {k}")
+    out = np.empty((X.shape[0], k), dtype=int)
+    for start in range(0, X.shape[0], chunk):
+        d2 = sq_distances(X[start : start + chunk], C)
+        if k == 1:  # argmin returns the first minimum, as the stable sort would
+            out[start : start + chunk, 0] = np.argmin(d2, axis=1)
+        else:
+            out[start : start + chunk] = np.argsort(d2, axis=1, kind="stable")[:, :k]
+    return out
