@@ -12,9 +12,7 @@ method's stitches) is compared. Claim: see ``claim_check``.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +37,7 @@ from iclr26.inference.klas.stitching import (
     select_stitches,
     snnet_scores,
 )
+from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "METHODS", "KlasConfig", "run"]
 
@@ -62,16 +61,6 @@ class KlasConfig:
     ridge: float = 1e-4
     temperature: float = 1.0
     snnet_window: int = 1
-
-
-@contextlib.contextmanager
-def _one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 @torch.no_grad()
@@ -202,7 +191,7 @@ def run(cfg: KlasConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"families": list(cfg.families)}
-    with _one_thread():
+    with limited_threads(1):
         for fi, fam in enumerate(track(cfg.families, description=f"klas seed {seed}: families")):
             v, c, a = _family(cfg, fam, fi, seed)
             values |= v

@@ -16,8 +16,6 @@ classifier accuracy of conditional samples; sliced Wasserstein for 2-D. Claim: t
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +46,7 @@ from iclr26.inference.meancache.sampler import (
     uniform_schedule,
 )
 from iclr26.inference.meancache.schedule import estimate_edge_costs, force_compute, pssp_schedule
+from iclr26.lab.threads import limited_threads
 
 __all__ = ["BASELINES", "EXPERIMENT", "METHODS", "MeanCacheConfig", "run"]
 
@@ -72,17 +71,6 @@ class MeanCacheConfig:
     mix_steps: int = 800
     guidance: float = 2.0
     single_thread: bool = True
-
-
-@contextlib.contextmanager
-def _threads(n: int | None) -> Iterator[None]:
-    before = torch.get_num_threads()
-    if n is not None:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _k_from_costs(cost: np.ndarray, sched: list[bool]) -> list[int]:
@@ -181,7 +169,7 @@ def run(cfg: MeanCacheConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"budgets": list(cfg.budgets), "n_steps": cfg.n_steps, "claim_budget": cfg.claim_budget}
-    with _threads(1 if cfg.single_thread else None):
+    with limited_threads(1 if cfg.single_thread else None):
         for task in track(["digits", "mixture"], description=f"meancache seed {seed}"):
             if task == "digits":
                 vals, cv, art = _digits(cfg, seed)

@@ -24,9 +24,8 @@ Example
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -34,6 +33,7 @@ import torch
 from torch import Tensor
 
 from iclr26.harness.progress import task
+from iclr26.lab.threads import limited_threads
 from iclr26.lab.transformer import AttnOnlyTransformer
 from iclr26.mechanisms.esp.batched import batched_esp_logits, stack_models
 from iclr26.mechanisms.esp.task import SEQ_LEN, check_graph, make_dataset
@@ -96,21 +96,6 @@ def _padded_datasets(graphs: Sequence[nx.DiGraph]) -> tuple[Tensor, Tensor, Tens
     return tokens, targets, mask
 
 
-@contextlib.contextmanager
-def _intra_op_threads(n: int) -> Iterator[None]:
-    """Run the block with `n` intra-op CPU threads, restoring the previous setting afterwards.
-
-    Each op here is tiny (at most ~10^6 multiply-adds), so extra threads only add synchronisation; on a
-    shared 2-core machine two threads made a quick-budget seed about 4x slower than one.
-    """
-    previous = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
-
-
 def train_many(
     graphs: Sequence[nx.DiGraph],
     heads: int,
@@ -157,7 +142,7 @@ def train_many(
     counts = mask.sum(dim=1)
     optimizer = torch.optim.Adam(params.values(), lr=lr, foreach=True)
     recorded, curve = [], []
-    with task(description, total=steps) as bar, _intra_op_threads(1):
+    with task(description, total=steps) as bar, limited_threads(1):
         for step in range(steps + 1):
             logits = batched_esp_logits(params, tokens)  # (P, N, vocab) at the `#` position
             if step % eval_every == 0 or step == steps:

@@ -14,11 +14,10 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
 
 from iclr26.harness import Claim, Curve, Experiment, Metrics
+from iclr26.lab.threads import limited_threads
 from iclr26.optim.distillation_memorization.claim_check import (
     headline_decider,
     tau_spread_decider,
@@ -97,47 +96,40 @@ def run(cfg: LeakageConfig, seed: int, device: str) -> Metrics:
     X_fresh = task.fresh(cfg.n_fresh, np.random.default_rng(streams[1]))
     torch_seed = int(streams[2].generate_state(1)[0])
     values: dict[str, float] = {"chance": 1.0 / cfg.C}
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with threadpool_limits(1), warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            logistic = SoftLabelLogisticRegression(alpha=cfg.teacher_alpha)
-            fit_log = train_teacher(logistic, task.X, task.y)
-            pd_log = phase_diagram(
-                lambda: SoftLabelLogisticRegression(alpha=cfg.student_alpha, max_iter=cfg.student_max_iter),
-                task,
-                logistic,
-                cfg.sizes,
-                cfg.taus,
-                np.random.default_rng(streams[3]),
-                X_fresh,
-                shuffle_tau=cfg.headline_tau,
-                description="distillation-memorization: logistic students",
-            )
-            mlp = make_mlp(cfg.d, cfg.mlp_teacher_hidden, cfg.C, cfg.mlp_depth, torch_seed).to(device)
-            fit_mlp = train_teacher(
-                mlp, task.X, task.y, lr=cfg.mlp_teacher_lr, max_epochs=cfg.mlp_teacher_max_epochs
-            )
-            largest = max(cfg.mlp_sizes)
-            pd_mlp = phase_diagram(
-                lambda: make_mlp(cfg.d, cfg.mlp_student_hidden, cfg.C, cfg.mlp_depth, torch_seed + 1).to(
-                    device
-                ),
-                task,
-                mlp,
-                cfg.mlp_sizes,
-                cfg.mlp_taus,
-                np.random.default_rng(streams[4]),
-                X_fresh,
-                epochs=cfg.mlp_student_epochs,
-                lr=cfg.mlp_student_lr,
-                shuffle_tau=cfg.headline_tau,
-                baseline_sizes=[largest],
-                description="distillation-memorization: MLP students",
-            )
-    finally:
-        torch.set_num_threads(old_threads)
+    with limited_threads(1, blas=True), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        logistic = SoftLabelLogisticRegression(alpha=cfg.teacher_alpha)
+        fit_log = train_teacher(logistic, task.X, task.y)
+        pd_log = phase_diagram(
+            lambda: SoftLabelLogisticRegression(alpha=cfg.student_alpha, max_iter=cfg.student_max_iter),
+            task,
+            logistic,
+            cfg.sizes,
+            cfg.taus,
+            np.random.default_rng(streams[3]),
+            X_fresh,
+            shuffle_tau=cfg.headline_tau,
+            description="distillation-memorization: logistic students",
+        )
+        mlp = make_mlp(cfg.d, cfg.mlp_teacher_hidden, cfg.C, cfg.mlp_depth, torch_seed).to(device)
+        fit_mlp = train_teacher(
+            mlp, task.X, task.y, lr=cfg.mlp_teacher_lr, max_epochs=cfg.mlp_teacher_max_epochs
+        )
+        largest = max(cfg.mlp_sizes)
+        pd_mlp = phase_diagram(
+            lambda: make_mlp(cfg.d, cfg.mlp_student_hidden, cfg.C, cfg.mlp_depth, torch_seed + 1).to(device),
+            task,
+            mlp,
+            cfg.mlp_sizes,
+            cfg.mlp_taus,
+            np.random.default_rng(streams[4]),
+            X_fresh,
+            epochs=cfg.mlp_student_epochs,
+            lr=cfg.mlp_student_lr,
+            shuffle_tau=cfg.headline_tau,
+            baseline_sizes=[largest],
+            description="distillation-memorization: MLP students",
+        )
 
     values |= {
         "teacher_train_acc_logreg": fit_log.train_accuracy,

@@ -16,18 +16,16 @@ The claim is decided by :mod:`.claim_check`.
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 from sklearn.kernel_ridge import KernelRidge
-from threadpoolctl import threadpool_limits
 
 from iclr26.harness import Claim, Curve, Experiment, Metrics
 from iclr26.harness.progress import task
+from iclr26.lab.threads import limited_threads
 from iclr26.optim.fact_nfa.claim_check import fact_claim_decider
 from iclr26.optim.fact_nfa.figures import agreement_curves, feature_heatmaps, grokking_curves
 from iclr26.optim.fact_nfa.kernel_features import laplace_kernel, rfm_iterates
@@ -71,17 +69,6 @@ def modular_addition(p: int, train_frac: float, rng: np.random.Generator) -> tup
     n_train = int(round(train_frac * p * p))
     tr, te = perm[:n_train], perm[n_train:]
     return X[tr], Y[tr], X[te], Y[te]
-
-
-@contextlib.contextmanager
-def _one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with threadpool_limits(1):
-            yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _overtake_step(steps: list[int], fact: list[float], nfa: list[float]) -> float:
@@ -167,7 +154,7 @@ def run(cfg: FactNfaConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"lambdas": list(cfg.lambdas)}
-    with _one_thread():
+    with limited_threads(1, blas=True):
         _e1(cfg, seed, device, values, curves, artifacts)
         _e2(cfg, seed, values, curves)
     return Metrics(values=values, curves=curves, artifacts=artifacts)

@@ -16,8 +16,6 @@ near-LMC at every width), and "calibration matters": uncalibrated barrier >= 2 x
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
@@ -26,6 +24,7 @@ from iclr26.harness.claims import Claim, guarded, mean_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.harness.seeding import resolve_device
+from iclr26.lab.threads import limited_threads
 from iclr26.optim.lewc.calibration import calibrate_temperature, nll
 from iclr26.optim.lewc.claim_check import lewc_decider
 from iclr26.optim.lewc.coefficients import lewc_fit
@@ -54,17 +53,6 @@ class LewcConfig:
     batch_size: int = 64
     probe: int = 256  # inputs of the LEWC fit (test split)
     single_thread: bool = True  # small models on a shared CPU run faster on one thread
-
-
-@contextlib.contextmanager
-def _threads(n: int | None) -> Iterator[None]:
-    before = torch.get_num_threads()
-    if n is not None:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _ensemble(
@@ -139,7 +127,7 @@ def run(cfg: LewcConfig, seed: int, device: str) -> Metrics:
     artifacts: dict = {"widths": list(cfg.widths), "tasks": list(cfg.tasks), "lewc": {}}
     jobs = [(ti, task, wi, w) for ti, task in enumerate(cfg.tasks) for wi, w in enumerate(cfg.widths)]
     splits: dict[str, Splits] = {}
-    with _threads(1 if cfg.single_thread and device == "cpu" else None):
+    with limited_threads(1 if cfg.single_thread and device == "cpu" else None):
         for ti, task, wi, w in track(jobs, description=f"lewc seed {seed}: pairs"):
             if task not in splits:
                 splits[task] = make_task(task, 1000 * seed + ti, cfg.gmm_samples).to(device)
