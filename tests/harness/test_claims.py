@@ -122,3 +122,11 @@ def test_helper_bad_arguments(call):
 def test_verdict_measured_text():
     assert Verdict(S, "", 0.5, (0.4, 0.6), 3).measured() == "0.5 [0.4, 0.6]"
     assert Verdict(I, "").measured() == "n/a"
+
+
+def test_combine_outcomes_is_a_conjunction():
+    from iclr26.harness.claims import combine_outcomes
+
+    assert combine_outcomes([S, S]) is S
+    assert combine_outcomes([S, I]) is I
+    assert combine_outcomes([I, N, S]) is N

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -43,6 +43,7 @@ __all__ = [
     "Outcome",
     "Verdict",
     "all_of",
+    "combine_outcomes",
     "decider",
     "difference_at_least",
     "fraction_of_seeds",
@@ -365,6 +366,16 @@ def never_exceeds(metric: str, bound: str | float, tol: float = 0.0) -> Decider:
     return Decider(fn, names, f"{metric} <= {bound} (+{tol}) in every seed")
 
 
+def combine_outcomes(outcomes: Iterable[Outcome]) -> Outcome:
+    """The conjunction of sub-claims: not supported if any part is, supported if all are, else inconclusive."""
+    seen = set(outcomes)
+    if Outcome.NOT_SUPPORTED in seen:
+        return Outcome.NOT_SUPPORTED
+    if seen == {Outcome.SUPPORTED}:
+        return Outcome.SUPPORTED
+    return Outcome.INCONCLUSIVE
+
+
 def all_of(*parts: Decider) -> Decider:
     """Supported when every part is; not supported when any part is not; inconclusive otherwise."""
     if not parts:
@@ -372,13 +383,7 @@ def all_of(*parts: Decider) -> Decider:
 
     def fn(rows: PerSeed) -> Verdict:
         verdicts = [p(rows) for p in parts]
-        outcomes = {v.outcome for v in verdicts}
-        if Outcome.NOT_SUPPORTED in outcomes:
-            outcome = Outcome.NOT_SUPPORTED
-        elif outcomes == {Outcome.SUPPORTED}:
-            outcome = Outcome.SUPPORTED
-        else:
-            outcome = Outcome.INCONCLUSIVE
+        outcome = combine_outcomes(v.outcome for v in verdicts)
         text = "; ".join(
             f"({chr(97 + i)}) {v.outcome.value}: {v.explanation}" for i, v in enumerate(verdicts)
         )

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict
+from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict, combine_outcomes
 from iclr26.lab.stats import Interval, bootstrap_interval, paired_difference
 
 __all__ = ["delayed_bandit_decider", "fit_slope", "ratio_of_means"]
@@ -154,13 +154,7 @@ def delayed_bandit_decider(
             parts.append(("(c)", *_part(iv, SLOPE, "log-log slope of R_DZ(T)")))
         else:
             parts.append(("(c)", Outcome.INCONCLUSIVE, f"slope undefined in some seed: {slopes.tolist()}"))
-        outcomes = {o for _, o, _ in parts}
-        if Outcome.NOT_SUPPORTED in outcomes:
-            outcome = Outcome.NOT_SUPPORTED
-        elif outcomes == {Outcome.SUPPORTED}:
-            outcome = Outcome.SUPPORTED
-        else:
-            outcome = Outcome.INCONCLUSIVE
+        outcome = combine_outcomes(o for _, o, _ in parts)
         text = "; ".join(f"{name}: {o.value}: {t}" for name, o, t in parts)
         extra = _secondary(rows, functions, secondary_delays)
         if extra:
