@@ -22,5 +22,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "calibrate_temperature": "lewc",
         "lmc_curve": "lewc",
         "weight_matching_permute": "lewc",
+        "split_param_groups": "param_groups",
+        "state_numel": "param_groups",
     },
 )
