@@ -19,7 +19,15 @@ torch.Size([1, 4, 2, 8])
 """
 
 from iclr26.lab.transformer.attention import MultiHeadAttention
-from iclr26.lab.transformer.blocks import MLP, Block, BlockSpec, ModuleFactory, gelu_mlp, softmax_attention
+from iclr26.lab.transformer.blocks import (
+    MLP,
+    Block,
+    BlockSpec,
+    ModuleFactory,
+    check_sequence_input,
+    gelu_mlp,
+    softmax_attention,
+)
 from iclr26.lab.transformer.hooks import HookedModule, HookPoint, Site, SiteLike
 from iclr26.lab.transformer.model import AttnOnlyTransformer, Transformer
 from iclr26.lab.transformer.positions import (
@@ -45,6 +53,7 @@ __all__ = [
     "Site",
     "SiteLike",
     "Transformer",
+    "check_sequence_input",
     "gelu_mlp",
     "softmax_attention",
 ]

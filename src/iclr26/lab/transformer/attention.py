@@ -21,6 +21,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from iclr26.lab.transformer.checks import check_sequence_input
 from iclr26.lab.transformer.hooks import HookPoint
 
 __all__ = ["MultiHeadAttention"]
@@ -76,6 +77,7 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, x: Tensor, score_bias: Tensor | None = None) -> Tensor:
         """x: (batch, seq, d_model); score_bias: (heads, seq, seq) or None. Returns (batch, seq, d_model)."""
+        check_sequence_input(x, self.d_model)
         seq = x.shape[1]
         q = self.hook_q(self._project(x, self.W_Q, self.b_Q))
         k = self.hook_k(self._project(x, self.W_K, self.b_K))

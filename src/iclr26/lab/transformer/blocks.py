@@ -25,9 +25,18 @@ import torch
 from torch import Tensor, nn
 
 from iclr26.lab.transformer.attention import MultiHeadAttention
+from iclr26.lab.transformer.checks import check_sequence_input
 from iclr26.lab.transformer.hooks import HookPoint
 
-__all__ = ["MLP", "Block", "BlockSpec", "ModuleFactory", "gelu_mlp", "softmax_attention"]
+__all__ = [
+    "MLP",
+    "Block",
+    "BlockSpec",
+    "ModuleFactory",
+    "check_sequence_input",
+    "gelu_mlp",
+    "softmax_attention",
+]
 
 
 @dataclass(frozen=True)
