@@ -24,10 +24,12 @@ from iclr26.lab.transformer.blocks import (
     Block,
     BlockSpec,
     ModuleFactory,
-    check_sequence_input,
+    SwiGLU,
     gelu_mlp,
     softmax_attention,
+    swiglu_mlp,
 )
+from iclr26.lab.transformer.checks import check_sequence_input
 from iclr26.lab.transformer.hooks import HookedModule, HookPoint, Site, SiteLike
 from iclr26.lab.transformer.model import AttnOnlyTransformer, Transformer
 from iclr26.lab.transformer.positions import (
@@ -52,8 +54,10 @@ __all__ = [
     "RelativePositionBias",
     "Site",
     "SiteLike",
+    "SwiGLU",
     "Transformer",
     "check_sequence_input",
     "gelu_mlp",
     "softmax_attention",
+    "swiglu_mlp",
 ]

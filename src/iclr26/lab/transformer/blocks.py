@@ -31,11 +31,13 @@ from iclr26.lab.transformer.hooks import HookPoint
 __all__ = [
     "MLP",
     "Block",
+    "SwiGLU",
     "BlockSpec",
     "ModuleFactory",
     "check_sequence_input",
     "gelu_mlp",
     "softmax_attention",
+    "swiglu_mlp",
 ]
 
 
@@ -87,6 +89,27 @@ class MLP(nn.Module):
 def gelu_mlp(spec: BlockSpec) -> MLP:
     """The default FFN: a GELU MLP of width ``d_mlp``."""
     return MLP(spec.d_model, spec.d_mlp, bias=spec.bias)
+
+
+class SwiGLU(nn.Module):
+    """Gated FFN of Llama-style blocks: ``W_down (silu(W_gate x) * W_up x)`` (Shazeer, 2020)."""
+
+    def __init__(self, d_model: int, d_mlp: int, bias: bool = False) -> None:
+        super().__init__()
+        if d_mlp < 1:
+            raise ValueError(f"d_mlp must be >= 1, got {d_mlp}")
+        self.W_gate = nn.Linear(d_model, d_mlp, bias=bias)
+        self.W_up = nn.Linear(d_model, d_mlp, bias=bias)
+        self.W_down = nn.Linear(d_mlp, d_model, bias=bias)
+        self.hook_post = HookPoint()
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.W_down(self.hook_post(nn.functional.silu(self.W_gate(x)) * self.W_up(x)))
+
+
+def swiglu_mlp(spec: BlockSpec) -> SwiGLU:
+    """A SwiGLU FFN with hidden width ``d_mlp`` (use ~8/3 d_model to match a 4x GELU MLP's parameters)."""
+    return SwiGLU(spec.d_model, spec.d_mlp, bias=spec.bias)
 
 
 class Block(nn.Module):

@@ -1,0 +1,52 @@
+"""The generic training loop: seeded, evaluates on schedule, stops on divergence; SwiGLU FFN plugs in."""
+
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from iclr26.lab.tasks import mqar
+from iclr26.lab.training import sequence_loss, train_loop
+from iclr26.lab.transformer import Transformer, swiglu_mlp
+
+
+def mqar_loss(model, gen):
+    seed = int(torch.randint(0, 2**31 - 1, (1,), generator=gen))
+    x, y = mqar(8, 16, 2, 16, seed=seed)
+    return sequence_loss(model(x), y)
+
+
+def make():
+    return Transformer(
+        vocab_size=16, seq_len=16, d_model=16, n_layers=1, n_heads=2, ffn=swiglu_mlp, init_seed=0
+    )
+
+
+def test_loop_is_deterministic_and_evaluates_on_schedule():
+    def ev(m):
+        x, y = mqar(16, 16, 2, 16, seed=999)
+        return {"loss": float(sequence_loss(m(x), y))}
+
+    a = train_loop(make(), mqar_loss, steps=10, lr=3e-3, seed=1, eval_fn=ev, eval_every=4)
+    b = train_loop(make(), mqar_loss, steps=10, lr=3e-3, seed=1, eval_fn=ev, eval_every=4)
+    assert a.losses == b.losses and a.evals == b.evals
+    assert a.eval_steps == [0, 4, 8, 10] and len(a.losses) == 10
+
+
+def test_divergence_stops_the_run():
+    model = nn.Linear(2, 1)
+
+    def loss_fn(m, gen):
+        return m(torch.randn(4, 2, generator=gen)).sum() * float("nan")
+
+    res = train_loop(model, loss_fn, steps=5, lr=0.1, seed=0)
+    assert res.diverged and res.losses == []
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="steps"):
+        train_loop(nn.Linear(1, 1), lambda m, g: m.weight.sum(), steps=0, lr=0.1, seed=0)
+    with pytest.raises(ValueError, match="lr"):
+        train_loop(nn.Linear(1, 1), lambda m, g: m.weight.sum(), steps=1, lr=-1.0, seed=0)
+    assert math.isfinite(sequence_loss(torch.zeros(1, 2, 3), torch.tensor([[0, -100]])).item())
