@@ -102,6 +102,15 @@ class SwiGLU(nn.Module):
         self.W_up = nn.Linear(d_model, d_mlp, bias=bias)
         self.W_down = nn.Linear(d_mlp, d_model, bias=bias)
         self.hook_post = HookPoint()
+        self.reset_parameters()
+
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """Weights ~ N(0, 1/fan_in), biases zero."""
+        with torch.no_grad():
+            for lin in (self.W_gate, self.W_up, self.W_down):
+                lin.weight.normal_(0.0, lin.in_features**-0.5, generator=generator)
+                if lin.bias is not None:
+                    lin.bias.zero_()
 
     def forward(self, x: Tensor) -> Tensor:
         return self.W_down(self.hook_post(nn.functional.silu(self.W_gate(x)) * self.W_up(x)))
