@@ -18,5 +18,10 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "select_stitches": "klas",
         "MeanCacheSampler": "meancache",
         "pssp_schedule": "meancache",
+        "ENSLogitsProcessor": "ens_watermark",
+        "ENSDetector": "ens_watermark",
+        "DiPmarkReweight": "ens_watermark",
+        "GammaReweight": "ens_watermark",
+        "KGWLogitsProcessor": "ens_watermark",
     },
 )
