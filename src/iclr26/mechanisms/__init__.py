@@ -11,5 +11,11 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "mas_exact": "esp",
         "construct_1head_dag": "esp",
         "construct_2head": "esp",
+        "bma_predict": "icl_causal_structure",
+        "DisentangledRPETransformer": "icl_causal_structure",
+        "construct_bma_transformer": "icl_causal_structure",
+        "ICSSLTransformer": "ic_ssl",
+        "RBFAttention": "ic_ssl",
+        "PowerIterLayer": "ic_ssl",
     },
 )
