@@ -24,5 +24,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "weight_matching_permute": "lewc",
         "split_param_groups": "param_groups",
         "state_numel": "param_groups",
+        "SpectralGD": "specgd",
+        "NormalizedGD": "specgd",
+        "make_imbalanced_gmm": "specgd",
+        "balanced_metrics": "specgd",
     },
 )
