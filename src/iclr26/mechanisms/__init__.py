@@ -17,5 +17,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "ICSSLTransformer": "ic_ssl",
         "RBFAttention": "ic_ssl",
         "PowerIterLayer": "ic_ssl",
+        "CoconutWrapper": "continuous_cot",
+        "make_prosqa_like": "continuous_cot",
+        "track_index_matching_logit": "continuous_cot",
     },
 )
