@@ -28,5 +28,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "NormalizedGD": "specgd",
         "make_imbalanced_gmm": "specgd",
         "balanced_metrics": "specgd",
+        "COSMOS": "cosmos",
+        "newton_schulz5": "cosmos",
     },
 )
