@@ -23,5 +23,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "DiPmarkReweight": "ens_watermark",
         "GammaReweight": "ens_watermark",
         "KGWLogitsProcessor": "ens_watermark",
+        "FixedPointBlock": "equilibrium_lm",
+        "make_elm": "equilibrium_lm",
+        "ELMTrainer": "equilibrium_lm",
+        "GPPOSearch": "equilibrium_lm",
     },
 )

@@ -1,0 +1,100 @@
+"""Measurements of a (compressed) causal LM: arithmetic exact match, KV-cache bytes per token, and the
+teacher-forced loss of token-by-token decoding with the model's own KV cache."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import torch
+import torch.nn.functional as F
+from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
+
+__all__ = ["arithmetic_items", "cached_decode_loss", "exact_match", "kv_bytes_per_token"]
+
+_ITEM = re.compile(r"^(.*(?:=|A:|Answer:|is))\s+(-?\d+)\.?$")
+_LEADING_INT = re.compile(r"^\s*(-?\d+)")
+
+
+def arithmetic_items(text: str, n: int) -> list[tuple[str, int]]:
+    """The first ``n`` ``(prompt, answer)`` pairs of an arithmetic corpus text (one problem per line).
+
+    Example
+    -------
+    >>> arithmetic_items("Q: 1+2= A: 3\\nWhat is 5 minus 7? Answer: -2", 5)
+    [('Q: 1+2= A:', 3), ('What is 5 minus 7? Answer:', -2)]
+    """
+    items = []
+    for line in text.splitlines():
+        match = _ITEM.match(line.strip())
+        if match:
+            items.append((match.group(1), int(match.group(2))))
+        if len(items) == n:
+            break
+    return items
+
+
+@torch.no_grad()
+def exact_match(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    items: list[tuple[str, int]],
+    max_new_tokens: int = 4,
+    batch_size: int = 32,
+) -> float:
+    """Fraction of items whose greedy continuation starts with the right integer (``generate()``, KV cache).
+
+    Prompts are batched by token length, so no padding is involved.
+    """
+    if not items:
+        raise ValueError("items must be non-empty")
+    by_len: dict[int, list[tuple[list[int], int]]] = defaultdict(list)
+    for prompt, answer in items:
+        ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        by_len[len(ids)].append((ids, answer))
+    correct = 0
+    for length in sorted(by_len):
+        group = by_len[length]
+        for i in range(0, len(group), batch_size):
+            chunk = group[i : i + batch_size]
+            ids = torch.tensor([c[0] for c in chunk])
+            out = model.generate(
+                ids,
+                attention_mask=torch.ones_like(ids),
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                eos_token_id=None,
+                pad_token_id=tokenizer.pad_token_id,
+            )
+            for row, (_, answer) in zip(out[:, length:], chunk):
+                match = _LEADING_INT.match(tokenizer.decode(row.tolist()))
+                correct += int(match is not None and int(match.group(1)) == answer)
+    return correct / len(items)
+
+
+@torch.no_grad()
+def kv_bytes_per_token(model: PreTrainedModel, seq_len: int = 16, vocab_hi: int = 10) -> float:
+    """Bytes of the model's KV cache per token, measured after a forward pass over ``seq_len`` tokens."""
+    cache = DynamicCache(config=model.config)
+    model(input_ids=torch.randint(3, vocab_hi, (1, seq_len)), cache=cache, use_cache=True)
+    total = 0
+    for layer in cache.layers:
+        for name in ("keys", "values"):
+            t = getattr(layer, name, None)
+            if isinstance(t, torch.Tensor):
+                total += t.numel() * t.element_size()
+    return total / seq_len
+
+
+@torch.no_grad()
+def cached_decode_loss(model: PreTrainedModel, windows: torch.Tensor) -> float:
+    """Mean next-token cross-entropy when ``windows`` (``(batch, seq)``) are fed one token at a time with a
+    ``DynamicCache`` (what decoding sees), instead of in one parallel pass."""
+    if not isinstance(windows, torch.Tensor) or windows.dim() != 2 or windows.shape[1] < 2:
+        raise ValueError("windows must be a (batch, seq >= 2) tensor of token ids")
+    cache = DynamicCache(config=model.config)
+    losses = []
+    for t in range(windows.shape[1] - 1):
+        logits = model(input_ids=windows[:, t : t + 1], cache=cache, use_cache=True).logits[:, -1]
+        losses.append(F.cross_entropy(logits, windows[:, t + 1]))
+    return float(torch.stack(losses).mean())
