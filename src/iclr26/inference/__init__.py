@@ -27,5 +27,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "make_elm": "equilibrium_lm",
         "ELMTrainer": "equilibrium_lm",
         "GPPOSearch": "equilibrium_lm",
+        "HyperPruner": "hyperprune",
+        "sparsegpt_prune": "hyperprune",
+        "wanda_prune": "hyperprune",
     },
 )

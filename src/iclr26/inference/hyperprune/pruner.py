@@ -1,0 +1,328 @@
+"""HyperPrune: one hypernetwork, shared by all layers and conditioned on layer/component embeddings, that maps
+each group's weight/activation features to logits over the group's admissible n:m patterns.
+
+Per decoder block (sequentially calibrated) the hypernetwork and the block's layer embedding are trained for
+``steps_per_block`` Adam steps on
+
+    L = sum_linears ||(W - M o W) X||^2 / ||W X||^2                       (local reconstruction)
+      + beta  * mean ||H_psi(replay) - H_psi*(replay)||^2                 (continual: earlier blocks' outputs)
+      + gamma * sum_linears sum_{j in Out} (1 - M_ij)|W_ij| ||X_j|| / sum_{j in Out} |W_ij| ||X_j||   (outliers)
+
+with ``M`` a straight-through Gumbel sample (tau annealed 4 -> 0.05); then the block's hard mask (argmax
+pattern) is frozen and applied, and the next block is calibrated on the pruned model. Weights are never updated.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from iclr26.inference.hyperprune.baselines import _check_model_nm, _qualified, wanda_scores
+from iclr26.inference.hyperprune.layers import check_calib_ids, get_weight, run_sequential, set_weight
+from iclr26.inference.hyperprune.masks import (
+    anneal_tau,
+    apply_nm_mask,
+    gumbel_pattern_mask,
+    nm_patterns,
+    pattern_logits_from_scores,
+)
+
+__all__ = ["BlockRecord", "HyperNetwork", "HyperPruner", "group_features", "reconstruction_error"]
+
+Scorer = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def _standardize(x: torch.Tensor) -> torch.Tensor:
+    return (x - x.mean()) / (x.std() + 1e-8) if x.numel() > 1 else x - x.mean()
+
+
+def group_features(
+    weight: torch.Tensor, gram: torch.Tensor, n: int, m: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-group hypernetwork inputs of one matrix: ``(features (G_total, 3m), prior (G_total, C(m,n)))``.
+
+    For each weight: standardised ``log|w|``, ``log(|w| ||X_j||)`` and ``log ||X_j||`` (standardised over the
+    matrix); the prior is each pattern's sum of the standardised log-Wanda scores of its kept positions.
+    """
+    xn = gram.diagonal().clamp_min(0).sqrt()
+    f1 = _standardize(torch.log(weight.abs() + 1e-12))
+    f2 = _standardize(torch.log(wanda_scores(weight, gram) + 1e-12))
+    f3 = _standardize(torch.log(xn + 1e-12)).expand_as(weight)
+    feats = torch.stack([f1, f2, f3], -1).reshape(weight.shape[0], -1, m * 3).reshape(-1, m * 3)
+    prior = pattern_logits_from_scores(f2, n, m).reshape(feats.shape[0], -1)
+    return feats, prior
+
+
+def reconstruction_error(weight: torch.Tensor, keep: torch.Tensor, gram: torch.Tensor) -> torch.Tensor:
+    """``||(W - M o W) X||^2 / ||W X||^2`` from the Gram matrix ``X^T X / N`` (differentiable in ``keep``)."""
+    d = weight * (1 - keep.to(weight.dtype))
+    return ((d @ gram) * d).sum() / ((weight @ gram) * weight).sum().clamp_min(1e-30)
+
+
+class HyperNetwork(nn.Module):
+    """Shared MLP: group features + [layer embedding, component embedding] -> pattern logits.
+
+    ``logits = out(gelu(mid(gelu(feat(f) + ctx([e_layer, e_comp]))))) + prior_scale * prior``; ``out`` starts at
+    zero, so the untrained network ranks patterns by the Wanda prior.
+    """
+
+    def __init__(
+        self,
+        m: int,
+        n_patterns: int,
+        n_comps: int,
+        hidden: int = 128,
+        emb_dim: int = 32,
+        prior_scale: float = 3.0,
+    ) -> None:
+        super().__init__()
+        self.feat = nn.Linear(3 * m, hidden)
+        self.ctx = nn.Linear(2 * emb_dim, hidden, bias=False)
+        self.mid = nn.Linear(hidden, hidden)
+        self.out = nn.Linear(hidden, n_patterns)
+        nn.init.zeros_(self.out.weight)
+        nn.init.zeros_(self.out.bias)
+        self.comp_emb = nn.Parameter(0.1 * torch.randn(n_comps, emb_dim))
+        self.prior_scale = nn.Parameter(torch.tensor(float(prior_scale)))
+
+    def forward(
+        self, feats: torch.Tensor, prior: torch.Tensor, e_layer: torch.Tensor, comp: int
+    ) -> torch.Tensor:
+        """Pattern logits ``(G, P)`` of ``G`` groups of one component ``comp`` in the layer of ``e_layer``."""
+        ctx = self.ctx(torch.cat([e_layer, self.comp_emb[comp]]))
+        h = nn.functional.gelu(self.feat(feats) + ctx)
+        h = nn.functional.gelu(self.mid(h))
+        return self.out(h) + self.prior_scale * prior
+
+
+@dataclass
+class BlockRecord:
+    """What HyperPruner measured on one block: losses per step, final errors, outlier retention, wall time."""
+
+    losses: list[float] = field(default_factory=list)
+    rec_error: dict[str, float] = field(default_factory=dict)
+    outlier_kept: float = float("nan")
+    seconds: float = 0.0
+
+
+class HyperPruner:
+    """Prune every linear layer of a Hugging Face causal LM's decoder blocks to exact n:m sparsity.
+
+    Parameters
+    ----------
+    model : transformers.PreTrainedModel
+        Llama/Qwen/Mistral (``nn.Linear``) or GPT-2 (``Conv1D``) causal LM; pruned in place.
+    n, m : int
+        Keep ``n`` of every ``m`` consecutive input-dimension weights (``1 <= n < m``).
+    calib_ids : torch.Tensor
+        ``(n_seq, seq_len)`` calibration token ids.
+    hidden, emb_dim : int
+        Hypernetwork width and layer/component embedding size.
+    steps_per_block : int
+        Adam steps per block (0: take the untrained network's / scorer's argmax).
+    beta, gamma : float
+        Weights of the continual-learning and outlier regularisers.
+    lr : float
+        Adam learning rate.
+    tau : (float, float)
+        Gumbel temperature at the first and last step of each block.
+    replay : int
+        Groups per linear kept for the continual regulariser.
+    shared : bool
+        False: a fresh hypernetwork per block (the "independent" ablation; no continual term).
+    row_fraction : float
+        Fraction of each matrix's output rows drawn (without replacement) per step for the loss; 1 = all rows.
+    scorer : callable or None
+        ``scorer(weight (d_out, d_in), gram (d_in, d_in)) -> logits (d_out, d_in/m, C(m,n))`` used instead of the
+        hypernetwork, untrained (requires ``steps_per_block == 0``).
+    seed : int
+        Seeds the hypernetwork initialisation and the Gumbel noise.
+
+    Example
+    -------
+    >>> from iclr26.lab.tinylm import SMOKE_CONFIG, train_tiny_lm
+    >>> lm = train_tiny_lm(SMOKE_CONFIG)
+    >>> ids = torch.randint(3, 300, (4, 16), generator=torch.Generator().manual_seed(0))
+    >>> masks = HyperPruner(lm.model, 2, 4, ids, hidden=16, steps_per_block=2).prune()
+    >>> all(bool((k.reshape(k.shape[0], -1, 4).sum(-1) == 2).all()) for k in masks.values())
+    True
+    """
+
+    def __init__(
+        self,
+        model: nn.Module,
+        n: int = 2,
+        m: int = 4,
+        calib_ids: torch.Tensor | None = None,
+        hidden: int = 128,
+        emb_dim: int = 32,
+        steps_per_block: int = 300,
+        beta: float = 1.0,
+        gamma: float = 0.1,
+        lr: float = 1e-3,
+        tau: tuple[float, float] = (4.0, 0.05),
+        replay: int = 256,
+        shared: bool = True,
+        row_fraction: float = 1.0,
+        scorer: Scorer | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.named = _check_model_nm(model, n, m)
+        if calib_ids is None:
+            raise ValueError("calib_ids is required: a non-empty (n_seq, seq_len) tensor of token ids")
+        self.calib_ids = check_calib_ids(calib_ids)
+        for name, v in (("hidden", hidden), ("emb_dim", emb_dim)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        if isinstance(steps_per_block, bool) or not isinstance(steps_per_block, int) or steps_per_block < 0:
+            raise ValueError(f"steps_per_block must be an int >= 0, got {steps_per_block!r}")
+        for name, v in (("beta", beta), ("gamma", gamma)):
+            if not isinstance(v, (int, float)) or not v >= 0:
+                raise ValueError(f"{name} must be a number >= 0, got {v!r}")
+        if not (isinstance(lr, (int, float)) and lr > 0):
+            raise ValueError(f"lr must be > 0, got {lr!r}")
+        if not (isinstance(row_fraction, (int, float)) and 0 < row_fraction <= 1):
+            raise ValueError(f"row_fraction must be in (0, 1], got {row_fraction!r}")
+        if scorer is not None and steps_per_block:
+            raise ValueError("scorer replaces the trained hypernetwork: it requires steps_per_block == 0")
+        self.model, self.n, self.m = model, n, m
+        self.hidden, self.emb_dim, self.steps = hidden, emb_dim, steps_per_block
+        self.beta, self.gamma, self.lr, self.tau = float(beta), float(gamma), float(lr), tau
+        self.replay, self.shared, self.scorer, self.seed = replay, shared, scorer, seed
+        self.row_fraction = float(row_fraction)
+        self.patterns = nm_patterns(n, m)
+        self.records: list[BlockRecord] = []
+        self.comps: list[str] = []
+
+    def _new_net(self, salt: int) -> HyperNetwork:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(10_007 * self.seed + salt)
+            return HyperNetwork(self.m, self.patterns.shape[0], len(self.comps), self.hidden, self.emb_dim)
+
+    def prune(self) -> dict[str, torch.Tensor]:
+        """Prune the model in place; returns ``{qualified linear name: bool keep mask (d_out, d_in)}``."""
+        masks: dict[str, torch.Tensor] = {}
+        self.records = []
+        gen = torch.Generator().manual_seed(self.seed)
+        state: dict = {"net": None, "layer_emb": [], "replay": []}
+
+        def fn(idx: int, _block: nn.Module, linears: list, grams: dict) -> None:
+            t0 = time.perf_counter()
+            if not self.comps:
+                self.comps = [name for name, _ in linears]
+            rec = BlockRecord()
+            weights = {name: get_weight(mod) for name, mod in linears}
+            if self.scorer is not None:
+                keeps = {}
+                for name, _ in linears:
+                    lg = self.scorer(weights[name], grams[name])
+                    keeps[name] = self.patterns.bool()[lg.argmax(-1)].reshape(weights[name].shape)
+            else:
+                with torch.enable_grad():
+                    keeps = self._train_block(idx, linears, weights, grams, state, gen, rec)
+            out_kept, out_total = 0.0, 0.0
+            for name, mod in linears:
+                keep = keeps[name]
+                masks[_qualified(self.model, idx, name)] = keep
+                rec.rec_error[name] = float(reconstruction_error(weights[name], keep, grams[name]))
+                out = self._outliers(grams[name])
+                out_kept += float(keep[:, out].sum())
+                out_total += float(out.sum()) * keep.shape[0]
+                set_weight(mod, apply_nm_mask(weights[name], keep))
+            rec.outlier_kept = out_kept / out_total if out_total else float("nan")
+            rec.seconds = time.perf_counter() - t0
+            self.records.append(rec)
+
+        run_sequential(self.model, self.calib_ids, fn)
+        return masks
+
+    @staticmethod
+    def _outliers(gram: torch.Tensor) -> torch.Tensor:
+        xn = gram.diagonal().clamp_min(0).sqrt()
+        return xn > xn.mean() + 3 * xn.std()
+
+    def _train_block(
+        self,
+        idx: int,
+        linears: list,
+        weights: dict,
+        grams: dict,
+        state: dict,
+        gen: torch.Generator,
+        rec: BlockRecord,
+    ) -> dict[str, torch.Tensor]:
+        n, m = self.n, self.m
+        if state["net"] is None or not self.shared:
+            state["net"] = self._new_net(idx if not self.shared else 0)
+            state["replay"] = []
+        net: HyperNetwork = state["net"]
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(10_007 * self.seed + 7919 + idx)
+            init = (
+                state["layer_emb"][-1].detach().clone()
+                if state["layer_emb"]
+                else 0.1 * torch.randn(self.emb_dim)
+            )
+        e_l = nn.Parameter(init)
+        state["layer_emb"].append(e_l)
+        inputs = {}
+        for name, _ in linears:
+            feats, prior = group_features(weights[name], grams[name], n, m)
+            xn = grams[name].diagonal().clamp_min(0).sqrt()
+            out = self._outliers(grams[name])
+            sal = weights[name][:, out].abs() * xn[out][None, :]
+            inputs[name] = (feats, prior, self.comps.index(name), out, sal, sal.sum().clamp_min(1e-30))
+        snapshot = copy.deepcopy(net).requires_grad_(False) if self.beta > 0 and state["replay"] else None
+        targets = []
+        if snapshot is not None:
+            with torch.no_grad():
+                targets = [snapshot(f, p, e.detach(), c) for f, p, e, c in state["replay"]]
+        opt = torch.optim.Adam([*net.parameters(), e_l], lr=self.lr)
+        for t in range(self.steps):
+            tau = anneal_tau(t, self.steps, *self.tau)
+            loss = torch.zeros(())
+            for name, _ in linears:
+                feats, prior, comp, out, sal, sal_tot = inputs[name]
+                w = weights[name]
+                rows = w.shape[0]
+                if self.row_fraction < 1.0:  # unbiased minibatch of output rows (the loss is a sum over rows)
+                    sel = (
+                        torch.randperm(rows, generator=gen)[: max(1, round(self.row_fraction * rows))]
+                        .sort()
+                        .values
+                    )
+                    per_row = feats.shape[0] // rows
+                    idx = (sel[:, None] * per_row + torch.arange(per_row)[None, :]).reshape(-1)
+                    feats, prior, w, sal = feats[idx], prior[idx], w[sel], sal[sel]
+                    sal_tot = sal.sum().clamp_min(1e-30)
+                logits = net(feats, prior, e_l, comp)
+                g = -torch.empty(logits.shape).exponential_(generator=gen).log()
+                keep = gumbel_pattern_mask(logits, self.patterns, tau, noise=g).reshape(w.shape)
+                loss = loss + reconstruction_error(w, keep, grams[name])
+                if self.gamma > 0 and bool(out.any()):
+                    loss = loss + self.gamma * ((1 - keep[:, out]) * sal).sum() / sal_tot
+            if snapshot is not None:
+                cl = sum(
+                    ((net(f, p, e.detach(), c) - y) ** 2).mean()
+                    for (f, p, e, c), y in zip(state["replay"], targets)
+                )
+                loss = loss + self.beta * cl / len(targets)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            rec.losses.append(float(loss.detach()))
+        keeps = {}
+        with torch.no_grad():
+            for name, _ in linears:
+                feats, prior, comp, *_ = inputs[name]
+                logits = net(feats, prior, e_l, comp)
+                keeps[name] = self.patterns.bool()[logits.argmax(-1)].reshape(weights[name].shape)
+                if self.shared and self.beta > 0:
+                    pick = torch.randperm(feats.shape[0], generator=gen)[: self.replay]
+                    state["replay"].append((feats[pick], prior[pick], e_l, comp))
+        return keeps
