@@ -1,1 +1,14 @@
-"""iclr26.attention: papers of the attention domain."""
+"""iclr26.attention: attention and sequence-mixer layers (linear attention, local attention, positional priors, MoE).
+
+The common components are importable from here; each paper's package has the full API.
+"""
+
+from iclr26.domain_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "LocalLinearAttention": "lla",
+        "local_linear_attention": "lla",
+    },
+)
