@@ -30,5 +30,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "balanced_metrics": "specgd",
         "COSMOS": "cosmos",
         "newton_schulz5": "cosmos",
+        "RACS": "racs_alice",
+        "Alice": "racs_alice",
     },
 )
