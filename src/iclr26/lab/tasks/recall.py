@@ -161,8 +161,10 @@ def local_and_recall(
     ``n_pairs`` value ids, so every trigger and key is unique within a sequence (vocabulary size
     ``n_filler + n_local + 2 * n_pairs``, see :func:`local_and_recall_vocab_size`).
 
-    * Recall: ``k_i v_i`` pairs occupy positions ``0 .. 2 n_pairs - 1``; key ``k_i`` is asked again at a
-      position ``2i + d`` with ``d`` drawn from ``recall_distance`` (inclusive), and the target there is ``v_i``.
+    * Recall: ``k_i v_i`` pairs occupy positions ``0 .. 2 n_pairs - 1``, with the values a fresh random
+      permutation of the value ids in every sequence (so a pair cannot be memorised as a fixed bigram); key
+      ``k_i`` is asked again at a position ``2i + d`` with ``d`` drawn from ``recall_distance`` (inclusive), and
+      the target there is ``v_i``. Queries that would fall beyond ``seq_len`` are dropped.
     * Local induction: a trigger ``a`` followed by a filler ``b`` at position ``s``; ``a`` reappears at ``s + d``
       with ``d`` drawn from ``local_span``, and the target there is ``b``.
 
@@ -176,7 +178,7 @@ def local_and_recall(
     for name, (lo, hi) in (("local_span", local_span), ("recall_distance", recall_distance)):
         if not (isinstance(lo, int) and isinstance(hi, int) and 2 <= lo <= hi):
             raise ValueError(f"{name} must be (lo, hi) ints with 2 <= lo <= hi, got {(lo, hi)!r}")
-    _check_int("seq_len", seq_len, max(2 * n_pairs + recall_distance[1] + 1, local_span[1] + 2))
+    _check_int("seq_len", seq_len, max(2 * n_pairs + recall_distance[0] + 1, local_span[1] + 2))
     gen = _gen(seed)
     trig0 = n_filler
     key0 = trig0 + n_local
@@ -189,9 +191,12 @@ def local_and_recall(
     lo_l, hi_l = local_span
     for row in range(n):
         used = torch.zeros(seq_len, dtype=torch.bool)
+        values = (
+            val0 + torch.randperm(n_pairs, generator=gen)
+        ).tolist()  # a fresh key -> value map per sequence
         for i in range(n_pairs):
             tokens[row, 2 * i] = key0 + i
-            tokens[row, 2 * i + 1] = val0 + i
+            tokens[row, 2 * i + 1] = values[i]
         used[: 2 * n_pairs] = True
         for i in torch.randperm(n_pairs, generator=gen).tolist():
             d = int(torch.randint(lo_r, hi_r + 1, (1,), generator=gen))
@@ -199,7 +204,7 @@ def local_and_recall(
             if q >= seq_len or used[q]:
                 continue
             tokens[row, q] = key0 + i
-            targets[row, q] = val0 + i
+            targets[row, q] = values[i]
             kind[row, q], distance[row, q] = RecallBatch.RECALL, d
             used[q] = True
         for j in range(n_local):
