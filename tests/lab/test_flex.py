@@ -66,6 +66,20 @@ def test_log_n_scaling_multiplies_scores_by_log_visible_keys():
     assert torch.allclose(w[:, :, 0, 0], torch.ones(()).double())
 
 
+def test_log_n_scaling_offset_matches_a_chunk_of_the_full_pass():
+    q, k, v = qkv(h=2)
+    s = [0.7, 1.3]
+    full = attention(q, k, v, score_mod=log_n_scaling(s), mask_mod=causal)
+    tail = attention(
+        q[:, :, 12:],
+        k,
+        v,
+        score_mod=log_n_scaling(s, q_offset=12),
+        mask_mod=lambda b, h, qi, ki: qi + 12 >= ki,
+    )
+    torch.testing.assert_close(tail, full[:, :, 12:])
+
+
 def test_fully_masked_rows_give_zeros():
     q, k, v = qkv(t=6)
     out = attention(q, k, v, mask_mod=lambda b, h, qi, ki: (qi > 2) & (ki < 2))

@@ -241,16 +241,22 @@ def alibi_bias(slopes: Sequence[float] | Tensor, tq: int, tk: int) -> Tensor:
     return -(s[:, None, None] * dist)[None]
 
 
-def log_n_scaling(s: float | Sequence[float] | Tensor, causal_len: bool = True) -> ScoreMod:
+def log_n_scaling(
+    s: float | Sequence[float] | Tensor, causal_len: bool = True, q_offset: int = 0
+) -> ScoreMod:
     """SSMax-style length scaling: multiply each score by ``s_h * log(n)``.
 
-    ``n`` is the number of keys the query can see: ``q_idx + 1`` for causal attention (``causal_len``), else the
-    key length. With ``n = 1`` the row's scores become 0 (a single key gets all the weight anyway).
+    ``n`` is the number of keys the query can see: ``q_offset + q_idx + 1`` for causal attention
+    (``causal_len``; ``q_offset`` is the absolute position of the first query, for chunked or KV-cached queries),
+    else the key length. With ``n = 1`` the row's scores become 0 (a single key gets all the weight anyway).
+    ``s`` keeps float64 precision until it meets the scores' dtype.
     """
-    st = torch.as_tensor(s, dtype=torch.float32).flatten()
+    st = torch.as_tensor(s, dtype=torch.float64).flatten()
+    if isinstance(q_offset, bool) or not isinstance(q_offset, int) or q_offset < 0:
+        raise ValueError(f"q_offset must be an int >= 0, got {q_offset!r}")
 
     def mod(score: Tensor, b: Tensor, h: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
-        n = (q_idx + 1) if causal_len else (kv_idx.amax() + 1)
+        n = (q_idx + q_offset + 1) if causal_len else (kv_idx.amax() + 1)
         sh = st.to(score.device, score.dtype)
         sh = sh[h] if sh.numel() > 1 else sh[0]
         return score * sh * torch.log(n.to(score.dtype))
