@@ -10,5 +10,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
     {
         "LocalLinearAttention": "lla",
         "local_linear_attention": "lla",
+        "GGDPrior": "bam",
+        "bias_attention": "bam",
+        "PEAttention": "bam",
+        "get_scheme": "bam",
     },
 )
