@@ -14,5 +14,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "bias_attention": "bam",
         "PEAttention": "bam",
         "get_scheme": "bam",
+        "HDLAAttention": "hdla",
+        "hdla_decay_terms": "hdla",
     },
 )
