@@ -16,5 +16,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "get_scheme": "bam",
         "HDLAAttention": "hdla",
         "hdla_decay_terms": "hdla",
+        "DirichletRouter": "dirmoe",
+        "MoEFFN": "dirmoe",
+        "moe_ffn": "dirmoe",
+        "TopKSoftmaxRouter": "dirmoe",
     },
 )

@@ -1,0 +1,204 @@
+"""Baseline routers behind DirMoE's router interface (``forward(h) -> (gates, aux)``).
+
+* :class:`TopKSoftmaxRouter`: ``p = softmax(W h)``; keep the top-k, renormalise (Mixtral / GShard); Switch
+  load-balance loss ``E * sum_e f_e P_e`` (f_e = top-k assignments per token to e, P_e = mean p_e), weight 1e-2.
+* :class:`NoisyTopKRouter` (Shazeer et al., 2017): ``H = W_g h + eps * softplus(W_n h)`` in training, softmax over
+  the top-k of H; importance and load CV^2 losses (the load through the smooth normal-CDF estimator).
+* :class:`ReLURouter` (ReMoE-style): ``g = relu(W h)`` with an L1 penalty whose weight adapts multiplicatively
+  toward the target sparsity ``1 - k/E``.
+* :class:`SoftMoE`: dense ``softmax(W h)`` over all experts (every expert runs; an upper bound on compute).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from iclr26.attention.dirmoe.router import Router, check_positive, check_positive_int
+
+__all__ = ["NoisyTopKRouter", "ReLURouter", "SoftMoE", "TopKSoftmaxRouter", "switch_balance_loss"]
+
+
+def _check_k(k: int, n_experts: int) -> int:
+    check_positive_int("k", k)
+    if k >= n_experts:
+        raise ValueError(f"k must be < n_experts={n_experts}, got {k}")
+    return k
+
+
+def _init(lin: nn.Linear, generator: torch.Generator | None, scale: float = 1.0) -> None:
+    with torch.no_grad():
+        lin.weight.normal_(0.0, scale * lin.in_features**-0.5, generator=generator)
+        if lin.bias is not None:
+            lin.bias.zero_()
+
+
+def switch_balance_loss(probs: Tensor, indices: Tensor, n_experts: int) -> Tensor:
+    """Switch-Transformer balance loss ``E * sum_e f_e P_e`` over all tokens (Mixtral's normalisation).
+
+    `probs` (..., E) are the full softmax probabilities; `indices` (..., k) the selected experts; ``f_e`` counts
+    top-k assignments per token (so it sums to k), ``P_e`` is the mean probability.
+    """
+    p = probs.reshape(-1, n_experts)
+    f = F.one_hot(indices.reshape(p.shape[0], -1), n_experts).sum(1).to(p.dtype).mean(0)
+    return n_experts * (f * p.mean(0)).sum()
+
+
+def _cv_squared(x: Tensor) -> Tensor:
+    """Squared coefficient of variation ``var(x) / mean(x)^2`` (0 for a single expert)."""
+    return x.float().var() / (x.float().mean() ** 2 + 1e-10)
+
+
+class TopKSoftmaxRouter(Router):
+    """Top-k softmax routing with renormalised weights and the Switch load-balance loss.
+
+    Examples
+    --------
+    >>> r = TopKSoftmaxRouter(8, 4, k=2)
+    >>> g, aux = r(torch.randn(5, 8))
+    >>> int((g > 0).sum(-1).max()), bool(torch.allclose(g.sum(-1), torch.ones(5)))
+    (2, True)
+    """
+
+    def __init__(self, d_model: int, n_experts: int, k: int = 2, balance_coef: float = 1e-2) -> None:
+        super().__init__(d_model, n_experts)
+        self.k = _check_k(k, n_experts)
+        if not balance_coef >= 0:
+            raise ValueError(f"balance_coef must be >= 0, got {balance_coef!r}")
+        self.balance_coef = float(balance_coef)
+        self.gate = nn.Linear(d_model, n_experts, bias=False)
+        self.reset_parameters()
+
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """Gate weights ~ N(0, 0.1^2 / d_model)."""
+        _init(self.gate, generator, 0.1)
+
+    def route(self, h: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
+        logits = self.gate(h)
+        probs = torch.softmax(logits, dim=-1)
+        top, idx = probs.topk(self.k, dim=-1)
+        gates = torch.zeros_like(probs).scatter(-1, idx, top / top.sum(-1, keepdim=True))
+        balance = switch_balance_loss(probs, idx, self.n_experts)
+        aux = {
+            "loss": self.balance_coef * balance,
+            "balance": balance,
+            "expected_active": torch.full(h.shape[:-1], float(self.k), device=h.device),
+            "probs": probs,
+            "logits": logits,
+        }
+        return gates, aux
+
+
+class NoisyTopKRouter(Router):
+    """Noisy top-k gating (Shazeer et al., 2017) with importance and load balancing losses."""
+
+    def __init__(
+        self, d_model: int, n_experts: int, k: int = 2, w_importance: float = 1e-2, w_load: float = 1e-2
+    ) -> None:
+        super().__init__(d_model, n_experts)
+        self.k = _check_k(k, n_experts)
+        self.w_importance, self.w_load = float(w_importance), float(w_load)
+        self.gate = nn.Linear(d_model, n_experts, bias=False)
+        self.noise = nn.Linear(d_model, n_experts, bias=False)
+        self.reset_parameters()
+
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """Gate weights ~ N(0, 0.1^2 / d_model); noise weights zero (softplus(0) noise scale at start)."""
+        _init(self.gate, generator, 0.1)
+        with torch.no_grad():
+            self.noise.weight.zero_()
+
+    def route(self, h: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
+        clean = self.gate(h)
+        if self.training:
+            std = F.softplus(self.noise(h)) + 1e-2
+            noisy = clean + torch.randn_like(clean) * std
+        else:
+            std, noisy = None, clean
+        top, idx = noisy.topk(min(self.k + 1, self.n_experts), dim=-1)
+        kept = torch.full_like(noisy, float("-inf")).scatter(-1, idx[..., : self.k], top[..., : self.k])
+        gates = torch.softmax(kept, dim=-1)
+        importance = gates.reshape(-1, self.n_experts).sum(0)
+        if std is not None and self.k < self.n_experts:
+            # P(expert e stays in the top-k when its noise is redrawn), Shazeer et al. eq. (8-10)
+            in_thresh, out_thresh = top[..., self.k : self.k + 1], top[..., self.k - 1 : self.k]
+            is_in = noisy > in_thresh
+            normal = torch.distributions.Normal(0.0, 1.0)
+            prob = torch.where(
+                is_in, normal.cdf((clean - in_thresh) / std), normal.cdf((clean - out_thresh) / std)
+            )
+            load = prob.reshape(-1, self.n_experts).sum(0)
+        else:
+            load = (gates > 0).reshape(-1, self.n_experts).sum(0).to(gates.dtype)
+        loss = self.w_importance * _cv_squared(importance) + self.w_load * _cv_squared(load)
+        aux = {
+            "loss": loss,
+            "importance": importance,
+            "load": load,
+            "expected_active": torch.full(h.shape[:-1], float(self.k), device=h.device),
+        }
+        return gates, aux
+
+
+class ReLURouter(Router):
+    """ReMoE-style ReLU routing: ``g = relu(W h)``, L1 weight adapted toward the target sparsity 1 - k/E.
+
+    After each training forward, ``lambda <- lambda * step ** sign(target_sparsity - measured_sparsity)``
+    (ReMoE's controller; default lambda_0 = 1e-8, step = 1.2).
+    """
+
+    def __init__(
+        self, d_model: int, n_experts: int, k: int = 2, lambda_init: float = 1e-8, lambda_step: float = 1.2
+    ) -> None:
+        super().__init__(d_model, n_experts)
+        self.k = _check_k(k, n_experts)
+        check_positive("lambda_init", lambda_init)
+        if not lambda_step > 1.0:
+            raise ValueError(f"lambda_step must be > 1, got {lambda_step!r}")
+        self.lambda_step = float(lambda_step)
+        self.target_sparsity = 1.0 - k / n_experts
+        self.register_buffer("l1_weight", torch.tensor(float(lambda_init)))
+        self.gate = nn.Linear(d_model, n_experts, bias=False)
+        self.reset_parameters()
+
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """Gate weights ~ N(0, 1 / d_model)."""
+        _init(self.gate, generator)
+
+    def route(self, h: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
+        gates = F.relu(self.gate(h))
+        l1 = gates.reshape(-1, self.n_experts).sum(-1).mean()
+        active = (gates > 0).sum(-1).to(gates.dtype)
+        weight = self.l1_weight.clone()
+        loss = weight * l1
+        if self.training:
+            sparsity = 1.0 - float(active.mean()) / self.n_experts
+            sign = (
+                math.copysign(1.0, self.target_sparsity - sparsity) if sparsity != self.target_sparsity else 0
+            )
+            self.l1_weight.mul_(self.lambda_step**sign)
+        return gates, {"loss": loss, "l1": l1, "l1_weight": weight, "expected_active": active}
+
+
+class SoftMoE(Router):
+    """Dense softmax routing: every expert runs with weight ``softmax(W h)_e`` (no auxiliary loss)."""
+
+    def __init__(self, d_model: int, n_experts: int) -> None:
+        super().__init__(d_model, n_experts)
+        self.gate = nn.Linear(d_model, n_experts, bias=False)
+        self.reset_parameters()
+
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """Gate weights ~ N(0, 0.1^2 / d_model)."""
+        _init(self.gate, generator, 0.1)
+
+    def route(self, h: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
+        gates = torch.softmax(self.gate(h), dim=-1)
+        aux = {
+            "loss": gates.new_zeros(()),
+            "expected_active": torch.full(h.shape[:-1], float(self.n_experts), device=h.device),
+        }
+        return gates, aux

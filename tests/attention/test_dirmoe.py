@@ -1,0 +1,353 @@
+"""Oracle tests of DirMoE (OpenReview a15cDnzr6r): the Dirichlet router, the baselines, the MoE FFN, the claim."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from torch.distributions import Bernoulli, Dirichlet, kl_divergence
+
+from iclr26.attention.dirmoe import (
+    DirichletRouter,
+    MoEFFN,
+    NoisyTopKRouter,
+    ReLURouter,
+    SoftMoE,
+    TauSchedule,
+    TopKSoftmaxRouter,
+    bernoulli_kl,
+    combine_gates,
+    dirichlet_kl,
+    expected_active,
+    inference_gates,
+    moe_aux_loss,
+    moe_ffn,
+    relaxed_selection,
+    set_progress,
+    sparsity_penalty,
+    switch_balance_loss,
+)
+from iclr26.attention.dirmoe.claim_check import dirmoe_decider
+from iclr26.attention.dirmoe.data import MultiDomainMarkov
+from iclr26.attention.dirmoe.routing_metrics import (
+    active_histogram,
+    expert_sets,
+    load_entropy,
+    routing_heatmap,
+    set_nmi,
+)
+from iclr26.harness.claims import Outcome
+from iclr26.lab.threads import limited_threads
+from iclr26.lab.transformer import Transformer
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Tiny ops run far faster on one thread than on a contended pool."""
+    with limited_threads(1):
+        yield
+
+
+LOGITS = torch.tensor([-2.0, -0.5, 0.0, 0.7, 2.5])
+
+
+@pytest.mark.parametrize("tau", [1.0, 0.01])
+def test_relaxed_selection_exceeds_half_with_probability_sigmoid(tau: float) -> None:
+    torch.manual_seed(0)
+    n = 100_000
+    z = relaxed_selection(LOGITS.expand(n, -1), tau)
+    frac = (z > 0.5).double().mean(0)
+    p = torch.sigmoid(LOGITS).double()
+    assert torch.all((frac - p).abs() <= 3 * torch.sqrt(p * (1 - p) / n))
+
+
+def test_relaxed_selection_is_monotone_and_near_binary_at_low_tau() -> None:
+    torch.manual_seed(1)
+    lo = relaxed_selection(torch.zeros(10_000), 0.5)
+    torch.manual_seed(1)
+    hi = relaxed_selection(torch.full((10_000,), 0.3), 0.5)
+    assert torch.all(hi >= lo)
+    z = relaxed_selection(LOGITS.expand(20_000, -1), 0.01)
+    assert float(((z < 0.01) | (z > 0.99)).float().mean()) > 0.97
+
+
+def test_dirichlet_rsample_gradient_matches_mean_gradient() -> None:
+    torch.manual_seed(0)
+    n = 100_000
+    alpha = torch.tensor([0.7, 1.5, 3.0], dtype=torch.float64)
+    leaf = alpha.expand(n, -1).clone().requires_grad_(True)
+    Dirichlet(leaf).rsample()[:, 0].sum().backward()
+    per_sample = leaf.grad  # d theta_1 / d alpha per draw
+    est, se = per_sample.mean(0), per_sample.std(0) / math.sqrt(n)
+    a0 = alpha.sum()
+    analytic = -alpha[0] / a0**2 * torch.ones(3, dtype=torch.float64)
+    analytic[0] += 1 / a0
+    assert torch.all((est - analytic).abs() <= 4 * se + 1e-4)
+
+
+def test_kl_closed_forms_equal_torch_distributions() -> None:
+    g = torch.Generator().manual_seed(0)
+    pi = torch.rand(6, 5, generator=g, dtype=torch.float64) * 0.98 + 0.01
+    ref = kl_divergence(Bernoulli(probs=pi), Bernoulli(probs=torch.full_like(pi, 0.25)))
+    assert torch.allclose(bernoulli_kl(pi, 0.25), ref, atol=1e-8, rtol=0)
+    alpha = torch.rand(6, 5, generator=g, dtype=torch.float64) * 4 + 0.01
+    ref = kl_divergence(Dirichlet(alpha), Dirichlet(torch.ones_like(alpha) * 1.3))
+    assert torch.allclose(dirichlet_kl(alpha, 1.3), ref, atol=1e-8, rtol=0)
+
+
+def test_closed_form_gradients_pass_gradcheck() -> None:
+    g = torch.Generator().manual_seed(0)
+    pi = (torch.rand(3, 4, generator=g, dtype=torch.float64) * 0.9 + 0.05).requires_grad_(True)
+    alpha = (torch.rand(3, 4, generator=g, dtype=torch.float64) + 0.2).requires_grad_(True)
+    z = torch.rand(3, 4, generator=g, dtype=torch.float64).requires_grad_(True)
+    theta = torch.rand(3, 4, generator=g, dtype=torch.float64).requires_grad_(True)
+    assert torch.autograd.gradcheck(lambda p: bernoulli_kl(p, 0.3), (pi,))
+    assert torch.autograd.gradcheck(lambda a: dirichlet_kl(a, 1.0), (alpha,))
+    assert torch.autograd.gradcheck(combine_gates, (z, theta))
+
+
+def test_training_gates_are_a_distribution_and_inference_gates_are_sparse() -> None:
+    torch.manual_seed(0)
+    h = torch.randn(4, 7, 12)
+    for gate in ("product", "masked_alpha"):
+        router = DirichletRouter(12, 6, k_target=2, gate=gate, tau_schedule=0.5)
+        g, aux = router(h)
+        assert torch.all(g >= 0) and torch.allclose(g.sum(-1), torch.ones(4, 7), atol=1e-4)
+        router.eval()
+        g, aux = router(h)
+        sel = aux["pi"] > 0.5
+        sel = torch.where(
+            sel.any(-1, keepdim=True), sel, torch.nn.functional.one_hot(aux["pi"].argmax(-1), 6) > 0
+        )
+        assert torch.all(g[~sel] == 0) and torch.all(g[sel] > 0)
+        assert torch.allclose(g.sum(-1), torch.ones(4, 7), atol=1e-6)
+        # weights on S are the Dirichlet mean renormalised on S
+        a = torch.where(sel, aux["alpha"], 0)
+        assert torch.allclose(g, a / a.sum(-1, keepdim=True))
+
+
+def test_inference_gates_empty_selection_and_cap() -> None:
+    pi = torch.tensor([[0.1, 0.4, 0.2], [0.9, 0.8, 0.7]])
+    alpha = torch.tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 2.0]])
+    g = inference_gates(pi, alpha, k_max=2)
+    assert torch.equal(g[0], torch.tensor([0.0, 1.0, 0.0]))
+    assert torch.allclose(g[1], torch.tensor([0.5, 0.5, 0.0]))
+
+
+def test_reduction_to_softmax_when_all_selected_and_concentration_large() -> None:
+    torch.manual_seed(0)
+    logits = torch.randn(200, 8, dtype=torch.float64)
+    target = torch.softmax(logits, -1)
+    theta = Dirichlet(1e6 * target).rsample()
+    gates = combine_gates(torch.ones_like(theta), theta)
+    assert torch.allclose(gates, target, atol=1e-2)
+
+
+def test_expected_active_matches_monte_carlo_and_the_router_heads() -> None:
+    torch.manual_seed(0)
+    router = DirichletRouter(10, 8, k_target=3)
+    with torch.no_grad():
+        router.selection.weight.normal_(0, 1)
+    h = torch.randn(5, 10)
+    logits = router.selection.weight @ h.T + router.selection.bias[:, None]
+    oracle = torch.sigmoid(logits.T).sum(-1)
+    with torch.no_grad():
+        assert torch.allclose(router.expected_active(h), oracle, atol=1e-6)
+        n = 40_000
+        z = relaxed_selection(logits.T.expand(n, -1, -1), 0.7) > 0.5
+        counts = z.sum(-1).double()
+    mc, se = counts.mean(0), counts.std(0) / math.sqrt(n)
+    assert torch.all((mc - oracle.double()).abs() <= 4 * se)
+    assert torch.allclose(expected_active(torch.sigmoid(logits.T)), oracle)
+
+
+def test_sparsity_penalty_alone_drives_expected_active_to_k() -> None:
+    torch.manual_seed(0)
+    router = DirichletRouter(16, 8, k_target=3)
+    with torch.no_grad():
+        router.selection.bias.fill_(2.0)  # start far from k (sum pi ~ 7)
+    opt = torch.optim.Adam(router.selection.parameters(), lr=0.05)
+    for _ in range(150):
+        h = torch.randn(64, 16)
+        loss = router.lambda_s * sparsity_penalty(torch.sigmoid(router.selection(h)), router.k_target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        assert abs(float(router.expected_active(torch.randn(4096, 16)).mean()) - 3) < 0.05
+
+
+def test_aux_loss_is_the_weighted_elbo_terms_after_warmup() -> None:
+    torch.manual_seed(0)
+    router = DirichletRouter(8, 4, k_target=1, kappa_z=0.1, kappa_theta=0.2, lambda_s=0.3)
+    router.set_progress(1.0)
+    _, aux = router(torch.randn(3, 8))
+    want = 0.1 * aux["kl_z"] + 0.2 * aux["kl_theta"] + 0.3 * aux["sparsity"]
+    assert torch.allclose(aux["loss"], want)
+    router.set_progress(0.0)
+    assert float(router(torch.randn(3, 8))[1]["loss"].detach()) == 0.0
+    assert math.isclose(router.tau, 1.0)
+    assert math.isclose(TauSchedule()(0.35), math.sqrt(0.1))
+
+
+ROUTERS = {
+    "dirichlet": lambda: DirichletRouter(12, 5, k_target=2),
+    "dirichlet_st": lambda: DirichletRouter(12, 5, k_target=2, straight_through=True),
+    "topk": lambda: TopKSoftmaxRouter(12, 5, k=2),
+    "noisy": lambda: NoisyTopKRouter(12, 5, k=2),
+    "relu": lambda: ReLURouter(12, 5, k=2),
+    "soft": lambda: SoftMoE(12, 5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUTERS))
+def test_sparse_dispatch_equals_dense(name: str) -> None:
+    torch.manual_seed(0)
+    router = ROUTERS[name]()
+    dense = MoEFFN(12, 16, 5, router, dispatch="dense")
+    sparse = MoEFFN(12, 16, 5, router, dispatch="sparse")
+    sparse.experts.load_state_dict(dense.experts.state_dict())
+    x = torch.randn(3, 6, 12)
+    for train in (True, False):
+        dense.train(train)
+        sparse.train(train)
+        torch.manual_seed(1)
+        yd = dense(x)
+        torch.manual_seed(1)
+        ys = sparse(x)
+        assert torch.allclose(yd, ys, atol=1e-6)
+    # dense compute with explicit per-expert outputs and the gates zeroed where the router did not select
+    g = dense.last_gates.reshape(-1, 5)
+    ref = sum(g[:, e, None] * dense.experts.expert(e, x.reshape(-1, 12)) for e in range(5))
+    assert torch.allclose(yd.reshape(-1, 12), ref, atol=1e-6)
+
+
+def test_topk_router_and_moe_match_mixtral() -> None:
+    from transformers import MixtralConfig
+    from transformers.models.mixtral.modeling_mixtral import MixtralSparseMoeBlock, load_balancing_loss_func
+
+    torch.manual_seed(0)
+    cfg = MixtralConfig(hidden_size=12, intermediate_size=10, num_local_experts=5, num_experts_per_tok=2)
+    ref = MixtralSparseMoeBlock(cfg)
+    for p in ref.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    router = TopKSoftmaxRouter(12, 5, k=2)
+    moe = MoEFFN(12, 10, 5, router, activation="swiglu", bias=False, dispatch="sparse")
+    with torch.no_grad():
+        router.gate.weight.copy_(ref.gate.weight)
+        moe.experts.w_in.copy_(ref.experts.gate_up_proj.transpose(1, 2))
+        moe.experts.w_out.copy_(ref.experts.down_proj.transpose(1, 2))
+    x = torch.randn(2, 7, 12)
+    ref.eval()
+    assert torch.allclose(moe(x), ref(x), atol=1e-5)
+    logits, scores, idx = ref.gate(x)
+    gates, aux = router(x)
+    assert torch.allclose(gates.reshape(-1, 5).gather(-1, idx), scores, atol=1e-6)
+    want = load_balancing_loss_func((logits,), 5, 2)
+    assert torch.allclose(aux["balance"], want, atol=1e-6)
+    assert torch.allclose(switch_balance_loss(aux["probs"], idx, 5), want, atol=1e-6)
+
+
+def test_baseline_routers_behave() -> None:
+    torch.manual_seed(0)
+    h = torch.randn(64, 12)
+    noisy = NoisyTopKRouter(12, 5, k=2)
+    g, aux = noisy(h)
+    assert torch.all((g > 0).sum(-1) == 2) and torch.allclose(g.sum(-1), torch.ones(64))
+    aux["loss"].backward()
+    assert noisy.noise.weight.grad is not None and noisy.noise.weight.grad.abs().sum() > 0
+    soft_g, _ = SoftMoE(12, 5)(h)
+    assert torch.all(soft_g > 0)
+    relu = ReLURouter(12, 8, k=2)
+    for _ in range(120):  # the adaptive L1 weight rises while too many experts are active
+        relu(h)
+    assert float(relu.l1_weight) > 1e-2
+
+
+def test_moe_trains_inside_the_shared_transformer() -> None:
+    torch.manual_seed(0)
+    ffn = moe_ffn(lambda d, e: DirichletRouter(d, e, k_target=2), n_experts=4, d_hidden=16)
+    model = Transformer(vocab_size=11, seq_len=8, d_model=16, n_layers=2, n_heads=2, ffn=ffn, init_seed=0)
+    set_progress(model, 0.5)
+    tokens = torch.randint(0, 11, (4, 8))
+    loss = torch.nn.functional.cross_entropy(model(tokens).flatten(0, 1), tokens.flatten())
+    (loss + moe_aux_loss(model)).backward()
+    router = model.blocks[1].mlp.router
+    assert router.progress == 0.5
+    for p in (router.selection.weight, router.concentration.weight):
+        assert p.grad is not None and p.grad.abs().sum() > 0
+
+
+def test_bad_inputs_raise_clear_errors() -> None:
+    with pytest.raises(ValueError, match="k_target"):
+        DirichletRouter(8, 4, k_target=4)
+    with pytest.raises(ValueError, match="tau"):
+        DirichletRouter(8, 4, k_target=1, tau_schedule=0.0)
+    with pytest.raises(ValueError, match="alpha_min"):
+        DirichletRouter(8, 4, k_target=1, alpha_min=0.0)
+    with pytest.raises(ValueError, match="d_model"):
+        MoEFFN(16, 8, 4, DirichletRouter(8, 4, k_target=1))
+    router = DirichletRouter(8, 4, k_target=1)
+    with torch.no_grad():
+        router.concentration.bias.fill_(float("nan"))
+    moe = MoEFFN(8, 8, 4, router, layer=3).eval()
+    with pytest.raises(ValueError, match="layer 3"):
+        moe(torch.randn(1, 2, 8))
+
+
+def test_sabotage_unnormalised_gate_violates_the_reduction_oracle() -> None:
+    torch.manual_seed(0)
+    target = torch.softmax(torch.randn(50, 8, dtype=torch.float64), -1)
+    theta = Dirichlet(1e6 * target).rsample()
+    z = torch.ones_like(theta)
+    z[:, 0] = 0.5  # a broken gate that forgets to renormalise after scaling by z
+    assert not torch.allclose(z * theta, target, atol=1e-2)
+
+
+def test_markov_data_follows_its_chains_and_bayes_loss_matches_brute_force() -> None:
+    data = MultiDomainMarkov(n_domains=3, vocab_size=9, n_successors=2, seed=1)
+    assert torch.all(data.allowed.sum(-1) == 2)
+    tokens, domains = data.sample(20, 7, torch.Generator().manual_seed(0))
+    assert bool(data.is_valid(tokens, domains).all())
+    again, _ = data.sample(20, 7, torch.Generator().manual_seed(0))
+    assert torch.equal(tokens, again)
+    nll = []
+    for seq in tokens.tolist():
+        for t in range(1, len(seq)):
+            alive = [d for d in range(3) if all(data.allowed[d, seq[s - 1], seq[s]] for s in range(1, t))]
+            p = sum(float(data.allowed[d, seq[t - 1], seq[t]]) / 2 for d in alive) / len(alive)
+            nll.append(-math.log(p))
+    assert math.isclose(data.bayes_loss(tokens), sum(nll) / len(nll), rel_tol=1e-9)
+
+
+def test_routing_metrics_on_hand_made_gates() -> None:
+    domains = torch.tensor([0, 0, 1, 1])
+    split = torch.tensor([[1.0, 0, 0], [1.0, 0, 0], [0, 0.5, 0.5], [0, 0.5, 0.5]])
+    assert math.isclose(set_nmi(domains, split), 1.0)
+    assert set_nmi(domains, torch.tensor([[1.0, 0, 0], [0, 1.0, 0]] * 2)) < 1e-9
+    assert torch.equal(expert_sets(split), torch.tensor([1, 1, 6, 6]))
+    assert math.isclose(load_entropy(torch.eye(3)), 1.0)
+    heat = routing_heatmap(domains, split, 2)
+    assert heat.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]]
+    assert active_histogram(split) == [0.0, 0.5, 0.5, 0.0]
+
+
+def _rows(loss_gap: list[float], nmi_gain: list[float], active: float = 2.0) -> list[dict[str, float]]:
+    return [
+        {"dirmoe_val_loss": 2.0 + g, "topk_val_loss": 2.0, "dirmoe_nmi": 0.3 + n, "topk_nmi": 0.3,
+         "dirmoe_active": active}
+        for g, n in zip(loss_gap, nmi_gain)
+    ]  # fmt: skip
+
+
+def test_claim_decider_outcomes() -> None:
+    decide = dirmoe_decider(k=2.0)
+    assert decide(_rows([0.0, 0.01, -0.01], [0.08, 0.1, 0.12])).outcome is Outcome.SUPPORTED
+    # sabotage: the baseline's own numbers in place of DirMoE's cannot support the claim
+    assert decide(_rows([0.0, 0.0, 0.0], [0.0, 0.0, 0.0])).outcome is not Outcome.SUPPORTED
+    assert decide(_rows([0.1, 0.09, 0.12], [0.08, 0.1, 0.12])).outcome is Outcome.NOT_SUPPORTED
+    assert decide(_rows([0.0, 0.0, 0.0], [-0.1, -0.12, -0.08])).outcome is Outcome.NOT_SUPPORTED
+    assert decide(_rows([0.0, 0.0, 0.0], [0.08, 0.1, 0.12], active=1.0)).outcome is Outcome.INCONCLUSIVE
+    assert decide(_rows([0.04, 0.04, 0.04], [0.08, 0.1, 0.12])).outcome is Outcome.INCONCLUSIVE
+    assert decide(_rows([0.0], [0.1])).outcome is Outcome.INCONCLUSIVE
