@@ -25,8 +25,10 @@ the unit-lower-triangular system ``(I - A_ab) U = (a * e^{ge}) S_0 + A_ak V`` (t
     S_C = e^{g_C} * S_0 + (k * e^{g_C - g})^T V + (b * e^{g_C - g})^T U,
 
 where ``A_xy[i, j] = sum_c x_ic y_jc exp(g_ic - g_jc)`` on the causal (A_qk, A_qb: j <= i) or strictly causal
-(A_ak, A_ab: j < i, with ``ge`` for the row) triangle. The exponentials are formed only on that triangle from
-differences of cumulative log-decays, so nothing overflows however small ``f`` gets. The chunk-internal work runs
+(A_ak, A_ab: j < i, with ``ge`` for the row) triangle. When every chunk's cumulative log-decay stays above -30
+(float32; -300 in float64) each A is one matmul of ``x e^{g}`` and ``y e^{-g}``; otherwise the exponentials are
+formed only on the triangle from differences of cumulative log-decays, so nothing overflows however small ``f``
+gets. The chunk-internal work runs
 for all chunks at once; only the (d_k, d_v) state is carried from chunk to chunk.
 
 Shapes: ``q, log_f``: (B, T, H, d_k); ``k``: (B, T*r_kv, H, d_k); ``v``: (B, T*r_kv, H, d_v); ``a, b``:
@@ -144,8 +146,15 @@ def rank_generalized_recurrence(
     return o, state
 
 
-def _pairwise(x: Tensor, gx: Tensor, y: Tensor, gy: Tensor, mask: Tensor) -> Tensor:
-    """``sum_c x_ic y_jc exp(gx_ic - gy_jc)`` on ``mask`` (I, J), zero elsewhere; leading dims broadcast."""
+def _pairwise(x: Tensor, gx: Tensor, y: Tensor, gy: Tensor, mask: Tensor, factorized: bool) -> Tensor:
+    """``sum_c x_ic y_jc exp(gx_ic - gy_jc)`` on ``mask`` (I, J), zero elsewhere; leading dims broadcast.
+
+    ``factorized`` computes it as one matmul ``(x e^{gx}) (y e^{-gy})^T`` — valid when the cumulative log-decays
+    are small enough that ``e^{-gy}`` cannot overflow (checked by the caller); otherwise the exponent is formed
+    from differences on the mask only, which is exact for any decay but costs a (I, J, d) tensor.
+    """
+    if factorized:
+        return ((x * gx.exp()) @ (y * (-gy).exp()).transpose(-1, -2)) * mask
     diff = gx[..., :, None, :] - gy[..., None, :, :]
     decay = torch.where(mask[..., None], diff, torch.full_like(diff, float("-inf"))).exp()
     return torch.einsum("...ic,...jc,...ijc->...ij", x, y, decay)
@@ -190,15 +199,18 @@ def rank_generalized_chunk(
     t_q = torch.arange(c, device=q.device)
     g_k = g[..., t_kv, :]
     g_end = g[..., -1:, :]  # g_C
-    a_qk = _pairwise(qc, g, kc, g_k, t_q[:, None] >= t_kv[None, :])
+    # one matmul per block when e^{-g} stays far from overflow in this dtype (g is cumulative within a chunk)
+    limit = 300.0 if q.dtype == torch.float64 else 30.0
+    factorized = bool(q.numel()) and float(-g_end.detach().min()) < limit
+    a_qk = _pairwise(qc, g, kc, g_k, t_q[:, None] >= t_kv[None, :], factorized)
     inter_q = qc * g.exp()  # multiplies S_0
     if r_ab:
         ac, bc = prep(a, r_ab), prep(b, r_ab)
         t_ab = torch.arange(c * r_ab, device=q.device) // r_ab
         g_b, ge_a = g[..., t_ab, :], ge[..., t_ab, :]
-        a_qb = _pairwise(qc, g, bc, g_b, t_q[:, None] >= t_ab[None, :])
-        a_ak = _pairwise(ac, ge_a, kc, g_k, t_ab[:, None] > t_kv[None, :])
-        a_ab = _pairwise(ac, ge_a, bc, g_b, t_ab[:, None] > t_ab[None, :])
+        a_qb = _pairwise(qc, g, bc, g_b, t_q[:, None] >= t_ab[None, :], factorized)
+        a_ak = _pairwise(ac, ge_a, kc, g_k, t_ab[:, None] > t_kv[None, :], factorized)
+        a_ab = _pairwise(ac, ge_a, bc, g_b, t_ab[:, None] > t_ab[None, :], factorized)
         eye = torch.eye(c * r_ab, dtype=q.dtype, device=q.device)
         tri = eye - a_ab  # unit lower triangular
         w = torch.linalg.solve_triangular(tri, ac * ge_a.exp(), upper=False, unitriangular=True)
