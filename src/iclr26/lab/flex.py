@@ -360,7 +360,7 @@ def block_sparse_attention(
     if m.shape != (tq, tk):
         raise ValueError(f"mask must have shape ({tq}, {tk}), got {tuple(m.shape)}")
     scale = d**-0.5 if scale is None else float(scale)
-    any_, _ = _tile_view(m.cpu(), block_size)
+    any_, all_ = _tile_view(m.cpu(), block_size)  # one tile plan serves the loop and the returned stats
     out = q.new_zeros(b, h, tq, dv)
     pairs = 0
     bi, hi = _indices(b, h, 1, 1, q.device)[:2]
@@ -382,5 +382,6 @@ def block_sparse_attention(
         out[:, :, q0:q1] = torch.matmul(weights, v[:, :, keys])
         pairs += (q1 - q0) * keys.numel()
     per_pair = 2 * (d + dv) * b * h
-    stats = block_stats(m.cpu(), block_size=block_size)
+    n_full, n_empty = int(all_.sum()), int((~any_).sum())
+    stats = BlockStats(n_empty, n_full, int(any_.numel()) - n_full - n_empty, block_size)
     return BlockSparseResult(out=out, flops=pairs * per_pair, dense_flops=tq * tk * per_pair, stats=stats)
