@@ -20,5 +20,10 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "MoEFFN": "dirmoe",
         "moe_ffn": "dirmoe",
         "TopKSoftmaxRouter": "dirmoe",
+        "HilbertWindowAttention": "hilbert_attention",
+        "HilbertSlideAttention": "hilbert_attention",
+        "gilbert_order": "hilbert_attention",
+        "local_mask": "hilbert_attention",
+        "BlockSparseAttention": "hilbert_attention",
     },
 )
