@@ -25,5 +25,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "gilbert_order": "hilbert_attention",
         "local_mask": "hilbert_attention",
         "BlockSparseAttention": "hilbert_attention",
+        "SWAXModel": "swax",
+        "SlidingWindowAttention": "swax",
+        "MLSTMLayer": "swax",
+        "StochasticWindowSampler": "swax",
     },
 )
