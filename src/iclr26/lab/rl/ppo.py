@@ -69,9 +69,9 @@ def ppo_loss(
     ent = entropy.mean()
     loss = policy + value_coef * value - entropy_coef * ent
     stats = {
-        "policy_loss": float(policy),
-        "value_loss": float(value),
-        "entropy": float(ent),
-        "clip_frac": float(((ratio - 1).abs() > clip).float().mean()),
+        "policy_loss": float(policy.detach()),
+        "value_loss": float(value.detach()),
+        "entropy": float(ent.detach()),
+        "clip_frac": float(((ratio.detach() - 1).abs() > clip).float().mean()),
     }
     return loss, stats
