@@ -30,5 +30,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "HyperPruner": "hyperprune",
         "sparsegpt_prune": "hyperprune",
         "wanda_prune": "hyperprune",
+        "CactusVerifier": "cactus",
+        "cactus_h": "cactus",
+        "one_step_output_distribution": "cactus",
+        "speculative_generate": "cactus",
     },
 )

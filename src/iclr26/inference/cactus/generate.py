@@ -1,0 +1,135 @@
+"""End-to-end speculative generation with the tensor verifiers, on top of the lab's decoding loop.
+
+:func:`speculative_generate` adapts a :class:`~iclr26.inference.cactus.verifiers.BaseVerifier` to the verifier
+callable of :func:`iclr26.lab.speculative.speculative_decode` (which owns the KV caches and the draft/verify
+rounds): logits are divided by ``temperature`` and soft-maxed, drafts are sampled from the drafter, the first
+rejected position emits its residual token, and if every draft passes the bonus token is drawn from the
+target's unmodified last row. :class:`TableLM` is a bigram "model" given as a fixed table, with the small part
+of the Hugging Face interface the loop needs; it makes exact tests of the whole loop cheap.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from iclr26.inference.cactus.verifiers import BaseVerifier
+from iclr26.lab.speculative import DecodeStats, speculative_decode
+
+__all__ = ["TableLM", "speculative_generate", "target_sample"]
+
+
+class _Out(dict):
+    """Minimal model output: ``out.logits`` and ``out.get("past_key_values")``."""
+
+    def __init__(self, logits: Tensor, cache: object) -> None:
+        super().__init__(logits=logits, past_key_values=cache)
+        self.logits = logits
+
+
+class _TableCache:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def get_seq_length(self) -> int:
+        return self.n
+
+    def crop(self, length: int) -> None:
+        self.n = self.n + length if length < 0 else min(self.n, length)
+
+
+class TableLM(nn.Module):
+    """A first-order (bigram) "language model": the next-token logits are ``log(table[last_token])``.
+
+    Parameters
+    ----------
+    table : (V, V) row-stochastic matrix; row ``a`` is the next-token law after token ``a``.
+    """
+
+    def __init__(self, table: Tensor) -> None:
+        super().__init__()
+        if not isinstance(table, Tensor) or table.ndim != 2 or table.shape[0] != table.shape[1]:
+            raise ValueError(f"table must be a square (V, V) tensor, got {getattr(table, 'shape', None)}")
+        if bool((table < 0).any()) or float((table.sum(-1) - 1).abs().max()) > 1e-6:
+            raise ValueError("table must be row-stochastic (non-negative rows summing to 1)")
+        self.register_buffer("log_table", torch.log(table.double()))
+        self.head = nn.Linear(1, table.shape[0], bias=False)
+        self.config = {"vocab_size": table.shape[0]}
+
+    def get_output_embeddings(self) -> nn.Linear:
+        return self.head
+
+    def forward(self, ids: Tensor, use_cache: bool = True, past_key_values: object | None = None) -> _Out:
+        cache = past_key_values if past_key_values is not None else _TableCache()
+        cache.n += ids.shape[1]
+        return _Out(self.log_table[ids], cache)
+
+
+class _Adapter:
+    """Turns a tensor verifier into the lab loop's ``(target_logits, draft_logits, ids, gen) -> (n, next)``."""
+
+    def __init__(self, verifier: BaseVerifier, temperature: float) -> None:
+        self.verifier, self.temperature = verifier, temperature
+
+    def __call__(
+        self, target_logits: Tensor, draft_logits: Tensor, draft_ids: Tensor, generator: torch.Generator
+    ) -> tuple[int, int]:
+        q = torch.softmax(target_logits.double() / self.temperature, -1)
+        k = draft_ids.numel()
+        if k > 0:
+            p = torch.softmax(draft_logits.double() / self.temperature, -1)
+            accepted, residual = self.verifier.verify(q[None, :k], p[None], draft_ids[None].long(), generator)
+            rejected = (~accepted[0]).nonzero()
+            if rejected.numel():
+                i = int(rejected[0])
+                return i, int(residual[0, i])
+        return k, int(torch.multinomial(q[k], 1, generator=generator))
+
+
+def target_sample(temperature: float = 1.0):
+    """A draft sampler for :func:`speculative_decode`: one draw from ``softmax(logits / temperature)``."""
+
+    def sample(logits: Tensor, generator: torch.Generator) -> int:
+        return int(
+            torch.multinomial(torch.softmax(logits.double() / temperature, -1), 1, generator=generator)
+        )
+
+    return sample
+
+
+def speculative_generate(
+    target: nn.Module,
+    drafter: nn.Module,
+    input_ids: Tensor,
+    verifier: BaseVerifier,
+    gamma: int = 5,
+    temperature: float = 1.0,
+    max_new_tokens: int = 32,
+    seed: int = 0,
+    eos_token_id: int | None = None,
+) -> tuple[Tensor, DecodeStats]:
+    """Sample up to ``max_new_tokens`` tokens after ``input_ids`` (1, n) with draft-then-verify rounds.
+
+    The drafter samples ``gamma`` tokens at ``temperature``; ``verifier`` decides acceptance per position
+    (:class:`SpSVerifier` keeps the target's law exactly). Returns ``(ids (1, n + emitted), stats)`` where
+    ``stats`` is the lab's :class:`~iclr26.lab.speculative.DecodeStats` (``stats.acceptance_length`` is tau).
+    """
+    if not isinstance(verifier, BaseVerifier):
+        raise TypeError(
+            f"verifier must be a Cactus/SpS/Typical/TopK/Interp verifier, got {type(verifier).__name__}"
+        )
+    if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
+        raise ValueError(f"gamma must be an int >= 1, got {gamma!r}")
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
+        raise ValueError(f"temperature must be a number > 0, got {temperature!r}")
+    return speculative_decode(
+        target,
+        drafter,
+        input_ids,
+        _Adapter(verifier, float(temperature)),
+        gamma=gamma,
+        max_new_tokens=max_new_tokens,
+        draft_sampler=target_sample(float(temperature)),
+        eos_token_id=eos_token_id,
+        seed=seed,
+    )

@@ -1,0 +1,227 @@
+"""Oracle tests for Cactus (constrained acceptance speculative sampling), arXiv 2604.04987."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats
+
+from iclr26.harness.claims import Outcome
+from iclr26.inference.cactus import (
+    BaseVerifier,
+    CactusVerifier,
+    InterpVerifier,
+    SpSVerifier,
+    TableLM,
+    TypicalVerifier,
+    acceptance_probability,
+    binary_kl,
+    cactus_h,
+    one_step_output_distribution,
+    speculative_generate,
+)
+from iclr26.inference.cactus.claim_check import cactus_decider
+from iclr26.lab.speculative import SamplingVerifier, speculative_decode
+from iclr26.lab.threads import limited_threads
+
+F64 = torch.float64
+
+
+def _dirichlet(shape: tuple[int, ...], v: int, seed: int, conc: float = 0.5) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    x = torch._standard_gamma(torch.full((*shape, v), conc, dtype=F64), generator=g)
+    return x / x.sum(-1, keepdim=True)
+
+
+def _brute_r(p: torch.Tensor, q: torch.Tensor, verifier: BaseVerifier) -> torch.Tensor:
+    """Independent enumeration: loop over drafted tokens, rebuild each rule by hand (Cactus / SpS / TAS)."""
+    v = q.shape[0]
+    r = torch.zeros(v, dtype=F64)
+    for n in range(v):
+        if isinstance(verifier, CactusVerifier):
+            qn = float(q[n])
+            hn = min(1.0, qn + (2 * verifier.delta * qn * (1 - qn)) ** 0.5)
+            h = q * (1 - hn) / (1 - qn)
+            h[n] = hn
+        elif isinstance(verifier, SpSVerifier):
+            h = q.clone()
+        else:  # typical
+            ent = float(-(q * q.log()).sum())
+            a = float(q[n] > min(verifier.eps, verifier.alpha * np.exp(-ent)))
+            r[n] += p[n] * a
+            r[int(q.argmax())] += p[n] * (1 - a)
+            continue
+        a = min(1.0, float(h[n] / p[n]))
+        res = (h - p).clamp_min(0)
+        res = res / res.sum()
+        r[n] += p[n] * a
+        r += p[n] * (1 - a) * res
+    return r
+
+
+def test_delta_zero_is_sps_and_lossless() -> None:
+    q, p = _dirichlet((20,), 30, 0), _dirichlet((20,), 30, 1)
+    n = torch.randint(0, 30, (20,), generator=torch.Generator().manual_seed(2))
+    for solver in ("taylor", "exact"):
+        assert torch.equal(cactus_h(q, n, 0.0, solver), q)
+        r = one_step_output_distribution(p, q, CactusVerifier(0.0, solver))
+        assert float((r - q).abs().max()) < 1e-12
+    assert float((one_step_output_distribution(p, q, SpSVerifier()) - q).abs().max()) < 1e-12
+
+
+def test_enumeration_matches_brute_force_oracle() -> None:
+    q, p = _dirichlet((3,), 7, 3, 1.0), _dirichlet((3,), 7, 4, 1.0)
+    for ver in (CactusVerifier(0.3), SpSVerifier(), TypicalVerifier()):
+        fast = one_step_output_distribution(p, q, ver)
+        for i in range(3):
+            assert torch.allclose(fast[i], _brute_r(p[i], q[i], ver), atol=1e-12)
+
+
+def test_h_is_a_distribution_and_acceptance_grows_with_delta() -> None:
+    q, p = _dirichlet((50,), 20, 5), _dirichlet((50,), 20, 6)
+    n = torch.randint(0, 20, (50,), generator=torch.Generator().manual_seed(7))
+    sps = torch.minimum(p, q).sum(-1)
+    prev = acceptance_probability(p, q, CactusVerifier(0.0))
+    assert torch.allclose(prev, sps, atol=1e-12)
+    for delta in (0.01, 0.05, 0.2, 1.0, 3.0):
+        for solver in ("taylor", "exact"):
+            h = cactus_h(q, n, delta, solver)
+            assert bool((h >= 0).all()) and torch.allclose(h.sum(-1), torch.ones(50, dtype=F64), atol=1e-12)
+        acc = acceptance_probability(p, q, CactusVerifier(delta))
+        assert bool((acc >= sps - 1e-12).all()) and bool((acc >= prev - 1e-12).all())
+        prev = acc
+
+
+def test_exact_solver_hits_the_budget() -> None:
+    q = _dirichlet((200,), 10, 8, 1.0)
+    n = torch.randint(0, 10, (200,), generator=torch.Generator().manual_seed(9))
+    qn = q.gather(-1, n[:, None])[:, 0]
+    for delta in (1e-3, 0.05, 0.5, 2.0):
+        hn = cactus_h(q, n, delta, "exact").gather(-1, n[:, None])[:, 0]
+        kl = binary_kl(hn, qn)
+        full = -torch.log(qn) <= delta
+        assert bool(torch.all(hn[full] == 1.0))
+        assert float((kl[~full] - delta).abs().max()) < 1e-10
+        # for this family KL(h || q) over V is the binary KL
+        h = cactus_h(q, n, delta, "exact")
+        kl_full = (h * (h.clamp_min(1e-300).log() - q.log())).sum(-1)
+        assert torch.allclose(kl_full, kl, atol=1e-10)
+
+
+def test_taylor_error_bound() -> None:
+    qn = torch.linspace(0.05, 0.9, 200, dtype=F64)
+    q = torch.stack([qn, 1 - qn], -1)
+    n = torch.zeros(200, dtype=torch.long)
+    for delta in (1e-4, 1e-3, 0.01):
+        hn = cactus_h(q, n, delta, "taylor")[:, 0]
+        assert float((binary_kl(hn, qn) - delta).abs().max()) <= 2.5 * delta**1.5
+
+
+def test_edge_cases_q_zero_and_one_and_p_equals_q() -> None:
+    q = torch.tensor([[1.0, 0.0, 0.0], [0.5, 0.0, 0.5]], dtype=F64)
+    for solver in ("taylor", "exact"):
+        h = cactus_h(q, torch.tensor([0, 1]), 1.0, solver)
+        assert not bool(torch.isnan(h).any()) and torch.equal(h, q)
+    p = _dirichlet((10,), 12, 10)
+    for ver in (CactusVerifier(0.5), SpSVerifier(), InterpVerifier(0.4)):
+        assert torch.allclose(acceptance_probability(p, p, ver), torch.ones(10, dtype=F64), atol=1e-12)
+
+
+def test_readme_example_numbers() -> None:
+    # README example: q_n = 0.35 raised to 0.66 with SpS acceptance 0.44 -> 0.82 at ~0.2 nats
+    q = torch.tensor([[0.35, 0.65]], dtype=F64)
+    hn = float(cactus_h(q, torch.tensor([0]), 0.21)[0, 0])
+    assert abs(hn - 0.66) < 0.01
+    assert abs(float(binary_kl(torch.tensor(hn), torch.tensor(0.35))) - 0.198) < 0.01
+
+
+def test_verify_samples_the_enumerated_law() -> None:
+    q, p = _dirichlet((1, 1), 6, 11, 1.0), _dirichlet((1, 1), 6, 12, 1.0)
+    ver = CactusVerifier(0.2)
+    b = 40000
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.multinomial(p[0, 0], b, replacement=True, generator=gen)[None]
+    acc, res = ver.verify(q.expand(1, b, 6), p.expand(1, b, 6), ids, gen)
+    out = torch.where(acc, ids, res)[0]
+    counts = torch.bincount(out, minlength=6).double().numpy()
+    r = one_step_output_distribution(p[0, 0], q[0, 0], ver).numpy()
+    assert stats.chisquare(counts, r * b).pvalue > 0.01
+    assert abs(acc.double().mean().item() - float(acceptance_probability(p[0, 0], q[0, 0], ver))) < 0.01
+
+
+def _tables(v: int = 8) -> tuple[torch.Tensor, torch.Tensor]:
+    return _dirichlet((v,), v, 20, 1.0), _dirichlet((v,), v, 21, 1.0)
+
+
+def _first_token_counts(target, drafter, ver, n: int) -> np.ndarray:
+    counts = np.zeros(8)
+    prompt = torch.tensor([[0]])
+    # spread-out seeds: consecutive small seeds give visibly correlated first draws of torch's generator
+    for s in np.random.default_rng(0).integers(1, 2**62, size=n).tolist():
+        if isinstance(ver, BaseVerifier):
+            ids, _ = speculative_generate(target, drafter, prompt, ver, gamma=2, max_new_tokens=2, seed=s)
+        else:
+            from iclr26.inference.cactus.generate import target_sample
+
+            ids, _ = speculative_decode(
+                target, drafter, prompt, ver, gamma=2, max_new_tokens=2, seed=s, draft_sampler=target_sample()
+            )
+        counts[int(ids[0, 1])] += 1
+    return counts
+
+
+@pytest.mark.parametrize("ver", [CactusVerifier(0.5), SpSVerifier(), "lab"])
+def test_generate_loop_matches_enumerated_law(ver) -> None:
+    t, d = _tables()
+    target, drafter = TableLM(t), TableLM(d)
+    law_ver = SpSVerifier() if ver == "lab" else ver
+    loop_ver = SamplingVerifier() if ver == "lab" else ver
+    n = 1200
+    with limited_threads(1):
+        counts = _first_token_counts(target, drafter, loop_ver, n)
+    r = one_step_output_distribution(d[0], t[0], law_ver).numpy()
+    assert stats.chisquare(counts, r * n).pvalue > 0.01
+
+
+def test_temperature_and_stats() -> None:
+    t, d = _tables()
+    ids, st = speculative_generate(
+        TableLM(t),
+        TableLM(d),
+        torch.tensor([[1, 2]]),
+        CactusVerifier(1.0),
+        gamma=3,
+        temperature=0.7,
+        max_new_tokens=12,
+        seed=3,
+    )
+    assert ids.shape == (1, 14) and st.emitted == 12 and st.acceptance_length >= 1.0
+
+
+def test_sabotage_wrong_residual_breaks_losslessness() -> None:
+    class BrokenSpS(SpSVerifier):
+        def rule(self, q, p, n):  # residual drawn from q instead of (q - p)_+
+            acc, _ = super().rule(q, p, n)
+            return acc, q
+
+    q, p = _dirichlet((5,), 10, 30), _dirichlet((5,), 10, 31)
+    assert float((one_step_output_distribution(p, q, BrokenSpS()) - q).abs().max()) > 1e-3
+
+
+def test_decider_three_outcomes() -> None:
+    good = {
+        "a_exact_kl_excess": 0.0,
+        "a_klr_monotone": 1.0,
+        "a_klr_small_delta": 1e-4,
+        "b_kl_diff": -0.05,
+        "b_acc_ratio": 1.0,
+        "c_tau_gain": 0.3,
+        "c_acc_drop": 0.0,
+    }
+    rows = [dict(good, b_kl_diff=-0.05 + 0.01 * i, c_tau_gain=0.3 + 0.02 * i) for i in range(3)]
+    assert cactus_decider(rows).outcome is Outcome.SUPPORTED
+    bad = [dict(r, b_kl_diff=0.02 + 0.01 * i) for i, r in enumerate(rows)]
+    assert cactus_decider(bad).outcome is Outcome.NOT_SUPPORTED
+    weak_c = [dict(r, c_acc_drop=0.2) for r in rows]
+    assert cactus_decider(weak_c).outcome is Outcome.INCONCLUSIVE
