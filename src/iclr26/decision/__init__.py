@@ -16,5 +16,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "WangDualPacing": "l2fob",
         "solve_allocation": "fl_incentives",
         "PWYC": "fl_incentives",
+        "NodeMappingEnv": "virne",
+        "OnlineSimulator": "virne",
+        "NRMRank": "virne",
+        "GRCRank": "virne",
     },
 )

@@ -1,0 +1,385 @@
+"""Solvers: node-ranking heuristics (Random-, NRM-, GRC-Rank) and PPO policies (GCN, MLP) with/without masks.
+
+Ranking heuristics score virtual and physical nodes, visit virtual nodes by descending score and put each on the
+best-ranked unused physical node with enough CPU, then route all links on shortest feasible paths.
+NRM score = CPU x sum of adjacent bandwidth. GRC score: r = (1 - d) c / sum(c) + d M r with d = 0.85 and M the
+bandwidth-weighted, column-normalised adjacency (zero columns for nodes without adjacent bandwidth, so r is
+renormalised to sum 1 after every iteration), iterated to an L1 change below 1e-6.
+
+PPO: a 3-layer GCN (symmetric-normalised adjacency with self loops, plain torch) over physical-node features,
+the current virtual node's features concatenated to every node embedding, node-wise logits, and a value head on
+the mean-pooled embedding. Training runs the online simulator with a sampling policy (one episode per arriving
+VN) and does clipped PPO updates from the shared RL core (``iclr26.lab.rl``); testing is greedy.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from iclr26.decision.virne.env import CONTEXT_FEATURES, NODE_FEATURES, NodeMappingEnv
+from iclr26.decision.virne.routing import Router, bfs_path, route_links
+from iclr26.decision.virne.sim import (
+    Embedding,
+    OnlineSimulator,
+    PhysicalNetwork,
+    VirtualNetwork,
+    VNRequestGenerator,
+    VNSettings,
+)
+from iclr26.lab.rl import gae, masked_categorical, ppo_loss
+
+__all__ = [
+    "GCNPolicy",
+    "GRCRank",
+    "MLPPolicy",
+    "NRMRank",
+    "PPOConfig",
+    "PPOSolver",
+    "RandomRank",
+    "grc_scores",
+    "normalized_adjacency",
+    "nrm_scores",
+    "rank_map",
+    "train_ppo",
+]
+
+
+# ----------------------------------------------------------------------------- scores
+def nrm_scores(cpu: np.ndarray, adj_bw_sum: np.ndarray) -> np.ndarray:
+    """Node resource measure: CPU x sum of adjacent bandwidth."""
+    return np.asarray(cpu, float) * np.asarray(adj_bw_sum, float)
+
+
+def grc_scores(
+    cpu: np.ndarray,
+    edges: np.ndarray,
+    bw: np.ndarray,
+    d: float = 0.85,
+    tol: float = 1e-6,
+    max_iter: int = 1000,
+) -> np.ndarray:
+    """Global resource capacity: r = (1-d) c/sum(c) + d M r, M[i, j] = bw(i, j) / sum_k bw(k, j); sum(r) = 1."""
+    if not 0 <= d < 1:
+        raise ValueError(f"d (damping) must lie in [0, 1), got {d}")
+    cpu = np.asarray(cpu, float)
+    n = len(cpu)
+    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    bw = np.asarray(bw, float)
+    c = cpu / cpu.sum() if cpu.sum() > 0 else np.full(n, 1.0 / n)
+    col = np.zeros(n)
+    np.add.at(col, edges[:, 0], bw)
+    np.add.at(col, edges[:, 1], bw)
+    inv = np.divide(1.0, col, out=np.zeros(n), where=col > 0)
+    # M r as a sparse product over the edge list (both directions)
+    u, v = edges[:, 0], edges[:, 1]
+    r = np.full(n, 1.0 / n)
+    for _ in range(max_iter):
+        mr = np.zeros(n)
+        np.add.at(mr, u, bw * inv[v] * r[v])
+        np.add.at(mr, v, bw * inv[u] * r[u])
+        new = (1 - d) * c + d * mr
+        new /= new.sum()
+        done = np.abs(new - r).sum() < tol
+        r = new
+        if done:
+            break
+    return r
+
+
+def rank_map(
+    pn: PhysicalNetwork,
+    vn: VirtualNetwork,
+    v_score: np.ndarray,
+    p_score: np.ndarray,
+    router: Router = bfs_path,
+) -> Embedding | None:
+    """Greedy injective node matching by descending scores, then link routing; None when either fails."""
+    p_order = np.argsort(-p_score, kind="stable")
+    used = np.zeros(pn.n, dtype=bool)
+    nodes = [-1] * vn.n
+    for i in np.argsort(-v_score, kind="stable"):
+        ok = p_order[(~used[p_order]) & (pn.cpu[p_order] >= vn.cpu[i])]
+        if len(ok) == 0:
+            return None
+        nodes[int(i)] = int(ok[0])
+        used[ok[0]] = True
+    return route_links(pn, vn, nodes, router)
+
+
+class RandomRank:
+    """Random node ranking (random scores each request), then the same greedy matching and routing."""
+
+    def __init__(self, seed: int = 0, router: Router = bfs_path) -> None:
+        self.rng, self.router = np.random.default_rng(seed), router
+
+    def solve(self, pn: PhysicalNetwork, vn: VirtualNetwork) -> Embedding | None:
+        """Map `vn` with random rankings."""
+        return rank_map(pn, vn, self.rng.random(vn.n), self.rng.random(pn.n), self.router)
+
+
+class NRMRank:
+    """NRM-Rank: rank by CPU x adjacent bandwidth (demands for the VN, availability for the PN)."""
+
+    def __init__(self, router: Router = bfs_path) -> None:
+        self.router = router
+
+    def solve(self, pn: PhysicalNetwork, vn: VirtualNetwork) -> Embedding | None:
+        """Map `vn` with NRM rankings."""
+        return rank_map(
+            pn,
+            vn,
+            nrm_scores(vn.cpu, vn.adjacent_bw()[0]),
+            nrm_scores(pn.cpu, pn.adjacent_bw()[0]),
+            self.router,
+        )
+
+
+class GRCRank:
+    """GRC-Rank: rank by the global resource capacity (PageRank-like) score on both networks."""
+
+    def __init__(self, d: float = 0.85, tol: float = 1e-6, router: Router = bfs_path) -> None:
+        self.d, self.tol, self.router = d, tol, router
+
+    def solve(self, pn: PhysicalNetwork, vn: VirtualNetwork) -> Embedding | None:
+        """Map `vn` with GRC rankings."""
+        vs = grc_scores(vn.cpu, vn.links, vn.bw, self.d, self.tol)
+        ps = grc_scores(pn.cpu, pn.edges, pn.bw, self.d, self.tol)
+        return rank_map(pn, vn, vs, ps, self.router)
+
+
+# ----------------------------------------------------------------------------- policies
+def normalized_adjacency(pn: PhysicalNetwork) -> torch.Tensor:
+    """D^-1/2 (A + I) D^-1/2 of the PN topology (dense float32; the PN has ~100 nodes)."""
+    a = torch.eye(pn.n)
+    e = torch.as_tensor(pn.edges)
+    a[e[:, 0], e[:, 1]] = 1.0
+    a[e[:, 1], e[:, 0]] = 1.0
+    dinv = a.sum(1).rsqrt()
+    return dinv[:, None] * a * dinv[None, :]
+
+
+class GCNPolicy(nn.Module):
+    """Actor-critic: GCN over physical nodes + current virtual-node context -> per-node logits and a value."""
+
+    def __init__(self, adjacency: torch.Tensor, hidden: int = 128, layers: int = 3) -> None:
+        super().__init__()
+        if layers < 1 or hidden < 1:
+            raise ValueError(f"layers and hidden must be >= 1, got {layers}, {hidden}")
+        self.register_buffer("adj", adjacency.float())
+        dims = [len(NODE_FEATURES)] + [hidden] * layers
+        self.gcn = nn.ModuleList(nn.Linear(a, b) for a, b in zip(dims[:-1], dims[1:]))
+        self.ctx = nn.Linear(len(CONTEXT_FEATURES), hidden)
+        self.actor = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+        self.critic = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+    def forward(self, nodes: torch.Tensor, context: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """nodes (B, n, F), context (B, C) -> logits (B, n), value (B,)."""
+        h = nodes
+        for lin in self.gcn:
+            h = torch.relu(self.adj @ lin(h))
+        c = torch.relu(self.ctx(context))
+        hc = torch.cat([h, c[:, None, :].expand_as(h)], dim=-1)
+        logits = self.actor(hc).squeeze(-1)
+        value = self.critic(torch.cat([h.mean(1), c], dim=-1)).squeeze(-1)
+        return logits, value
+
+
+class MLPPolicy(nn.Module):
+    """Actor-critic on the flattened physical-node features and the context (PPO-MLP)."""
+
+    def __init__(self, n_nodes: int, hidden: int = 128) -> None:
+        super().__init__()
+        d = n_nodes * len(NODE_FEATURES) + len(CONTEXT_FEATURES)
+        self.body = nn.Sequential(nn.Linear(d, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.actor = nn.Linear(hidden, n_nodes)
+        self.critic = nn.Linear(hidden, 1)
+
+    def forward(self, nodes: torch.Tensor, context: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """nodes (B, n, F), context (B, C) -> logits (B, n), value (B,)."""
+        h = self.body(torch.cat([nodes.flatten(1), context], dim=-1))
+        return self.actor(h), self.critic(h).squeeze(-1)
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """PPO settings (Adam lr 1e-3, gamma 0.99, GAE 0.95, clip 0.2, minibatch 128 as in the brief)."""
+
+    lr: float = 1e-3
+    gamma: float = 0.99
+    lam: float = 0.95
+    clip: float = 0.2
+    minibatch: int = 128
+    rollout: int = 512
+    update_epochs: int = 4
+    entropy_coef: float = 0.01
+    value_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+
+class PPOSolver:
+    """A policy used as an online solver: runs one `NodeMappingEnv` episode per VN.
+
+    ``mask`` removes infeasible actions from the policy's distribution; ``greedy`` takes the arg-max (testing)
+    instead of sampling (training). With ``collect=True`` every step is stored for PPO updates and
+    ``on_episode_end`` is called after each episode.
+    """
+
+    def __init__(
+        self,
+        policy: nn.Module,
+        pn: PhysicalNetwork,
+        mask: bool = True,
+        greedy: bool = True,
+        seed: int = 0,
+        router: Router = bfs_path,
+    ) -> None:
+        self.policy, self.mask, self.greedy = policy, mask, greedy
+        self.env = NodeMappingEnv(pn, router=router)
+        self.gen = torch.Generator().manual_seed(seed)
+        self.collect = False
+        self.buffer: list[tuple] = []
+        self.episodes: list[tuple[float, bool]] = []
+        self.on_episode_end: Callable[[], None] | None = None
+
+    @torch.no_grad()
+    def _act(self, obs: dict) -> tuple[int, float, float]:
+        nodes = torch.from_numpy(obs["nodes"])[None]
+        ctx = torch.from_numpy(obs["context"])[None]
+        logits, value = self.policy(nodes, ctx)
+        m = torch.from_numpy(obs["mask"].astype(bool))[None] if self.mask else None
+        dist = masked_categorical(logits, m)
+        if self.greedy:
+            a = dist.probs.argmax(-1)
+        else:
+            a = torch.multinomial(dist.probs, 1, generator=self.gen)[:, 0]
+        return int(a), float(dist.log_prob(a)), float(value)
+
+    def solve(self, pn: PhysicalNetwork, vn: VirtualNetwork) -> Embedding | None:
+        """Run the policy on `vn`; the embedding if every step succeeded, else None."""
+        if pn is not self.env.pn:
+            raise ValueError("PPOSolver was built for a different PhysicalNetwork")
+        obs, _ = self.env.reset(options={"vn": vn})
+        if not self.env.action_masks().any():
+            self.episodes.append((0.0, False))
+            return None
+        ret, done, info = 0.0, False, {}
+        while not done:
+            a, logp, v = self._act(obs)
+            nxt, r, done, _, info = self.env.step(a)
+            if self.collect:
+                self.buffer.append((obs["nodes"], obs["context"], obs["mask"], a, logp, v, r, done))
+            ret += r
+            obs = nxt
+        self.episodes.append((ret, bool(info.get("success"))))
+        if self.collect and self.on_episode_end is not None:
+            self.on_episode_end()
+        return self.env.embedding if info.get("success") else None
+
+
+def _ppo_update(
+    policy: nn.Module,
+    opt: torch.optim.Optimizer,
+    buf: list[tuple],
+    mask: bool,
+    cfg: PPOConfig,
+    gen: torch.Generator,
+) -> dict[str, float]:
+    nodes = torch.from_numpy(np.stack([b[0] for b in buf]))
+    ctx = torch.from_numpy(np.stack([b[1] for b in buf]))
+    masks = torch.from_numpy(np.stack([b[2] for b in buf]).astype(bool))
+    actions = torch.tensor([b[3] for b in buf])
+    old_logp = torch.tensor([b[4] for b in buf])
+    values = torch.tensor([b[5] for b in buf])
+    rewards = torch.tensor([b[6] for b in buf])
+    dones = torch.tensor([float(b[7]) for b in buf])
+    adv, ret = gae(rewards, values, dones, torch.tensor(0.0), cfg.gamma, cfg.lam)
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    n = len(buf)
+    stats: dict[str, float] = {}
+    for _ in range(cfg.update_epochs):
+        perm = torch.randperm(n, generator=gen)
+        for s in range(0, n, cfg.minibatch):
+            idx = perm[s : s + cfg.minibatch]
+            logits, v = policy(nodes[idx], ctx[idx])
+            dist = masked_categorical(logits, masks[idx] if mask else None)
+            with warnings.catch_warnings():  # the shared ppo_loss reads float() of a grad-tracking tensor
+                warnings.simplefilter("ignore", UserWarning)
+                loss, stats = ppo_loss(
+                    dist.log_prob(actions[idx]),
+                    old_logp[idx],
+                    adv[idx],
+                    v,
+                    ret[idx],
+                    dist.entropy(),
+                    cfg.clip,
+                    cfg.value_coef,
+                    cfg.entropy_coef,
+                )
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+            opt.step()
+    return stats
+
+
+def train_ppo(
+    policy: nn.Module,
+    pn: PhysicalNetwork,
+    settings: VNSettings,
+    epochs: int,
+    seed: int,
+    mask: bool = True,
+    cfg: PPOConfig | None = None,
+    progress: Callable[[int], None] | None = None,
+    window: int = 100,
+) -> list[dict[str, float]]:
+    """Train `policy` by PPO on `epochs` online simulations (request seeds derived from `seed`).
+
+    Returns one summary per `window` training episodes (VNs): episodes seen, acceptance rate, mean episode
+    return and the latest PPO loss statistics.
+    """
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    if window < 1:
+        raise ValueError(f"window must be >= 1, got {window}")
+    cfg = cfg or PPOConfig()
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed + 1)
+    opt = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
+    agent = PPOSolver(policy, pn, mask=mask, greedy=False, seed=seed + 2)
+    agent.collect = True
+    last: dict[str, float] = {}
+
+    def maybe_update() -> None:
+        nonlocal last
+        if len(agent.buffer) >= cfg.rollout:
+            last = _ppo_update(policy, opt, agent.buffer, mask, cfg, gen)
+            agent.buffer = []
+
+    agent.on_episode_end = maybe_update
+    history: list[dict[str, float]] = []
+    seen = 0
+    for ep in range(epochs):
+        reqs = VNRequestGenerator(10_000 + 97 * seed + ep, settings).generate(pn.n)
+        agent.episodes = []
+        OnlineSimulator(pn, reqs, agent).run()
+        for s in range(0, len(agent.episodes), window):
+            chunk = agent.episodes[s : s + window]
+            seen += len(chunk)
+            history.append(
+                {
+                    "episodes": float(seen),
+                    "accept": float(np.mean([ok for _, ok in chunk])),
+                    "return": float(np.mean([r for r, _ in chunk])),
+                    **last,
+                }
+            )
+        if progress is not None:
+            progress(ep)
+    return history
