@@ -20,5 +20,12 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "OnlineSimulator": "virne",
         "NRMRank": "virne",
         "GRCRank": "virne",
+        "SharedHeadQNet": "is_ql",
+        "ISDQN": "is_ql",
+        "TargetFreeDQN": "is_ql",
+        "DQN": "is_ql",
+        "FAME": "dual_learner_crl",
+        "FAMEConfig": "dual_learner_crl",
+        "GridTasks": "dual_learner_crl",
     },
 )
