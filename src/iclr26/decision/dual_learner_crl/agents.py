@@ -1,0 +1,290 @@
+"""DQN learners for continual RL: the shared fast learner and the baselines of the FAME paper (arXiv 2603.00903).
+
+* :class:`Finetune` — one DQN trained through the whole sequence; its replay holds only the current task
+  (cleared at every switch).
+* :class:`Reset` — a fresh network and Adam at every task.
+* :class:`LargeBuffer` — one DQN, one replay over the whole sequence (never cleared), its own lr (1e-4).
+* :class:`MultiHeadDQN` — shared trunk, one output head per task id (a reference that is told the task).
+
+Every learner owns separate seeded random streams for network initialization, action selection and replay
+sampling (``numpy.random.SeedSequence(seed).spawn``), so that any extra randomness a subclass consumes (FAME's
+meta learner) never shifts these streams. The TD loss is the MSE of ``Q(s, a)`` against
+``r + gamma (1 - terminated) max_a' Q_target(s', a')``; the target network is hard-synced every ``target_sync``
+gradient-eligible env steps; one Adam step every ``update_every`` env steps once the replay holds a batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from iclr26.lab.rl import ReplayBuffer, epsilon_greedy, hard_update, td_targets
+
+__all__ = ["DQNConfig", "Finetune", "LargeBuffer", "MultiHeadDQN", "QNetwork", "Reset", "Transition"]
+
+
+class Transition(NamedTuple):
+    """One environment step as the learners see it (``next_obs`` is the true last observation at ends)."""
+
+    obs: np.ndarray
+    action: int
+    reward: float
+    next_obs: np.ndarray
+    terminated: bool
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class DQNConfig:
+    """Hyperparameters shared by every DQN learner (defaults: the gridworld quick setting of the brief)."""
+
+    switch: int = 4000  # env steps per task
+    lr: float = 5e-4
+    gamma: float = 0.99
+    batch_size: int = 64
+    target_sync: int = 250
+    epsilon: float = 0.1
+    update_every: int = 2
+    replay_capacity: int = 4000
+    channels: int = 32
+    hidden: int = 256
+
+    def __post_init__(self) -> None:
+        for name in (
+            "switch",
+            "batch_size",
+            "target_sync",
+            "update_every",
+            "replay_capacity",
+            "channels",
+            "hidden",
+        ):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        if not self.lr > 0:
+            raise ValueError(f"lr must be > 0, got {self.lr!r}")
+        if not 0.0 <= self.gamma <= 1.0:
+            raise ValueError(f"gamma must lie in [0, 1], got {self.gamma!r}")
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise ValueError(f"epsilon must lie in [0, 1], got {self.epsilon!r}")
+
+
+class QNetwork(nn.Module):
+    """MinAtar-style CNN: conv3x3(channels) -> ReLU -> FC(hidden) -> ReLU -> ``n_heads * n_actions`` outputs.
+
+    Kaiming-uniform weights and zero biases drawn from `generator`. With ``n_heads > 1`` the output is
+    (batch, n_heads, n_actions).
+    """
+
+    def __init__(
+        self,
+        obs_shape: tuple[int, ...],
+        n_actions: int,
+        channels: int = 32,
+        hidden: int = 256,
+        n_heads: int = 1,
+        generator: torch.Generator | None = None,
+    ) -> None:
+        super().__init__()
+        c, h, w = obs_shape
+        self.n_actions, self.n_heads = n_actions, n_heads
+        self.conv = nn.Conv2d(c, channels, 3)
+        self.fc = nn.Linear(channels * (h - 2) * (w - 2), hidden)
+        self.out = nn.Linear(hidden, n_actions * n_heads)
+        for layer in (self.conv, self.fc, self.out):
+            nn.init.kaiming_uniform_(layer.weight, nonlinearity="relu", generator=generator)
+            nn.init.zeros_(layer.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        z = F.relu(self.fc(F.relu(self.conv(x)).flatten(1)))
+        out = self.out(z)
+        return out.view(-1, self.n_heads, self.n_actions) if self.n_heads > 1 else out
+
+
+def check_env(env, obs_shape: tuple[int, ...], n_actions: int) -> None:
+    """Raise ValueError when `env`'s spaces differ from the learner's."""
+    shape = tuple(env.observation_space.shape)
+    if shape != tuple(obs_shape):
+        raise ValueError(
+            f"env observation_space shape {shape} does not match the learner's obs_shape {obs_shape}"
+        )
+    n = int(getattr(env.action_space, "n", -1))
+    if n != n_actions:
+        raise ValueError(f"env action_space has {n} actions, the learner has n_actions={n_actions}")
+
+
+class Finetune:
+    """DQN that keeps training one network across tasks; its replay is cleared at every task switch.
+
+    Parameters
+    ----------
+    obs_shape : (channels, height, width) of the image observations.
+    n_actions : number of discrete actions.
+    cfg : :class:`DQNConfig`.
+    seed : root of the learner's random streams.
+    """
+
+    name = "finetune"
+    clear_replay = True
+
+    def __init__(self, obs_shape: tuple[int, ...], n_actions: int, cfg: DQNConfig, seed: int = 0) -> None:
+        if not isinstance(cfg, DQNConfig):
+            raise TypeError(f"cfg must be a DQNConfig, got {type(cfg).__name__}")
+        if len(obs_shape) != 3:
+            raise ValueError(f"obs_shape must be (channels, height, width), got {obs_shape!r}")
+        if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 2:
+            raise ValueError(f"n_actions must be an int >= 2, got {n_actions!r}")
+        self.obs_shape, self.n_actions, self.cfg = tuple(obs_shape), n_actions, cfg
+        streams = np.random.SeedSequence(seed).spawn(5)
+        self.init_gen = torch.Generator().manual_seed(int(streams[0].generate_state(1)[0]))
+        self.act_rng = np.random.default_rng(streams[1])
+        self.replay = ReplayBuffer(
+            cfg.replay_capacity, self.obs_shape, 1, seed=int(streams[2].generate_state(1)[0])
+        )
+        self.aux_streams = streams[3:]  # for subclasses (meta learner, detection)
+        self.q = self.new_network()
+        self.q_target = self.new_network()
+        hard_update(self.q_target, self.q)
+        self.opt = self.new_optimizer(self.q)
+        self.task_step = 0
+        self.task_index = -1
+        self.task_id: str | None = None
+        self.n_updates = 0
+
+    def new_network(self) -> QNetwork:
+        """A freshly initialized Q network drawn from the init stream."""
+        return QNetwork(
+            self.obs_shape, self.n_actions, self.cfg.channels, self.cfg.hidden, generator=self.init_gen
+        )
+
+    def new_optimizer(self, net: nn.Module) -> torch.optim.Optimizer:
+        return torch.optim.Adam(net.parameters(), lr=self.cfg.lr)
+
+    # -- the continual-RL interface -------------------------------------------------------------------------
+    def on_task_start(self, env, task_id: str | None = None) -> None:
+        """Prepare for a new task (bookkeeping; baselines step no env here)."""
+        check_env(env, self.obs_shape, self.n_actions)
+        self.task_index += 1
+        self.task_id = task_id
+        self.task_step = 0
+        if self.clear_replay:
+            self.replay.clear()
+
+    def q_values(self, obs: torch.Tensor, net: nn.Module | None = None) -> torch.Tensor:
+        """Q(obs, .) of `net` (default: the online network) for the current task."""
+        return (net or self.q)(obs)
+
+    @torch.no_grad()
+    def act(self, obs: np.ndarray) -> int:
+        """Epsilon-greedy action of the online network for one observation."""
+        q = self.q_values(torch.as_tensor(obs, dtype=torch.float32)[None])
+        return int(epsilon_greedy(q, self.cfg.epsilon, self.act_rng)[0])
+
+    @torch.no_grad()
+    def greedy(self, obs: np.ndarray) -> np.ndarray:
+        """Greedy actions for a batch of observations (the evaluation policy)."""
+        return self.q_values(torch.as_tensor(obs, dtype=torch.float32)).argmax(-1).numpy()
+
+    def observe(self, tr: Transition) -> None:
+        """Store `tr`; every ``update_every`` steps take one TD step; sync the target every ``target_sync``."""
+        self.replay.add(tr.obs[None], [tr.action], [tr.reward], tr.next_obs[None], [float(tr.terminated)])
+        self.task_step += 1
+        cfg = self.cfg
+        if len(self.replay) >= cfg.batch_size and self.task_step % cfg.update_every == 0:
+            self.update()
+        if self.task_step % cfg.target_sync == 0:
+            hard_update(self.q_target, self.q)
+
+    def on_task_end(self) -> None:
+        """Nothing to do for plain DQN learners."""
+
+    # -- learning -------------------------------------------------------------------------------------------
+    def extra_loss(self, obs: torch.Tensor, q_all: torch.Tensor) -> torch.Tensor | None:
+        """Hook for regularizers added to the TD loss (FAME's warm-up KL)."""
+        return None
+
+    def td_loss(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        """MSE TD loss on a replay batch; returns (loss, Q(s, .))."""
+        q_all = self.q_values(batch["obs"])
+        q_sa = q_all.gather(1, batch["actions"][:, None]).squeeze(1)
+        with torch.no_grad():
+            nxt = self.q_values(batch["next_obs"], self.q_target).max(1).values
+        target = td_targets(batch["rewards"], nxt, batch["terminated"], self.cfg.gamma)
+        return F.mse_loss(q_sa, target), q_all
+
+    def update(self) -> float:
+        """One Adam step on a replay batch; returns the loss."""
+        batch = {k: v[0] for k, v in self.replay.sample(self.cfg.batch_size).items()}
+        loss, q_all = self.td_loss(batch)
+        extra = self.extra_loss(batch["obs"], q_all)
+        if extra is not None:
+            loss = loss + extra
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        self.n_updates += 1
+        return float(loss.detach())
+
+
+class Reset(Finetune):
+    """A fresh Q network (and Adam) at every task: no transfer, no interference."""
+
+    name = "reset"
+
+    def on_task_start(self, env, task_id: str | None = None) -> None:
+        super().on_task_start(env, task_id)
+        if self.task_index > 0:
+            self.q = self.new_network()
+            hard_update(self.q_target, self.q)
+            self.opt = self.new_optimizer(self.q)
+
+
+class LargeBuffer(Finetune):
+    """One DQN and one replay holding the whole sequence (never cleared); set ``replay_capacity`` and ``lr``."""
+
+    name = "largebuffer"
+    clear_replay = False
+
+
+class MultiHeadDQN(Finetune):
+    """Shared trunk with one head per task id (the learner is told the task id at each switch)."""
+
+    name = "multihead"
+
+    def __init__(
+        self,
+        obs_shape: tuple[int, ...],
+        n_actions: int,
+        cfg: DQNConfig,
+        task_ids: tuple[str, ...],
+        seed: int = 0,
+    ) -> None:
+        if len(task_ids) < 1 or len(set(task_ids)) != len(task_ids):
+            raise ValueError(f"task_ids must be distinct and non-empty, got {task_ids!r}")
+        self.task_ids = tuple(task_ids)
+        super().__init__(obs_shape, n_actions, cfg, seed)
+
+    def new_network(self) -> QNetwork:
+        return QNetwork(
+            self.obs_shape,
+            self.n_actions,
+            self.cfg.channels,
+            self.cfg.hidden,
+            n_heads=len(self.task_ids),
+            generator=self.init_gen,
+        )
+
+    def on_task_start(self, env, task_id: str | None = None) -> None:
+        if task_id not in self.task_ids:
+            raise ValueError(f"task_id must be one of {self.task_ids}, got {task_id!r}")
+        super().on_task_start(env, task_id)
+
+    def q_values(self, obs: torch.Tensor, net: nn.Module | None = None) -> torch.Tensor:
+        head = self.task_ids.index(self.task_id) if self.task_id is not None else 0
+        return (net or self.q)(obs)[:, head]
