@@ -51,6 +51,7 @@ __all__ = [
     "TrainResult",
     "char_data",
     "cosine_warmup",
+    "text_corpus",
     "train",
     "tune_lr",
 ]
@@ -77,6 +78,13 @@ class CharData:
         return "".join(self.vocab[int(i)] for i in ids)
 
 
+def text_corpus(max_chars: int = 1_500_000) -> str:
+    """The raw training text of the bench: the installed Python standard library's ``.py`` sources."""
+    if not isinstance(max_chars, int) or max_chars < 1:
+        raise ValueError(f"max_chars must be a positive int, got {max_chars!r}")
+    return get_corpus("stdlib", max_chars=max_chars)
+
+
 @lru_cache(maxsize=4)
 def char_data(max_chars: int = 1_500_000, min_count: int = 50) -> CharData:
     """The standard-library source text, split 90/5/5 at chunk level (fixed), as character ids.
@@ -88,7 +96,7 @@ def char_data(max_chars: int = 1_500_000, min_count: int = 50) -> CharData:
         raise ValueError(f"max_chars must be an int >= 20000, got {max_chars!r}")
     if not isinstance(min_count, int) or min_count < 1:
         raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
-    parts = split_text(get_corpus("stdlib", max_chars=max_chars), seed=0)
+    parts = split_text(text_corpus(max_chars), seed=0)
     counts = Counter(parts["train"])
     vocab = (UNK, *sorted(c for c, n in counts.items() if n >= min_count and c != UNK))
     index = {c: i for i, c in enumerate(vocab)}
