@@ -19,7 +19,8 @@ from iclr26.harness.claims import Claim, difference_at_least, never_exceeds
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
-from iclr26.lab.tinygpt import TinyGPT, TinyGPTConfig, TrainConfig, char_data, train
+from iclr26.lab.tinygpt import TinyGPT, char_data, train
+from iclr26.optim.bench import model_config, train_config
 from iclr26.optim.cosmos.baselines import make_optimizer
 from iclr26.optim.cosmos.claim_check import cosmos_claim
 from iclr26.optim.cosmos.figures import loss_curves, loss_vs_state, rank_sweep
@@ -49,18 +50,6 @@ class CosmosConfig:
     rank_sweep: tuple[int, ...] = ()
     max_chars: int = 1_500_000
     lr_key: str = "quick"
-
-
-def model_config(cfg: CosmosConfig) -> TinyGPTConfig:
-    """The tiny GPT shape of a budget."""
-    return TinyGPTConfig(n_layers=cfg.n_layers, d_model=cfg.d_model, n_heads=cfg.n_heads, seq_len=cfg.seq_len)
-
-
-def train_config(cfg: CosmosConfig) -> TrainConfig:
-    """The training schedule of a budget (warm-up 10%, cosine to 0, grad clip 1)."""
-    return TrainConfig(
-        steps=cfg.steps, batch_size=cfg.batch_size, eval_every=cfg.eval_every, eval_batches=cfg.eval_batches
-    )
 
 
 def _invariants(opt: COSMOS, model: torch.nn.Module, rank: int) -> dict[str, float]:

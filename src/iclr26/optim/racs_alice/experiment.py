@@ -20,7 +20,8 @@ from iclr26.harness.claims import Claim, never_exceeds
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
-from iclr26.lab.tinygpt import TinyGPT, TinyGPTConfig, TrainConfig, char_data, train
+from iclr26.lab.tinygpt import TinyGPT, char_data, train
+from iclr26.optim.bench import model_config, train_config
 from iclr26.optim.param_groups import split_param_groups
 from iclr26.optim.racs_alice.baselines import OPTIMIZER_NAMES, make_optimizer
 from iclr26.optim.racs_alice.claim_check import racs_vs_galore, speedup, speedup_claim
@@ -49,18 +50,6 @@ class RacsAliceConfig:
     optimizers: tuple[str, ...] = OPTIMIZER_NAMES
     max_chars: int = 1_500_000
     lr_key: str = "quick"
-
-
-def model_config(cfg: RacsAliceConfig) -> TinyGPTConfig:
-    """The tiny GPT shape of a budget."""
-    return TinyGPTConfig(n_layers=cfg.n_layers, d_model=cfg.d_model, n_heads=cfg.n_heads, seq_len=cfg.seq_len)
-
-
-def train_config(cfg: RacsAliceConfig) -> TrainConfig:
-    """The training schedule of a budget (warm-up 10%, cosine to 0, grad clip 1)."""
-    return TrainConfig(
-        steps=cfg.steps, batch_size=cfg.batch_size, eval_every=cfg.eval_every, eval_batches=cfg.eval_batches
-    )
 
 
 def _matrix_state(opts: object, matrices: list[torch.nn.Parameter]) -> float:
