@@ -9,7 +9,9 @@ store, for every optimizer ``name`` listed in ``artifacts["optimizers"]``, a cur
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -18,7 +20,15 @@ from matplotlib.figure import Figure
 from iclr26.harness.store import SeedResult
 from iclr26.lab.tinygpt import TinyGPTConfig, TrainConfig
 
-__all__ = ["loss_curves", "loss_vs_state", "model_config", "optimizer_names", "train_config"]
+__all__ = [
+    "LadderSearch",
+    "ladder_search",
+    "loss_curves",
+    "loss_vs_state",
+    "model_config",
+    "optimizer_names",
+    "train_config",
+]
 
 
 def model_config(cfg: Any) -> TinyGPTConfig:
@@ -31,6 +41,58 @@ def train_config(cfg: Any) -> TrainConfig:
     return TrainConfig(
         steps=cfg.steps, batch_size=cfg.batch_size, eval_every=cfg.eval_every, eval_batches=cfg.eval_batches
     )
+
+
+@dataclass
+class LadderSearch:
+    """Outcome of :func:`ladder_search`: every window tried, every point's loss (keyed ``f"{lr:g}"``), winners."""
+
+    grids: list[list[float]] = field(default_factory=list)
+    losses: dict[str, float] = field(default_factory=dict)
+    best_in_window: float = math.nan
+    best_overall: float = math.nan
+
+
+def ladder_search(
+    measure: Callable[[list[float]], Mapping[float, float]],
+    grid: Sequence[float],
+    ladder: Sequence[float],
+    max_windows: int,
+    known: Mapping[str, float] | None = None,
+) -> LadderSearch:
+    """Tune a learning rate on a grid that slides along ``ladder`` while its winner sits on an edge.
+
+    ``measure(lrs) -> {lr: final loss}`` runs the points not yet known (``known`` lends already measured ones);
+    if it raises RuntimeError (every point diverged) they score NaN. After each window, when the window's best
+    finite point is its first or last, the window moves one ladder step that way (at most ``max_windows``
+    windows, never past the ladder's ends). ``best_in_window`` is the last window's winner, ``best_overall``
+    the best finite point measured anywhere (the last window's first point when nothing is finite).
+    """
+    grid = [float(lr) for lr in grid]
+    out = LadderSearch()
+    known = dict(known or {})
+    for _ in range(max_windows):
+        out.losses |= {f"{lr:g}": known[f"{lr:g}"] for lr in grid if f"{lr:g}" in known}
+        new = [lr for lr in grid if f"{lr:g}" not in out.losses]
+        table: Mapping[float, float] = {}
+        if new:
+            try:
+                table = measure(new)
+            except RuntimeError:
+                table = {lr: math.nan for lr in new}
+        out.grids.append(list(grid))
+        out.losses |= {f"{lr:g}": float(v) for lr, v in table.items()}
+        finite = {lr: out.losses[f"{lr:g}"] for lr in grid if math.isfinite(out.losses[f"{lr:g}"])}
+        out.best_in_window = min(finite, key=finite.__getitem__) if finite else grid[0]
+        if out.best_in_window not in (grid[0], grid[-1]):
+            break
+        i = list(ladder).index(grid[0]) + (1 if out.best_in_window == grid[-1] else -1)
+        if i < 0 or i + len(grid) > len(ladder):
+            break
+        grid = [float(lr) for lr in ladder[i : i + len(grid)]]
+    every = {float(k): v for k, v in out.losses.items() if math.isfinite(v)}
+    out.best_overall = min(every, key=every.__getitem__) if every else out.best_in_window
+    return out
 
 
 def optimizer_names(results: Sequence[SeedResult]) -> list[str]:

@@ -10,7 +10,6 @@ seeds (0, 1, 2, ...) never see tuning. Regenerate with ``python -m iclr26.optim.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from iclr26.harness.experiment import to_jsonable
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinygpt import char_data, tune_lr
+from iclr26.optim.bench import ladder_search
 from iclr26.optim.cosmos.baselines import OPTIMIZER_NAMES, make_optimizer
 
 __all__ = ["GRIDS", "LADDER", "TUNED_LRS_PATH", "TUNING_SEED", "load_tuned_lrs", "tune_budget"]
@@ -73,38 +73,21 @@ def tune_budget(
     grids: dict[str, list[list[float]]] = {}
     with limited_threads(1):
         for name in track(names, description=f"tune lrs ({budget})"):
-            grid = GRIDS[name]
-            grids[name], losses[name] = [], {}
-            for _ in range(MAX_WINDOWS):
-                cached = known.get(name, {})
-                losses[name] |= {f"{lr:g}": cached[f"{lr:g}"] for lr in grid if f"{lr:g}" in cached}
-                new = [lr for lr in grid if f"{lr:g}" not in losses[name]]
-                if not new:
-                    table: dict[float, float] = {}
-                else:
-                    try:
-                        _, table = tune_lr(
-                            lambda m, lr, name=name: make_optimizer(name, m, lr, rank=cfg.rank),
-                            new,
-                            model_config(cfg),
-                            train_config(cfg),
-                            TUNING_SEED,
-                            data,
-                        )
-                    except RuntimeError:  # every new point diverged
-                        table = {lr: math.nan for lr in new}
-                grids[name].append(list(grid))
-                losses[name] |= {f"{lr:g}": v for lr, v in table.items()}
-                scores = {lr: losses[name][f"{lr:g}"] for lr in grid}
-                finite = {lr: v for lr, v in scores.items() if math.isfinite(v)}
-                best = min(finite, key=finite.__getitem__) if finite else grid[0]
-                if best not in (grid[0], grid[-1]):
-                    break
-                i = LADDER.index(grid[0]) + (1 if best == grid[-1] else -1)
-                if i < 0 or i + len(grid) > len(LADDER):
-                    break
-                grid = LADDER[i : i + len(grid)]
-            lrs[name] = best
+            search = ladder_search(
+                lambda new, name=name: tune_lr(
+                    lambda m, lr, name=name: make_optimizer(name, m, lr, rank=cfg.rank),
+                    new,
+                    model_config(cfg),
+                    train_config(cfg),
+                    TUNING_SEED,
+                    data,
+                )[1],
+                GRIDS[name],
+                LADDER,
+                MAX_WINDOWS,
+                known.get(name, {}),
+            )
+            grids[name], losses[name], lrs[name] = search.grids, search.losses, search.best_in_window
     return {
         "tuning_seed": TUNING_SEED,
         "config": to_jsonable(cfg),

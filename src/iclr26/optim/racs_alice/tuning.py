@@ -11,7 +11,6 @@ file, keyed by budget. The claim seeds (0, 1, 2, ...) never see tuning. Regenera
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from iclr26.harness.experiment import to_jsonable
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinygpt import char_data, tune_lr
+from iclr26.optim.bench import ladder_search
 from iclr26.optim.racs_alice.baselines import OPTIMIZER_NAMES, make_optimizer
 
 __all__ = ["GRIDS", "LADDER", "TUNED_LRS_PATH", "TUNING_SEED", "load_tuned_lrs", "tune_budget"]
@@ -88,36 +88,20 @@ def tune_budget(
                 grids[name] = previous["grids"][name]
                 continue
             fallback = lrs.get("adamw", GRIDS["adamw"][1])
-            grid = GRIDS[name]
-            grids[name], losses[name] = [], {}
-            for _ in range(2):  # the grid, plus one shift when the winner sits on an edge
-                new = [lr for lr in grid if f"{lr:g}" not in losses[name]]
-                try:
-                    _, table = tune_lr(
-                        lambda m, lr, name=name, fb=fallback: make_optimizer(
-                            name, m, lr, fb, cfg.rank, cfg.leading_basis, cfg.interval
-                        ),
-                        new,
-                        model_config(cfg),
-                        train_config(cfg),
-                        TUNING_SEED,
-                        data,
-                    )
-                except RuntimeError:  # every new point diverged
-                    table = {lr: math.nan for lr in new}
-                grids[name].append(list(grid))
-                losses[name] |= {f"{lr:g}": v for lr, v in table.items()}
-                scores = {lr: losses[name][f"{lr:g}"] for lr in grid}
-                finite = {lr: v for lr, v in scores.items() if math.isfinite(v)}
-                best = min(finite, key=finite.__getitem__) if finite else grid[0]
-                if best not in (grid[0], grid[-1]):
-                    break
-                i = LADDER.index(grid[0]) + (1 if best == grid[-1] else -1)
-                if i < 0 or i + len(grid) > len(LADDER):
-                    break
-                grid = LADDER[i : i + len(grid)]
-            every = {float(k): v for k, v in losses[name].items() if math.isfinite(v)}
-            lrs[name] = min(every, key=every.__getitem__) if every else best
+            search = ladder_search(  # the grid, plus one shift when the winner sits on an edge
+                lambda new, name=name, fb=fallback: tune_lr(
+                    lambda m, lr: make_optimizer(name, m, lr, fb, cfg.rank, cfg.leading_basis, cfg.interval),
+                    new,
+                    model_config(cfg),
+                    train_config(cfg),
+                    TUNING_SEED,
+                    data,
+                )[1],
+                GRIDS[name],
+                LADDER,
+                2,
+            )
+            grids[name], losses[name], lrs[name] = search.grids, search.losses, search.best_overall
     lrs["fallback"] = lrs.get("adamw", GRIDS["adamw"][1])
     return {
         "tuning_seed": TUNING_SEED,
