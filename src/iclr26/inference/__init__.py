@@ -34,5 +34,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "cactus_h": "cactus",
         "one_step_output_distribution": "cactus",
         "speculative_generate": "cactus",
+        "NgramDrafter": "fly",
+        "FlyVerifier": "fly",
+        "ngram_propose": "fly",
     },
 )
