@@ -45,6 +45,8 @@ def test_ensemble_adam_equals_independent_adams():
             torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6, msg=name)
     x = torch.randn(5, 4)
     torch.testing.assert_close(ens(x, shared_input=True)[2], nets[2](x), rtol=1e-5, atol=1e-6)
+    named = ens.named_stacked()
+    assert list(named) == [n for n, _ in nets[0].named_parameters()] and named["2.bias"].shape == (3, 2)
 
 
 def test_load_member_writes_one_member_back():
@@ -63,6 +65,7 @@ def test_replay_buffer_is_fifo_and_seeded():
         obs = np.full((2, 2), t, dtype=np.float32)
         buf.add(obs, [t, t], [1.0, 2.0], obs + 1, [0, 1])
     assert len(buf) == 4 and set(buf.actions[0].tolist()) == {2, 3, 4, 5}
+    assert buf.ordered()["actions"][0].tolist() == [2, 3, 4, 5]  # oldest first after wrapping
     batch = buf.sample(16)
     assert batch["obs"].shape == (2, 16, 2) and batch["actions"].min() >= 2
     assert torch.equal(batch["next_obs"], batch["obs"] + 1)

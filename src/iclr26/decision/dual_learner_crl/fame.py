@@ -120,8 +120,8 @@ def meta_nll_epochs(
 
 def _ordered(buf: ReplayBuffer) -> tuple[np.ndarray, np.ndarray]:
     """A buffer's stored (obs, actions) from oldest to newest."""
-    idx = (np.arange(buf.size) + (buf.pos if buf.size == buf.capacity else 0)) % buf.capacity
-    return buf.obs[0, idx], buf.actions[0, idx]
+    stored = buf.ordered()
+    return stored["obs"][0], stored["actions"][0]
 
 
 class FAME(Finetune):

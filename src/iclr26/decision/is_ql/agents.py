@@ -108,7 +108,7 @@ class ValueAgent:
     def stacked(self, ensemble: Ensemble | None = None) -> dict[str, torch.Tensor]:
         """The stacked (n_members, ...) parameters of ``ensemble`` (default: the online nets) by name."""
         ens = self.online if ensemble is None else ensemble
-        return dict(zip((n for n, _ in self.template.named_parameters()), ens.stacked))
+        return dict(ens.named_stacked())
 
     def _check_obs(self, obs: torch.Tensor, name: str) -> None:
         if obs.ndim != 3 or obs.shape[0] != self.n_members or obs.shape[2] != self.obs_dim:

@@ -62,6 +62,17 @@ class ReplayBuffer:
         self.pos = 0
         self.size = 0
 
+    def ordered(self) -> dict[str, np.ndarray]:
+        """Every stored transition, oldest first: arrays shaped (n_envs, size, ...) (a copy)."""
+        idx = (np.arange(self.size) + (self.pos if self.size == self.capacity else 0)) % self.capacity
+        return {
+            "obs": self.obs[:, idx],
+            "actions": self.actions[:, idx],
+            "rewards": self.rewards[:, idx],
+            "next_obs": self.next_obs[:, idx],
+            "terminated": self.terminated[:, idx],
+        }
+
     def sample(self, batch_size: int) -> dict[str, torch.Tensor]:
         """``batch_size`` transitions per stream: dict of tensors shaped (n_envs, batch_size, ...)."""
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:

@@ -46,6 +46,10 @@ class Ensemble(nn.Module):
         buffers = {k: getattr(self, f"_buf{i}") for i, k in enumerate(self._buffer_names)}
         return params, buffers
 
+    def named_stacked(self) -> dict[str, nn.Parameter]:
+        """The stacked (N, ...) parameters by the members' parameter names."""
+        return dict(zip(self._names, self.stacked))
+
     def forward(self, x: torch.Tensor, shared_input: bool = False) -> torch.Tensor:
         params, buffers = self._state()
 
