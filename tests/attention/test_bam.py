@@ -207,7 +207,7 @@ def test_mixer_chunked_equals_unchunked():
 
 
 def test_sabotage_chunk_without_query_offset_breaks_oracle():
-    """The lab's log_n_scaling counts n from each chunk's start: chunking with it violates the oracle."""
+    """Chunking with the lab's log_n_scaling but without its q_offset counts n from each chunk's start: oracle fails."""
     q, k, v = qkv(b=1, t=64, dtype=torch.float32)
     full = attention(q, k, v, score_mod=log_n_scaling(1.0), mask_mod=causal)
     parts = [

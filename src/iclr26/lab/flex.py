@@ -242,24 +242,35 @@ def alibi_bias(slopes: Sequence[float] | Tensor, tq: int, tk: int) -> Tensor:
 
 
 def log_n_scaling(
-    s: float | Sequence[float] | Tensor, causal_len: bool = True, q_offset: int = 0
+    s: float | Sequence[float] | Tensor, causal_len: bool = True, q_offset: int = 0, n_keys: int | None = None
 ) -> ScoreMod:
     """SSMax-style length scaling: multiply each score by ``s_h * log(n)``.
 
     ``n`` is the number of keys the query can see: ``q_offset + q_idx + 1`` for causal attention
     (``causal_len``; ``q_offset`` is the absolute position of the first query, for chunked or KV-cached queries),
-    else the key length. With ``n = 1`` the row's scores become 0 (a single key gets all the weight anyway).
-    ``s`` keeps float64 precision until it meets the scores' dtype.
+    else ``n_keys`` (default: the key length of the call). With ``n = 1`` the row's scores become 0 (a single key
+    gets all the weight anyway). A tensor ``s`` (e.g. a learned per-head parameter) keeps its dtype and gradient;
+    numbers are held in float64 until they meet the scores' dtype.
     """
-    st = torch.as_tensor(s, dtype=torch.float64).flatten()
+    if isinstance(s, Tensor) and s.is_floating_point():
+        st = s.flatten()
+    else:
+        st = torch.as_tensor(s, dtype=torch.float64).flatten()
     if isinstance(q_offset, bool) or not isinstance(q_offset, int) or q_offset < 0:
         raise ValueError(f"q_offset must be an int >= 0, got {q_offset!r}")
+    if n_keys is not None and (isinstance(n_keys, bool) or not isinstance(n_keys, int) or n_keys < 1):
+        raise ValueError(f"n_keys must be an int >= 1 or None, got {n_keys!r}")
 
     def mod(score: Tensor, b: Tensor, h: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
-        n = (q_idx + q_offset + 1) if causal_len else (kv_idx.amax() + 1)
+        if causal_len:
+            n = (q_idx + q_offset + 1).to(score.dtype)
+        elif n_keys is not None:
+            n = torch.tensor(float(n_keys), dtype=score.dtype, device=score.device)
+        else:
+            n = (kv_idx.amax() + 1).to(score.dtype)
         sh = st.to(score.device, score.dtype)
         sh = sh[h] if sh.numel() > 1 else sh[0]
-        return score * sh * torch.log(n.to(score.dtype))
+        return score * sh * torch.log(n)
 
     return mod
 

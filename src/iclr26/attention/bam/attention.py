@@ -7,9 +7,9 @@ BAM (arXiv 2505.22842) with SSMax scores, per head ``h`` and query ``i`` seeing 
     out_i = sum_j softmax_j(score_ij) v_j                                  (causal: j <= i, so n_i = i + 1)
 
 Without SSMax the score is ``q_i . k_j / sqrt(d) + g_h(j - i)``. The softmax itself is
-:func:`iclr26.lab.flex.attention`; this module supplies the query offset that a chunk of queries needs (the
-lab's ``log_n_scaling`` and ``causal`` mods count positions from the chunk start), so a long sequence is
-processed in (chunk x T) blocks and never holds the (T x T) score or bias matrix.
+:func:`iclr26.lab.flex.attention`; this module passes every chunk of queries its absolute offset (the lab's plain
+``causal`` mod counts positions from the chunk start), so a long sequence is processed in (chunk x T) blocks and
+never holds the (T x T) score or bias matrix.
 
 Example
 -------
@@ -28,7 +28,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from iclr26.lab.flex import ScoreMod, attention
+from iclr26.lab.flex import ScoreMod, attention, log_n_scaling
 
 __all__ = ["BiasFn", "bias_attention", "ssmax_mod"]
 
@@ -44,22 +44,18 @@ def ssmax_mod(
 ) -> ScoreMod:
     """Score mod ``score * s_h * log(n)`` (plus ``bias[b, h, q, k]`` after the scaling when ``bias`` is given).
 
-    ``n = q_idx + q_offset + 1`` (causal) or ``n_keys`` (bidirectional). ``scale`` holds one value or one per head
-    and keeps its dtype and gradient (the lab's ``log_n_scaling`` casts it to float32 and has no query offset).
+    ``n = q_idx + q_offset + 1`` (causal) or ``n_keys`` (bidirectional): the lab's
+    :func:`~iclr26.lab.flex.log_n_scaling` with the prior added after it, so SSMax scales content only when the
+    prior comes as a block. ``scale`` holds one value or one per head and keeps its dtype and gradient.
     """
     if not causal and n_keys is None:
         raise ValueError("n_keys is required for bidirectional SSMax")
+    scaled = log_n_scaling(scale, causal_len=causal, q_offset=q_offset, n_keys=None if causal else n_keys)
+    if bias is None:
+        return scaled
 
     def mod(score: Tensor, b: Tensor, h: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
-        s = scale.to(score.dtype)
-        s = s[h] if s.numel() > 1 else s.reshape(())
-        n = (
-            (q_idx + q_offset + 1).to(score.dtype)
-            if causal
-            else torch.tensor(float(n_keys), dtype=score.dtype)
-        )
-        out = score * s * torch.log(n)
-        return out if bias is None else out + bias[b, h, q_idx, kv_idx]
+        return scaled(score, b, h, q_idx, kv_idx) + bias[b, h, q_idx, kv_idx]
 
     return mod
 
