@@ -1,1 +1,16 @@
-"""iclr26.architectures: papers of the architectures domain."""
+"""iclr26.architectures: whole-model designs and what they can learn (selective SSMs, energy-based set transformers, ...).
+
+The common components are importable from here; each paper's package has the full API.
+"""
+
+from iclr26.domain_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "SelectiveSSMClassifier": "mamba_theory",
+        "make_majority_data": "mamba_theory",
+        "make_locality_data": "mamba_theory",
+        "train_gd": "mamba_theory",
+    },
+)

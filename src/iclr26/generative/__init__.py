@@ -1,1 +1,11 @@
-"""iclr26.generative: papers of the generative domain."""
+"""iclr26.generative: generative models and black-box design (discrete diffusion samplers, tree-structured search distributions, ...).
+
+The common components are importable from here; each paper's package has the full API.
+"""
+
+from iclr26.domain_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {},
+)

@@ -1,1 +1,11 @@
-"""iclr26.science: papers of the science domain."""
+"""iclr26.science: estimators and learners for scientific and tabular data (simulation-based inference, oblique forests, ...).
+
+The common components are importable from here; each paper's package has the full API.
+"""
+
+from iclr26.domain_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {},
+)
