@@ -7,5 +7,10 @@ from iclr26.domain_exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
-    {},
+    {
+        "JunctionTreeObjective": "dado",
+        "TreeSearchDistribution": "dado",
+        "DADO": "dado",
+        "EDA": "dado",
+    },
 )
