@@ -6,7 +6,8 @@ Nothing here touches the network. Text comes from two places:
   or only their docstrings, extracted with :mod:`ast`, which read more like English
   (``"stdlib-docstrings"``);
 * generated task corpora with checkable answers, made from a seed (``"arithmetic"``: ``Q: 37+45= A: 82``
-  and a few other wordings of the same problem).
+  and a few other wordings of the same problem; ``"worded-arithmetic"``: multi-step problems whose every step
+  can be worded several ways, ending in ``Answer: N``, mixed with docstring paragraphs).
 
 Every corpus is deterministic: the same arguments on the same Python version give the same string.
 :func:`split_text` cuts a text into train/val/test at chunk granularity, and :func:`train_tokenizer`
@@ -36,22 +37,34 @@ from iclr26.lab.corpora.stdlib import EXCLUDED_STDLIB_DIRS as EXCLUDED_STDLIB_DI
 from iclr26.lab.corpora.stdlib import stdlib_files, stdlib_text
 from iclr26.lab.corpora.tokenizers import SPECIAL_TOKENS, train_tokenizer
 from iclr26.lab.corpora.tokenizers import TOKENIZER_KINDS as TOKENIZER_KINDS
+from iclr26.lab.corpora.worded import (
+    STEP_FORMS,
+    WordedProblem,
+    parse_answer,
+    worded_arithmetic_text,
+    worded_problems,
+)
 
 # EXCLUDED_STDLIB_DIRS, SPLIT_NAMES and TOKENIZER_KINDS (re-exported "as" themselves above) stay importable
 # from here, as they were from the single-file module, but are not part of __all__.
 __all__ = [
     "ARITHMETIC_STYLES",
     "SPECIAL_TOKENS",
+    "STEP_FORMS",
     "ArithmeticProblem",
     "UnknownCorpusError",
+    "WordedProblem",
     "arithmetic_problems",
     "arithmetic_text",
     "chunk_text",
     "get_corpus",
     "list_corpora",
+    "parse_answer",
     "register_corpus",
     "split_text",
     "stdlib_files",
     "stdlib_text",
     "train_tokenizer",
+    "worded_arithmetic_text",
+    "worded_problems",
 ]

@@ -1,6 +1,7 @@
 """The corpus registry: register, list and build corpora by name, and the corpora shipped with it.
 
-Importing this module registers ``"stdlib"``, ``"stdlib-docstrings"`` and ``"arithmetic"``.
+Importing this module registers ``"stdlib"``, ``"stdlib-docstrings"``, ``"arithmetic"`` and
+``"worded-arithmetic"``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Callable
 
 from iclr26.lab.corpora.arithmetic import arithmetic_text
 from iclr26.lab.corpora.stdlib import stdlib_text
+from iclr26.lab.corpora.worded import worded_arithmetic_text
 
 __all__ = ["UnknownCorpusError", "get_corpus", "list_corpora", "register_corpus"]
 
@@ -120,3 +122,4 @@ def _stdlib_docstrings_corpus(max_chars: int | None = None) -> str:
 
 
 register_corpus("arithmetic")(arithmetic_text)
+register_corpus("worded-arithmetic")(worded_arithmetic_text)
