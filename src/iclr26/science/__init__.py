@@ -7,5 +7,9 @@ from iclr26.domain_exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
-    {},
+    {
+        "JARFClassifier": "jarf",
+        "JARFRegressor": "jarf",
+        "EJOPTransformer": "jarf",
+    },
 )
