@@ -27,5 +27,10 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "FAME": "dual_learner_crl",
         "FAMEConfig": "dual_learner_crl",
         "GridTasks": "dual_learner_crl",
+        "cumulative_bound": "pac_bayes_continual",
+        "VILearner": "pac_bayes_continual",
+        "EWCLearner": "pac_bayes_continual",
+        "GaussianGibbsLinReg": "pac_bayes_continual",
+        "SGLDGibbs": "pac_bayes_continual",
     },
 )
