@@ -12,5 +12,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "make_majority_data": "mamba_theory",
         "make_locality_data": "mamba_theory",
         "train_gd": "mamba_theory",
+        "HyperSET": "hyper_set",
+        "HyperSETBlock": "hyper_set",
     },
 )
