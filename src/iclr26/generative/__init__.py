@@ -12,5 +12,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "TreeSearchDistribution": "dado",
         "DADO": "dado",
         "EDA": "dado",
+        "smc_sample": "smc_discrete_diffusion",
+        "AmortisedProposal": "smc_discrete_diffusion",
+        "train_log_variance": "smc_discrete_diffusion",
     },
 )

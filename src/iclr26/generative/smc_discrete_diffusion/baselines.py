@@ -1,0 +1,89 @@
+"""Baselines of the SMC sampler: ancestral sampling, best-of-N, base-proposal SMC, guidance without weights."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from iclr26.lab.masked_diffusion import ancestral_sample
+
+from .smc import RewardFn, SMCResult, _call_reward, _check_int, smc_sample
+
+__all__ = ["ancestral", "base_smc", "best_of_n", "guidance_only"]
+
+
+def ancestral(
+    model: Callable[[Tensor], Tensor],
+    num_samples: int,
+    steps: int,
+    generator: torch.Generator | None = None,
+    seq_len: int | None = None,
+) -> Tensor:
+    """Plain ancestral samples (num_samples, L) from the untilted model (the lab's reverse process)."""
+    _check_int("num_samples", num_samples, 1)
+    length = _check_int("seq_len", seq_len if seq_len is not None else getattr(model, "seq_len", None), 1)
+    prompt = torch.zeros(num_samples, 0, dtype=torch.long)
+    return ancestral_sample(model, prompt, gen_len=length, steps=steps, generator=generator)
+
+
+def best_of_n(
+    model: Callable[[Tensor], Tensor],
+    reward_fn: RewardFn,
+    n: int,
+    steps: int,
+    runs: int = 1,
+    generator: torch.Generator | None = None,
+    seq_len: int | None = None,
+) -> tuple[Tensor, Tensor]:
+    """Per run, draw ``n`` ancestral samples and keep the highest-reward one: ``(best (runs, L), rewards)``.
+
+    Uses ``n`` reward calls per run.
+    """
+    _check_int("n", n, 1)
+    _check_int("runs", runs, 1)
+    x = ancestral(model, runs * n, steps, generator, seq_len)
+    with torch.no_grad():
+        r = _call_reward(reward_fn, F.one_hot(x, int(model.mask_id) + 1).float()).view(runs, n)
+    best = r.argmax(-1)
+    return x.view(runs, n, -1)[torch.arange(runs), best], r
+
+
+def base_smc(
+    model: Callable[[Tensor], Tensor], reward_fn: RewardFn, num_particles: int, steps: int, **kwargs
+) -> SMCResult:
+    """SMC with the base proposal ``q = p_theta`` (weights are twist ratios): :func:`smc_sample` shorthand."""
+    return smc_sample(model, reward_fn, num_particles, steps, proposal="base", **kwargs)
+
+
+def guidance_only(
+    model: Callable[[Tensor], Tensor],
+    reward_fn: RewardFn,
+    num_samples: int,
+    steps: int,
+    alpha: float = 1.0,
+    lambdas: Tensor | Sequence[float] | None = None,
+    phi: int = 1,
+    tau: float = 1.0,
+    generator: torch.Generator | None = None,
+    **kwargs,
+) -> Tensor:
+    """Samples of the gradient-tilted proposal alone (no weights, no resampling): (num_samples, L)."""
+    res = smc_sample(
+        model,
+        reward_fn,
+        1,
+        steps,
+        proposal="gradient",
+        alpha=alpha,
+        lambdas=lambdas,
+        phi=phi,
+        tau=tau,
+        ess_threshold=0.0,
+        runs=num_samples,
+        generator=generator,
+        **kwargs,
+    )
+    return res.particles[:, 0]
