@@ -32,5 +32,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "newton_schulz5": "cosmos",
         "RACS": "racs_alice",
         "Alice": "racs_alice",
+        "SmoothLeaky": "smooth_leaky",
+        "RandomizedSmoothLeaky": "smooth_leaky",
+        "get_activation": "smooth_leaky",
     },
 )
