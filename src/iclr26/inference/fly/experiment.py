@@ -1,8 +1,9 @@
-"""Reproduction of FLy (arXiv 2511.22972) with tiny Hugging Face LMs trained on the arithmetic corpus.
+"""Reproduction of FLy (arXiv 2511.22972) with the lab's tiny draft/target pair of Hugging Face LMs.
 
-One target/drafter pair (same character tokenizer, same corpus; the drafter much smaller) is trained once and
-cached. Per harness seed, a fresh set of held-out problems (never in the training corpus), each written in a
-random wording, is decoded greedily by: target-only greedy (``model.generate``), exact-match speculative decoding
+The pair (:func:`iclr26.lab.tinylm.pairs.draft_target_pair`: same character tokenizer, trained on worded
+multi-step arithmetic whose every step can be phrased several ways, ending in ``Answer: N``; the drafter much
+smaller) is trained once and cached. Per harness seed, a fresh set of held-out problems (prompts never in the
+training text) is decoded greedily, up to the end of the line, by: target-only greedy (``model.generate``), exact-match speculative decoding
 (FLy with the window disabled; cross-checked token-identical to target greedy) and FLy (W, theta defaults, n-gram
 drafter level on). Metrics: final-answer accuracy, acceptance length tau, wall-clock speedups, share of mismatches
 forgiven, and the target's mean NLL per emitted token.
@@ -10,7 +11,6 @@ forgiven, and the target's mean NLL per emitted token.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 
@@ -23,9 +23,9 @@ from iclr26.harness.progress import track
 from iclr26.inference.fly.claim_check import fly_decider
 from iclr26.inference.fly.core import generate
 from iclr26.inference.fly.figures import tau_and_accuracy
-from iclr26.lab.corpora import ARITHMETIC_STYLES, arithmetic_problems
+from iclr26.lab.corpora import parse_answer
 from iclr26.lab.threads import limited_threads
-from iclr26.lab.tinylm import TinyLMConfig, load_or_train, train_tiny_lm
+from iclr26.lab.tinylm.pairs import DraftTargetPair, draft_target_pair
 
 __all__ = ["EXPERIMENT", "FlyConfig", "run"]
 
@@ -34,24 +34,23 @@ __all__ = ["EXPERIMENT", "FlyConfig", "run"]
 class FlyConfig:
     """One budget of the FLy reproduction."""
 
-    target: TinyLMConfig
-    drafter: TinyLMConfig
+    pair: str = "quick"  # budget of iclr26.lab.tinylm.pairs.draft_target_pair
     n_problems: int = 100
-    max_new_tokens: int = 24
+    max_new_tokens: int = 56
     k: int = 15
     window: int = 6
     entropy_threshold: float = 0.3
     cache: bool = True  # load_or_train (cached by config hash) vs train in-process
+    threads: int = 1  # torch threads: tiny models only lose to a second thread's hand-offs (the brief says 2)
     timing: bool = True  # False (smoke): wall-clock speedups are NaN so that the metrics are deterministic
 
 
-def _lm(cfg: TinyLMConfig, cache: bool):
-    return load_or_train(cfg) if cache else train_tiny_lm(cfg)
+def _pair(cfg: FlyConfig) -> DraftTargetPair:
+    return draft_target_pair(cfg.pair, cache=cfg.cache)
 
 
 def _answer(text: str) -> int | None:
-    m = re.search(r"-?\d+", text)
-    return int(m.group()) if m else None
+    return parse_answer(text.split("\n")[0])
 
 
 @torch.no_grad()
@@ -62,36 +61,23 @@ def _nll(model, ids: torch.Tensor, n_prompt: int) -> float:
 
 
 def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
-    with limited_threads(2):
+    with limited_threads(cfg.threads):
         torch.manual_seed(seed)
-        t_lm, d_lm = _lm(cfg.target, cfg.cache), _lm(cfg.drafter, cfg.cache)
-        tok = t_lm.tokenizer
-        if (
-            len(tok) != len(d_lm.tokenizer)
-            or tok("Q: 1+2= A: 3").input_ids != d_lm.tokenizer("Q: 1+2= A: 3").input_ids
-        ):
-            raise RuntimeError("target and drafter tokenizers differ")
-        target, drafter = t_lm.model.eval(), d_lm.model.eval()
-        seen = {(p.a, p.b, p.op) for p in arithmetic_problems(5000, seed=0)}
-        pool = [
-            p
-            for p in arithmetic_problems(20 * cfg.n_problems, seed=10_000 + seed)
-            if (p.a, p.b, p.op) not in seen
-        ]
-        rng = np.random.default_rng(seed)
-        problems = pool[: cfg.n_problems]
-        styles = [ARITHMETIC_STYLES[i] for i in rng.integers(0, len(ARITHMETIC_STYLES), len(problems))]
-        eos = tok.eos_token_id
+        pair = _pair(cfg)
+        tok = pair.tokenizer
+        target, drafter = pair.target.model.eval(), pair.drafter.model.eval()
+        problems = pair.heldout(cfg.n_problems, seed=100 + seed)
+        eos = tok.convert_tokens_to_ids("\n")  # one problem per line: decoding stops at the end of the answer
         rec: dict[str, list[float]] = {
             m: [] for m in ("acc_t", "acc_sd", "acc_fly", "time_t", "time_sd", "time_fly")
         }
         agg = dict(emit_sd=0, fwd_sd=0, emit_fly=0, fwd_fly=0, mism=0, forg=0, same_sd=0, same_fly=0)
         nll_t, nll_fly = [], []
         # warm-up
-        ids0 = tok(problems[0].prompt(styles[0]), return_tensors="pt").input_ids
+        ids0 = tok(problems[0].prompt(), return_tensors="pt").input_ids
         generate(target, drafter, ids0, 4, k=cfg.k, window=None)
-        for p, style in track(list(zip(problems, styles)), description="fly: decoding problems"):
-            ids = tok(p.prompt(style), return_tensors="pt").input_ids
+        for p in track(problems, description="fly: decoding problems"):
+            ids = tok(p.prompt(), return_tensors="pt").input_ids
             n0 = ids.shape[1]
             t0 = time.perf_counter()
             g = target.generate(
@@ -152,29 +138,11 @@ def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
     )
 
 
-def _target(steps: int, d: int, layers: int, chars: int) -> TinyLMConfig:
-    return TinyLMConfig(
-        arch="llama",
-        corpus="arithmetic",
-        corpus_chars=chars,
-        tokenizer="char",
-        d_model=d,
-        n_layers=layers,
-        n_heads=4 if d >= 64 else 2,
-        seq_len=64,
-        batch_size=32 if steps > 50 else 4,
-        steps=steps,
-        lr=3e-3,
-        seed=0,
-    )
-
-
 EXPERIMENT = Experiment(
     slug="fly",
     configs={
         "smoke": FlyConfig(
-            target=_target(8, 32, 2, 8_000),
-            drafter=_target(4, 16, 1, 8_000),
+            pair="smoke",
             n_problems=3,
             max_new_tokens=8,
             k=4,
@@ -182,12 +150,8 @@ EXPERIMENT = Experiment(
             cache=False,
             timing=False,
         ),
-        "quick": FlyConfig(
-            target=_target(2500, 128, 4, 200_000), drafter=_target(150, 32, 1, 200_000), n_problems=60
-        ),
-        "full": FlyConfig(
-            target=_target(3000, 384, 6, 1_500_000), drafter=_target(800, 128, 1, 1_500_000), n_problems=200
-        ),
+        "quick": FlyConfig(pair="quick", n_problems=100),
+        "full": FlyConfig(pair="full", n_problems=200),
     },
     seeds={"smoke": 1, "quick": 3, "full": 3},
     run=run,
@@ -212,7 +176,7 @@ EXPERIMENT = Experiment(
     ],
     figures=[tau_and_accuracy],
     scale_gap=(
-        "Tiny char-level Llama models trained on the arithmetic corpus replace Llama-3.1-8B/70B/405B; held-out "
-        "two-operand problems in random wordings replace GSM8K/HumanEval; CPU wall clock is overhead-dominated."
+        "Tiny char-level Llama models trained on worded multi-step arithmetic replace Llama-3.1-8B/70B/405B; "
+        "held-out problems with freely worded steps replace GSM8K/HumanEval; CPU wall clock is overhead-dominated."
     ),
 )
