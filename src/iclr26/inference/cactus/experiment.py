@@ -1,18 +1,21 @@
 """Reproduction of "Cactus: Constrained Acceptance Speculative Sampling" (arXiv 2604.04987, ICLR 2026).
 
-Part 1 (exact, no sampling): real next-token pairs (drafter p, target q) read off a tiny draft/target pair of
-character-level Llamas trained on the lab's arithmetic corpus, plus Dirichlet-mixture pairs over V = 50. For a
+Part 1 (exact, no sampling): real next-token pairs (drafter p, target q) read off the lab's tiny draft/target pair
+of character-level Llamas (:func:`iclr26.lab.tinylm.pairs.draft_target_pair`, trained on worded multi-step
+arithmetic), plus Dirichlet-mixture pairs over V = 50. For a
 sweep of budgets delta and the baselines (TAS, top-k, interpolation) the acceptance probability and the emitted
 law r of one drafted position are computed by enumeration, giving KL(r || q) and TV(r, q) exactly. Claim (b)
 tunes Cactus's delta on half of the real pairs to TAS's acceptance and compares KL(r || q) on the other half.
 
-Part 2 (end-to-end): SpS, Cactus (delta = 1) and TAS decode arithmetic prompts ("Q: a+b= A:") with the lab's
-KV-cached loop at temperature 1; acceptance length tau and answer accuracy (pass@1) per method.
+Part 2 (end-to-end): SpS, Cactus (delta = 1) and TAS decode held-out problems ("Q: 12+7-5=? A:", worked steps,
+"Answer: N") with the lab's KV-cached loop at temperature 1 up to the end of the line; acceptance length tau and
+answer accuracy (pass@1) per method.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,27 +38,20 @@ from iclr26.inference.cactus.verifiers import (
     binary_kl,
     cactus_h,
 )
+from iclr26.lab.corpora import parse_answer
 from iclr26.lab.threads import limited_threads
 
 __all__ = ["CactusConfig", "EXPERIMENT", "run", "sweep_verifiers"]
-
-_BASE = dict(
-    arch="llama", corpus="arithmetic", corpus_chars=300_000, tokenizer="char", vocab_size=2048, seq_len=64,
-    batch_size=16, lr=3e-3,
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class CactusConfig:
     """One budget of the Cactus reproduction."""
 
-    models: str = "tiny"  # "tiny" (trained char Llamas) or "table" (random bigram tables, for smoke)
-    target_layers: int = 12
-    target_width: int = 64
-    target_steps: int = 800
-    drafter_layers: int = 1
-    drafter_width: int = 32
-    drafter_steps: int = 200
+    models: str = (
+        "tiny"  # "tiny" (the lab's trained char Llama pair) or "table" (random bigram tables, for smoke)
+    )
+    pair: str = "quick"  # budget of iclr26.lab.tinylm.pairs.draft_target_pair
     n_real_pairs: int = 2000
     n_dirichlet_pairs: int = 2000
     dirichlet_vocab: int = 50
@@ -65,7 +61,7 @@ class CactusConfig:
     topks: tuple[int, ...] = (1, 2, 3, 5, 10)
     interp_alphas: tuple[float, ...] = (0.1, 0.3, 0.5, 0.7, 0.9)
     n_prompts: int = 24
-    new_tokens: int = 16
+    new_tokens: int = 56
     gamma: int = 5
     tas_loose: tuple[float, float] = (0.01, 0.05)  # a permissive TAS point (eps, alpha), reported only
 
@@ -131,7 +127,7 @@ def _match_delta(p: torch.Tensor, q: torch.Tensor, target_acc: float) -> float:
 
 
 def _models(cfg: CactusConfig, seed: int):
-    """(target, drafter, tokenizer or None, real pair sampler text)."""
+    """(target, drafter, the DraftTargetPair or None for the table models)."""
     if cfg.models == "table":
         g = torch.Generator().manual_seed(1234)
         v = 16
@@ -140,29 +136,25 @@ def _models(cfg: CactusConfig, seed: int):
         noise = torch._standard_gamma(torch.full((v, v), 0.3, dtype=torch.float64), generator=g)
         d = 0.6 * t + 0.4 * noise / noise.sum(-1, keepdim=True)
         return TableLM(t), TableLM(d), None
-    from iclr26.lab.tinylm import TinyLMConfig, load_or_train
+    from iclr26.lab.tinylm.pairs import draft_target_pair
 
-    tcfg = TinyLMConfig(
-        **_BASE, d_model=cfg.target_width, n_layers=cfg.target_layers, n_heads=4, steps=cfg.target_steps
-    )
-    dcfg = TinyLMConfig(
-        **_BASE, d_model=cfg.drafter_width, n_layers=cfg.drafter_layers, n_heads=2, steps=cfg.drafter_steps
-    )
-    tg, dr = load_or_train(tcfg), load_or_train(dcfg)
-    return tg.model.eval(), dr.model.eval(), tg.tokenizer
+    pair = draft_target_pair(cfg.pair)
+    return pair.target.model.eval(), pair.drafter.model.eval(), pair
 
 
 @torch.no_grad()
 def _real_pairs(
-    target, drafter, tok, n_pairs: int, rng: np.random.Generator
+    target, drafter, pair, n_pairs: int, rng: np.random.Generator
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Next-token (p, q) pairs at random positions of held-out-style arithmetic text."""
-    if tok is None:
+    """Next-token (p, q) pairs at random positions of held-out worded-arithmetic lines."""
+    if pair is None:
         v = target.log_table.shape[0]
         ids = torch.as_tensor(rng.integers(0, v, size=n_pairs))
         return drafter.log_table[ids].exp(), target.log_table[ids].exp()
-    text = "\n".join(_problem(rng)[0] + " " + _problem(rng)[1] for _ in range(4 * n_pairs // 10 + 20))
-    ids = torch.tensor([tok(text).input_ids])
+    wording = random.Random(int(rng.integers(2**32)))
+    problems = pair.heldout(n_pairs // 40 + 20, seed=int(rng.integers(1, 2**31)))
+    text = "\n".join(p.text(wording) for p in problems)
+    ids = torch.tensor([pair.tokenizer(text).input_ids])
     win = 48
     starts = rng.integers(0, ids.shape[1] - win, size=max(1, n_pairs // win + 1))
     batch = torch.stack([ids[0, s : s + win] for s in starts])
@@ -170,14 +162,6 @@ def _real_pairs(
     p = torch.softmax(drafter(batch).logits.double(), -1).reshape(-1, target.config.vocab_size)
     q, p = q / q.sum(-1, keepdim=True), p / p.sum(-1, keepdim=True)
     return p[:n_pairs], q[:n_pairs]
-
-
-def _problem(rng: np.random.Generator) -> tuple[str, str]:
-    a, b = int(rng.integers(1, 100)), int(rng.integers(1, 100))
-    if rng.random() < 0.5:
-        return f"Q: {a}+{b}= A:", str(a + b)
-    a, b = max(a, b), min(a, b)
-    return f"Q: {a}-{b}= A:", str(a - b)
 
 
 def _dirichlet_pairs(n: int, v: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -191,14 +175,17 @@ def _dirichlet_pairs(n: int, v: int, gen: torch.Generator) -> tuple[torch.Tensor
     return 0.6 * q + 0.4 * dirichlet(), q
 
 
-def _decode(target, drafter, tok, cfg: CactusConfig, seed: int) -> dict[str, float]:
+def _decode(target, drafter, pair, cfg: CactusConfig, seed: int) -> dict[str, float]:
     """tau and pass@1 accuracy of SpS, Cactus and TAS on the same prompts."""
     rng = np.random.default_rng(10_000 + seed)
-    if tok is None:
+    eos = None
+    if pair is None:
         prompts = [(torch.tensor([rng.integers(0, 16, size=3).tolist()]), None) for _ in range(cfg.n_prompts)]
     else:
-        probs = [_problem(rng) for _ in range(cfg.n_prompts)]
-        prompts = [(torch.tensor([tok(pr).input_ids]), ans) for pr, ans in probs]
+        tok = pair.tokenizer
+        eos = tok.convert_tokens_to_ids("\n")
+        problems = pair.heldout(cfg.n_prompts, seed=10_000 + seed)
+        prompts = [(torch.tensor([tok(p.prompt()).input_ids]), p.answer) for p in problems]
     methods = {"sps": SpSVerifier(), "cactus": CactusVerifier(cfg.cactus_delta), "tas": TypicalVerifier()}
     seeds = np.random.default_rng(20_000 + seed).integers(1, 2**62, size=cfg.n_prompts).tolist()
     out: dict[str, float] = {}
@@ -206,13 +193,20 @@ def _decode(target, drafter, tok, cfg: CactusConfig, seed: int) -> dict[str, flo
         emitted = forwards = correct = 0
         for (ids, ans), s in zip(prompts, seeds):
             gen, st = speculative_generate(
-                target, drafter, ids, ver, gamma=cfg.gamma, max_new_tokens=cfg.new_tokens, seed=int(s)
+                target,
+                drafter,
+                ids,
+                ver,
+                gamma=cfg.gamma,
+                max_new_tokens=cfg.new_tokens,
+                seed=int(s),
+                eos_token_id=eos,
             )
             emitted += st.emitted
             forwards += st.target_forwards
-            if tok is not None:
-                text = tok.decode(gen[0, ids.shape[1] :].tolist())
-                correct += int(text.strip().split("\n")[0].strip() == ans)
+            if pair is not None:
+                text = pair.tokenizer.decode(gen[0, ids.shape[1] :].tolist())
+                correct += int(parse_answer(text.split("\n")[0]) == ans)
         out[f"tau_{name}"] = emitted / forwards
         out[f"acc_{name}"] = correct / cfg.n_prompts
     return out
@@ -226,8 +220,8 @@ def run(cfg: CactusConfig, seed: int, device: str) -> Metrics:
     rng = np.random.default_rng(seed)
     gen = torch.Generator().manual_seed(seed)
     with limited_threads(1):
-        target, drafter, tok = _models(cfg, seed)
-        p_real, q_real = _real_pairs(target, drafter, tok, cfg.n_real_pairs, rng)
+        target, drafter, pair = _models(cfg, seed)
+        p_real, q_real = _real_pairs(target, drafter, pair, cfg.n_real_pairs, rng)
         p_dir, q_dir = _dirichlet_pairs(cfg.n_dirichlet_pairs, cfg.dirichlet_vocab, gen)
         sweeps = {}
         for name, (p, q) in track(
@@ -277,7 +271,7 @@ def run(cfg: CactusConfig, seed: int, device: str) -> Metrics:
             "b2_kl_diff": cl_ev["kl"] - tl_ev["kl"],
         }
         # (c) end to end
-        dec = _decode(target, drafter, tok, cfg, seed)
+        dec = _decode(target, drafter, pair, cfg, seed)
         values |= dec
         values["c_tau_gain"] = dec["tau_cactus"] - dec["tau_sps"]
         values["c_acc_drop"] = dec["acc_sps"] - dec["acc_cactus"]
@@ -314,13 +308,10 @@ EXPERIMENT = Experiment(
         ),
         "quick": CactusConfig(),
         "full": CactusConfig(
-            target_steps=1500,
-            target_width=96,
-            drafter_steps=400,
+            pair="full",
             n_real_pairs=10_000,
             n_dirichlet_pairs=10_000,
             n_prompts=200,
-            new_tokens=48,
         ),
     },
     seeds={"smoke": 1, "quick": 3, "full": 5},
@@ -337,7 +328,7 @@ EXPERIMENT = Experiment(
             paper_value="higher acceptance length and throughput than SpS at near-unchanged accuracy (up to ~1.9x "
             "speedup, Qwen3/Llama-3/Gemma pairs in vLLM); TAS distorts q without guarantee",
             decide=cactus_decider,
-            scale_gap="character-level 12-layer/1-layer Llamas on a synthetic arithmetic corpus; 3 seeds",
+            scale_gap="character-level 4-layer/1-layer Llamas on worded synthetic arithmetic; 3 seeds",
         ),
     ],
     figures=[frontier, tau_accuracy, h_shift],
