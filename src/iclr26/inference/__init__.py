@@ -37,5 +37,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "NgramDrafter": "fly",
         "FlyVerifier": "fly",
         "ngram_propose": "fly",
+        "CertaintyForcingTrainer": "dparallel",
+        "certainty_forcing_loss": "dparallel",
+        "semi_ar_masks": "dparallel",
+        "HFMaskedDiffusionAdapter": "dparallel",
     },
 )
