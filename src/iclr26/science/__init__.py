@@ -11,5 +11,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "JARFClassifier": "jarf",
         "JARFRegressor": "jarf",
         "EJOPTransformer": "jarf",
+        "LBFPosterior": "npe_lbf",
+        "build_lbf": "npe_lbf",
     },
 )
