@@ -15,5 +15,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "smc_sample": "smc_discrete_diffusion",
         "AmortisedProposal": "smc_discrete_diffusion",
         "train_log_variance": "smc_discrete_diffusion",
+        "RGVFMLoss": "rg_vfm",
+        "RFMLoss": "rg_vfm",
+        "ManifoldFlowSampler": "rg_vfm",
+        "EndpointMLP": "rg_vfm",
     },
 )
