@@ -10,19 +10,13 @@ per config hash.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
-import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
-import platformdirs
 import torch
 from torch import Tensor
 
+from iclr26.lab.cache import cached_torch
 from iclr26.lab.masked_diffusion import MaskedDiffusionTransformer, train_mdlm
 
 from .exact import all_sequences
@@ -31,7 +25,6 @@ __all__ = [
     "MarkovChain",
     "MotifReward",
     "TaskConfig",
-    "cache_dir",
     "make_chain",
     "reward_histogram",
     "tilted_histogram",
@@ -155,49 +148,29 @@ def tilted_histogram(log_p: Tensor, counts: Tensor, alpha: float, n_bins: int) -
     return reward_histogram(counts, n_bins, w), float((w * counts.double()).sum())
 
 
-def cache_dir() -> Path:
-    """``$ICLR26_CACHE`` or the platform user cache dir of ``iclr26``, plus this paper's folder."""
-    root = os.environ.get("ICLR26_CACHE") or platformdirs.user_cache_dir("iclr26")
-    return Path(root) / "smc_discrete_diffusion"
-
-
-def _config_hash(cfg: TaskConfig) -> str:
-    text = json.dumps({"format": 1, **dataclasses.asdict(cfg)}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 def trained_denoiser(cfg: TaskConfig, use_cache: bool = True) -> MaskedDiffusionTransformer:
     """The MDLM denoiser for ``cfg``: loaded from the cache, or trained with the lab's NELBO trainer and cached."""
     model = MaskedDiffusionTransformer(
         cfg.n_tokens, cfg.seq_len, cfg.d_model, cfg.n_layers, cfg.n_heads, init_seed=cfg.data_seed
     )
-    path = cache_dir() / f"mdlm_{_config_hash(cfg)}.pt"
-    if use_cache and path.exists():
-        try:
-            model.load_state_dict(torch.load(path, weights_only=True))
-            model.eval()
-            return model
-        except (RuntimeError, OSError, EOFError, ValueError):
-            pass  # unreadable entry: retrain and overwrite
-    chain = make_chain(cfg.n_tokens, cfg.concentration, cfg.data_seed)
-    data = chain.sample(cfg.n_train, cfg.seq_len, torch.Generator().manual_seed(cfg.data_seed + 1))
 
-    def batch_fn(gen: torch.Generator) -> tuple[Tensor, None]:
-        idx = torch.randint(0, data.shape[0], (cfg.batch,), generator=gen)
-        return data[idx], None
+    def train() -> dict[str, Tensor]:
+        chain = make_chain(cfg.n_tokens, cfg.concentration, cfg.data_seed)
+        data = chain.sample(cfg.n_train, cfg.seq_len, torch.Generator().manual_seed(cfg.data_seed + 1))
 
-    train_mdlm(
-        model, batch_fn, steps=cfg.train_steps, lr=cfg.lr, seed=cfg.data_seed, description="train MDLM (L=8)"
-    )
-    model.eval()
-    if use_cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        os.close(fd)
-        try:
-            torch.save(model.state_dict(), tmp)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-    return model
+        def batch_fn(gen: torch.Generator) -> tuple[Tensor, None]:
+            idx = torch.randint(0, data.shape[0], (cfg.batch,), generator=gen)
+            return data[idx], None
+
+        train_mdlm(
+            model,
+            batch_fn,
+            steps=cfg.train_steps,
+            lr=cfg.lr,
+            seed=cfg.data_seed,
+            description="train MDLM (L=8)",
+        )
+        return model.state_dict()
+
+    model.load_state_dict(cached_torch("smc_discrete_diffusion", cfg, train, cache=use_cache))
+    return model.eval()

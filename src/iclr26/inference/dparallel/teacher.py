@@ -3,26 +3,22 @@
 The teacher is :class:`iclr26.lab.masked_diffusion.MaskedDiffusionTransformer` trained with
 :func:`iclr26.lab.masked_diffusion.train_mdlm` (continuous-time NELBO, prompt never masked). Its weights and its
 self-distillation data (its own one-token-per-call answers to training prompts) are saved together under
-``<cache>/dparallel/<hash>.pt`` (``<cache>``: ``$ICLR26_CACHE`` else ``platformdirs.user_cache_dir("iclr26")``,
-as for :mod:`iclr26.lab.tinylm`), written to a temporary file and renamed into place.
+``<cache>/dparallel/<config key>.pt`` by :func:`iclr26.lab.cache.cached_torch` (atomic write; ``<cache>`` is
+``$ICLR26_CACHE`` else the platform user cache dir, as for :mod:`iclr26.lab.tinylm`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
 import torch
 from torch import Tensor
 
 from iclr26.inference.dparallel.distill import self_distill_dataset
 from iclr26.inference.dparallel.task import SymbolTask
+from iclr26.lab.cache import cache_file, cached_torch
 from iclr26.lab.masked_diffusion import MaskedDiffusionTransformer, train_mdlm
 
 __all__ = ["TeacherConfig", "build_teacher", "load_or_train_teacher", "teacher_cache_file"]
@@ -46,17 +42,9 @@ class TeacherConfig:
     n_distill: int = 1024
 
 
-def _hash(cfg: TeacherConfig) -> str:
-    text = json.dumps({"format": FORMAT, **dataclasses.asdict(cfg)}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 def teacher_cache_file(cfg: TeacherConfig, cache_dir: str | os.PathLike[str] | None = None) -> Path:
-    """``<cache>/dparallel/<config hash>.pt``."""
-    root = cache_dir if cache_dir is not None else os.environ.get("ICLR26_CACHE")
-    if not root:
-        root = platformdirs.user_cache_dir("iclr26")
-    return Path(root) / "dparallel" / f"{_hash(cfg)}.pt"
+    """``<cache>/dparallel/<config key>.pt`` (see :mod:`iclr26.lab.cache`)."""
+    return cache_file("dparallel", cfg, cache_dir, version=FORMAT)
 
 
 def build_teacher(cfg: TeacherConfig) -> MaskedDiffusionTransformer:
@@ -88,22 +76,12 @@ def load_or_train_teacher(
     cfg: TeacherConfig, cache: bool = True, cache_dir: str | os.PathLike[str] | None = None
 ) -> tuple[MaskedDiffusionTransformer, Tensor, list[float]]:
     """The trained teacher, its distillation ids (n_distill, seq_len) and its training losses (cached)."""
-    path = teacher_cache_file(cfg, cache_dir)
-    if cache and path.exists():
-        blob = torch.load(path, weights_only=True)
-        model = build_teacher(cfg)
-        model.load_state_dict(blob["state"])
-        model.eval()
-        return model, blob["distill"], [float(v) for v in blob["losses"]]
-    model, ids, losses = _train(cfg)
-    if cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        os.close(fd)
-        try:
-            torch.save({"state": model.state_dict(), "distill": ids, "losses": torch.tensor(losses)}, tmp)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-    return model, ids, losses
+
+    def train() -> dict[str, Tensor]:
+        model, ids, losses = _train(cfg)
+        return {"state": model.state_dict(), "distill": ids, "losses": torch.tensor(losses)}
+
+    blob = cached_torch("dparallel", cfg, train, cache=cache, cache_dir=cache_dir, version=FORMAT)
+    model = build_teacher(cfg)
+    model.load_state_dict(blob["state"])
+    return model.eval(), blob["distill"], [float(v) for v in blob["losses"]]

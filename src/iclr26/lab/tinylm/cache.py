@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import platformdirs
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
+from iclr26.lab.cache import cache_root
 from iclr26.lab.tinylm.config import FORMAT_VERSION, TinyLMConfig, config_hash
 from iclr26.lab.tinylm.training import Progress, TrainedLM, train_tiny_lm
 
@@ -36,10 +36,7 @@ def cache_path(cfg: TinyLMConfig, cache_dir: str | os.PathLike[str] | None = Non
     >>> cache_path(TinyLMConfig(), "cache").parent.as_posix()
     'cache/tinylm'
     """
-    root = cache_dir if cache_dir is not None else os.environ.get("ICLR26_CACHE")
-    if not root:
-        root = platformdirs.user_cache_dir("iclr26")
-    return Path(root) / "tinylm" / config_hash(cfg)
+    return cache_root(cache_dir) / "tinylm" / config_hash(cfg)
 
 
 @contextmanager
