@@ -20,5 +20,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "CoconutWrapper": "continuous_cot",
         "make_prosqa_like": "continuous_cot",
         "track_index_matching_logit": "continuous_cot",
+        "LowRankFilter": "icl_info_removal",
+        "head_scan": "icl_info_removal",
+        "icl_prompts": "icl_info_removal",
+        "make_task_family": "icl_info_removal",
     },
 )

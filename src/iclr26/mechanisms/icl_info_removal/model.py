@@ -1,0 +1,74 @@
+"""The tiny GPT analogue of the denoising-heads reproduction: trained on the multi-task ICL family, cached.
+
+The model is the shared :class:`iclr26.lab.transformer.Transformer` (pre-LN, GELU MLP, learned positions, tied
+unembedding), trained with :func:`iclr26.lab.training.train_loop` on fresh sequences of
+:func:`~iclr26.mechanisms.icl_info_removal.task.training_sequences`. Trained weights are cached per config hash
+by :func:`iclr26.lab.cache.cached_torch` (``$ICLR26_CACHE`` else the user cache directory; atomic writes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+
+from iclr26.lab.cache import cached_torch
+from iclr26.lab.training import sequence_loss, train_loop
+from iclr26.lab.transformer import Transformer
+from iclr26.mechanisms.icl_info_removal.task import TaskFamily, training_sequences
+
+__all__ = ["GPTConfig", "build_model", "train_icl_model"]
+
+
+@dataclass(frozen=True)
+class GPTConfig:
+    """Model and training sizes of the analogue."""
+
+    d_model: int = 128
+    n_layers: int = 4
+    n_heads: int = 4
+    max_shots: int = 8
+    steps: int = 1250
+    batch: int = 64
+    lr: float = 3e-3
+    weight_decay: float = 0.01
+
+
+def build_model(cfg: GPTConfig, family: TaskFamily, init_seed: int) -> Transformer:
+    """An untrained GPT for `family` (sequence length 2 * max_shots + 1)."""
+    return Transformer(
+        vocab_size=family.vocab_size,
+        seq_len=2 * cfg.max_shots + 1,
+        d_model=cfg.d_model,
+        n_layers=cfg.n_layers,
+        n_heads=cfg.n_heads,
+        init_seed=init_seed,
+    )
+
+
+def train_icl_model(
+    cfg: GPTConfig, family: TaskFamily, seed: int, use_cache: bool = True
+) -> tuple[Transformer, list[float]]:
+    """Train (or load from cache) the analogue for `seed`; returns the model in eval mode and its loss curve."""
+    model = build_model(cfg, family, init_seed=7919 * seed + 1)
+
+    def train() -> dict:
+        def loss_fn(m: torch.nn.Module, gen: torch.Generator) -> torch.Tensor:
+            x, y = training_sequences(family, cfg.batch, cfg.max_shots, gen)
+            return sequence_loss(m(x), y)
+
+        res = train_loop(
+            model,
+            loss_fn,
+            steps=cfg.steps,
+            lr=cfg.lr,
+            seed=seed,
+            weight_decay=cfg.weight_decay,
+            description="train ICL GPT",
+        )
+        return {"state": model.state_dict(), "losses": torch.tensor(res.losses)}
+
+    key = {"cfg": asdict(cfg), "table": family.label_table.tolist(), "seed": seed}
+    blob = cached_torch("icl_info_removal", key, train, cache=use_cache)
+    model.load_state_dict(blob["state"])
+    return model.eval(), [float(v) for v in blob["losses"]]
