@@ -35,5 +35,11 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "SmoothLeaky": "smooth_leaky",
         "RandomizedSmoothLeaky": "smooth_leaky",
         "get_activation": "smooth_leaky",
+        "AtteNTSampler": "attent",
+        "StepRatio": "attent",
+        "LinearRatio": "attent",
+        "ConstantRatio": "attent",
+        "RandomSubsetSampler": "attent",
+        "classification_score": "attent",
     },
 )

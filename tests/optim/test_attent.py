@@ -1,0 +1,311 @@
+"""Oracle tests of the AtteNT reproduction (arXiv 2602.20461): scores, top-k, schedules, samplers, cost, claim."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from iclr26.harness.claims import Outcome
+from iclr26.lab.threads import limited_threads
+from iclr26.optim.attent import (
+    AttentionClassifier,
+    AtteNTSampler,
+    ConstantRatio,
+    CostMeter,
+    FullDataSampler,
+    LinearRatio,
+    RandomSubsetSampler,
+    StepRatio,
+    causal_lm_score,
+    classification_score,
+    default_step_ratio,
+    digits_patches,
+    n_selected,
+    regression_score,
+    sequence_property_data,
+    sequence_property_labels,
+    topk_indices,
+    train_learner,
+)
+from iclr26.optim.attent.claim_check import attent_decider, cost_to_target
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    with limited_threads(1):
+        yield
+
+
+def _per_example_logit_grad_norm(logits: torch.Tensor, loss_fn) -> torch.Tensor:
+    """Slow reference: || d l_i / d f(S_i) || by autograd, one example at a time."""
+    out = []
+    for i in range(logits.shape[0]):
+        z = logits[i : i + 1].detach().clone().requires_grad_(True)
+        (g,) = torch.autograd.grad(loss_fn(z, i), z)
+        out.append(g.norm())
+    return torch.stack(out)
+
+
+def test_classification_score_equals_cross_entropy_logit_gradient():
+    g = torch.Generator().manual_seed(0)
+    logits = 3 * torch.randn(17, 6, generator=g, dtype=torch.float64)
+    y = torch.randint(0, 6, (17,), generator=g)
+    ref = _per_example_logit_grad_norm(logits, lambda z, i: nn.functional.cross_entropy(z, y[i : i + 1]))
+    torch.testing.assert_close(classification_score(logits, y), ref, atol=1e-6, rtol=0)
+
+
+def test_regression_score_equals_squared_loss_gradient():
+    g = torch.Generator().manual_seed(1)
+    out, y = (
+        torch.randn(9, 3, generator=g, dtype=torch.float64),
+        torch.randn(9, 3, generator=g, dtype=torch.float64),
+    )
+    ref = _per_example_logit_grad_norm(out, lambda z, i: 0.5 * ((z - y[i : i + 1]) ** 2).sum())
+    torch.testing.assert_close(regression_score(out, y), ref, atol=1e-6, rtol=0)
+    torch.testing.assert_close(regression_score(out[:, 0], y[:, 0]), (out[:, 0] - y[:, 0]).abs())
+
+
+def test_causal_lm_score_is_mean_token_gradient_norm_over_unpadded_positions():
+    g = torch.Generator().manual_seed(2)
+    logits = torch.randn(4, 5, 7, generator=g, dtype=torch.float64)
+    y = torch.randint(0, 7, (4, 5), generator=g)
+    y[0, 3:] = -100  # padding
+    y[1, :2] = -100  # prompt
+    y[3, :] = -100  # nothing to predict
+    got = causal_lm_score(logits, y)
+    for i in range(4):
+        valid = [t for t in range(5) if y[i, t] != -100]
+        if not valid:
+            assert got[i] == 0
+            continue
+        norms = _per_example_logit_grad_norm(
+            logits[i, valid],
+            lambda z, j, i=i, valid=valid: nn.functional.cross_entropy(z, y[i, valid][j : j + 1]),
+        )
+        assert abs(float(got[i]) - float(norms.mean())) < 1e-6
+
+
+def test_sabotage_score_without_onehot_violates_gradient_oracle():
+    """A broken score (softmax norm, forgetting the one-hot) must fail the oracle used above."""
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(8, 4, generator=g, dtype=torch.float64)
+    y = torch.randint(0, 4, (8,), generator=g)
+    ref = _per_example_logit_grad_norm(logits, lambda z, i: nn.functional.cross_entropy(z, y[i : i + 1]))
+    broken = torch.softmax(logits, -1).norm(dim=-1)
+    assert not torch.allclose(broken, ref, atol=1e-6)
+
+
+def test_topk_indices_match_slow_reference_with_ties_by_index():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        s = rng.integers(0, 5, size=23).astype(float)  # many ties
+        k = int(rng.integers(1, 24))
+        ref = sorted(sorted(range(23), key=lambda i: (-s[i], i))[:k])
+        assert topk_indices(torch.tensor(s), k).tolist() == ref
+    assert topk_indices(torch.tensor([1.0, 3.0, 3.0, 3.0]), 2).tolist() == [1, 2]
+
+
+def test_n_selected_is_ceil_and_robust():
+    assert n_selected(0.1, 30) == 3
+    assert n_selected(0.1, 31) == 4
+    assert n_selected(1.0, 7) == 7
+    assert n_selected(0.01, 7) == 1
+
+
+@pytest.mark.parametrize(
+    "schedule,total",
+    [
+        (default_step_ratio(40), 40),
+        (default_step_ratio(15), 15),
+        (LinearRatio(0.1, ramp=24), 40),
+        (StepRatio(0.3, 3), 20),
+    ],
+)
+def test_schedules_are_monotone_and_reach_one(schedule, total):
+    r = [schedule(t) for t in range(total)]
+    assert all(0 < a <= b <= 1 for a, b in zip(r, r[1:]))
+    assert r[0] == pytest.approx(schedule(0)) and r[-1] == 1.0
+
+
+def test_default_step_schedule_values():
+    assert [default_step_ratio(40)(t) for t in (0, 8, 16, 24, 32, 39)] == pytest.approx(
+        [0.1, 0.2, 0.4, 0.8, 1.0, 1.0]
+    )
+    assert ConstantRatio(0.5)(100) == 0.5
+
+
+class _Probe(nn.Module):
+    """A linear classifier that records the grad mode and training flag it was called under."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(3, 4)
+        self.calls: list[tuple[bool, bool]] = []
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.calls.append((torch.is_grad_enabled(), self.training))
+        return self.lin(x)
+
+
+def _pool(n: int = 40, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(n, 3, generator=g), torch.randint(0, 4, (n,), generator=g)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_selection_is_no_grad_and_restores_mode_and_grads(training):
+    torch.manual_seed(0)
+    model = _Probe()
+    model.train(training)
+    model.lin.weight.grad = torch.ones_like(model.lin.weight)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    sampler = AtteNTSampler(model, _pool(), classification_score, ConstantRatio(0.25), batch_size=16)
+    sel = sampler.refresh(0)
+    assert len(sel) == 10 and torch.is_grad_enabled()
+    assert model.calls and all(not grad for grad, _ in model.calls)
+    assert model.training == training
+    assert torch.equal(model.lin.weight.grad, torch.ones_like(model.lin.weight))
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert all(p.requires_grad for p in model.parameters())
+
+
+def test_attent_selects_largest_functional_gradients():
+    torch.manual_seed(0)
+    model = _Probe()
+    x, y = _pool(50)
+    sampler = AtteNTSampler(model, (x, y), classification_score, ConstantRatio(0.2), batch_size=7)
+    sel = sampler.refresh(0).tolist()
+    with torch.no_grad():
+        scores = [float(classification_score(model.lin(x[i : i + 1]), y[i : i + 1])) for i in range(50)]
+    assert sel == sorted(sorted(range(50), key=lambda i: (-scores[i], i))[:10])
+    assert sampler.n_scored == 50
+    # iteration is a permutation of the subset
+    assert sorted(iter(sampler)) == sel and len(sampler) == 10
+
+
+def test_interval_candidate_pool_and_skip_at_full_ratio():
+    torch.manual_seed(0)
+    model = _Probe()
+    sampler = AtteNTSampler(
+        model, _pool(40), classification_score, StepRatio(0.25, every=1), interval=3, candidate_pool=20
+    )
+    first = sampler.refresh(0)
+    assert len(first) == 5 and set(first.tolist()) <= set(sampler.history[0].candidates.tolist())
+    assert torch.equal(sampler.refresh(1), first) and torch.equal(sampler.refresh(2), first)
+    assert len(sampler.refresh(3)) == 10  # tick 1: ratio 0.5 of 20 candidates
+    scored = sampler.n_scored
+    assert len(sampler.refresh(6)) == 40  # tick 2: ratio 1, the whole pool without scoring
+    assert sampler.n_scored == scored and sampler.history[-1].scores is None
+
+
+def test_random_subset_sizes_and_membership():
+    s = RandomSubsetSampler(100, default_step_ratio(10), generator=3)
+    for t in range(10):
+        idx = s.refresh(t)
+        assert len(idx) == n_selected(default_step_ratio(10)(t), 100)
+        assert len(set(idx.tolist())) == len(idx) and int(idx.max()) < 100
+    assert len(s.refresh(9)) == 100
+
+
+def _tiny_run(sampler_fn, epochs=3):
+    x_tr, y_tr, x_te, y_te = sequence_property_data(64, 32, seed=0, seq_len=6)
+    model = AttentionClassifier(2, 6, d_model=8, n_layers=1, n_heads=2, d_mlp=16, vocab=16, init_seed=0)
+    sampler = sampler_fn(model, (x_tr, y_tr))
+    hist = train_learner(model, (x_tr, y_tr), (x_te, y_te), sampler, epochs, 16)
+    return model, hist, sampler
+
+
+def test_ratio_one_is_bit_identical_to_full_data():
+    m_full, h_full, _ = _tiny_run(lambda m, d: FullDataSampler(64, torch.Generator().manual_seed(5)))
+    m_att, h_att, s = _tiny_run(
+        lambda m, d: AtteNTSampler(
+            m, d, classification_score, ConstantRatio(1.0), generator=torch.Generator().manual_seed(5)
+        )
+    )
+    for a, b in zip(m_full.state_dict().values(), m_att.state_dict().values()):
+        assert torch.equal(a, b)
+    assert h_full.accuracy == h_att.accuracy and h_full.cost == h_att.cost and s.n_scored == 0
+
+
+def test_training_cost_accounting_in_forward_units():
+    _, h, s = _tiny_run(
+        lambda m, d: AtteNTSampler(m, d, classification_score, StepRatio(0.25, every=1), generator=0),
+        epochs=4,
+    )
+    trained = [16, 32, 64, 64]
+    assert h.n_trained == trained
+    assert h.cost[-1] == 3 * sum(trained) + 64 * 2 == s.n_scored + 3 * sum(trained)
+    assert h.ratio == [0.25, 0.5, 1.0, 1.0]
+    meter = CostMeter()
+    meter.train(10)
+    meter.score(4)
+    assert meter.units == 34
+
+
+def test_cost_to_target():
+    assert cost_to_target([1, 2, 3], [0.1, 0.5, 0.9], 0.5) == 2
+    assert cost_to_target([1, 2, 3], [0.1, 0.5, 0.9], 0.95) is None
+
+
+def test_sequence_property_labels_match_python_loop():
+    x, y, _, _ = sequence_property_data(200, 1, seed=3)
+    for row, label in zip(x.tolist(), y.tolist()):
+        assert label == int((row.count(3) > row.count(5)) != (row[0] % 2 == 0))
+    assert sequence_property_labels(torch.tensor([[3, 3, 5]])).tolist() == [1]
+
+
+def test_digits_patches_tile_the_image():
+    x_tr, y_tr, x_te, y_te = digits_patches(0)
+    assert x_tr.shape == (1437, 16, 4) and x_te.shape == (360, 16, 4)
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    img = x_tr[0].reshape(4, 4, 2, 2).permute(0, 2, 1, 3).reshape(8, 8) * 16
+    match = (torch.from_numpy(d.images).float() - img).abs().flatten(1).sum(1).min()
+    assert float(match) < 1e-4
+
+
+def test_classifier_is_bidirectional():
+    model = AttentionClassifier(3, 5, d_model=8, n_layers=1, n_heads=2, vocab=16, init_seed=0)
+    a = torch.tensor([[1, 2, 3, 4, 5]])
+    b = torch.tensor([[1, 2, 3, 4, 9]])
+    assert not torch.allclose(model(a), model(b))  # the class token (position 0) sees the last token
+
+
+def _rows(att_digits, att_seq, rnd, gain):
+    return [
+        {
+            "digits_attent_cost_ratio": a,
+            "seqprop_attent_cost_ratio": s,
+            "digits_random_cost_ratio": r,
+            "seqprop_random_cost_ratio": r,
+            "digits_attent_acc_gain": g,
+            "seqprop_attent_acc_gain": g,
+        }
+        for a, s, r, g in zip(att_digits, att_seq, rnd, gain)
+    ]
+
+
+def test_decider_supported_not_supported_inconclusive():
+    dec = attent_decider(("digits", "seqprop"))
+    good = dec(
+        _rows(
+            [0.7, 0.72, 0.69, 0.71, 0.7], [0.8, 0.78, 0.82, 0.8, 0.79], [1.0, 1.05, 0.98, 1.1, 1.0], [0.0] * 5
+        )
+    )
+    assert good.outcome == Outcome.SUPPORTED and good.estimate == pytest.approx(
+        math.sqrt(0.7 * 0.8), rel=0.02
+    )
+    bad = dec(_rows([1.2, 1.3, 1.25, 1.4, 1.2], [1.1, 1.2, 1.3, 1.2, 1.1], [0.9] * 5, [-0.02] * 5))
+    assert bad.outcome == Outcome.NOT_SUPPORTED
+    worse_than_random = dec(_rows([0.7] * 5, [0.8] * 5, [0.5, 0.52, 0.49, 0.5, 0.51], [0.0] * 5))
+    assert worse_than_random.outcome == Outcome.NOT_SUPPORTED
+    unclear = dec(
+        _rows([0.5, 1.4, 0.7, 1.2, 0.8], [0.9, 1.1, 0.8, 1.2, 0.85], [1.6, 1.7, 1.5, 1.8, 1.6], [0.0] * 5)
+    )
+    assert unclear.outcome == Outcome.INCONCLUSIVE
+    assert dec(_rows([0.7], [0.8], [1.0], [0.0])).outcome == Outcome.INCONCLUSIVE
