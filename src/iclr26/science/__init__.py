@@ -13,5 +13,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "EJOPTransformer": "jarf",
         "LBFPosterior": "npe_lbf",
         "build_lbf": "npe_lbf",
+        "BioBO": "biobo",
+        "PiBO": "biobo",
+        "ExactGP": "biobo",
+        "make_perturbation_landscape": "biobo",
     },
 )
