@@ -41,5 +41,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "ConstantRatio": "attent",
         "RandomSubsetSampler": "attent",
         "classification_score": "attent",
+        "HybridZOFO": "hybrid_zo_finetune",
+        "MeZO": "hybrid_zo_finetune",
+        "LoRALinear": "hybrid_zo_finetune",
+        "add_lora": "hybrid_zo_finetune",
     },
 )
