@@ -24,5 +24,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "head_scan": "icl_info_removal",
         "icl_prompts": "icl_info_removal",
         "make_task_family": "icl_info_removal",
+        "soft_decode": "soft_thinking",
+        "gumbel_weights": "soft_thinking",
+        "top1_dominance": "soft_thinking",
     },
 )
