@@ -27,5 +27,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "soft_decode": "soft_thinking",
         "gumbel_weights": "soft_thinking",
         "top1_dominance": "soft_thinking",
+        "decompose": "moe_routing_attribution",
+        "influence_matrix": "moe_routing_attribution",
+        "aarv": "moe_routing_attribution",
     },
 )

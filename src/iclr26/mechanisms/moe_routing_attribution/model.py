@@ -1,0 +1,106 @@
+"""The tiny MoE language model of the reproduction: the shared hookable transformer with a top-k MoE FFN.
+
+Every block is pre-LN: ``h_mid = h + attn(LN_1(h))``, ``h_out = h_mid + MoE(LN_2(h_mid))``, where the MoE is
+:class:`iclr26.attention.dirmoe.MoEFFN` with a :class:`~iclr26.attention.dirmoe.TopKSoftmaxRouter` (top-k softmax,
+Switch load-balancing loss). It is trained on an offline text corpus (the standard library's docstrings, with a
+byte-level BPE tokenizer) with :func:`iclr26.lab.training.train_loop` and cached with
+:func:`iclr26.lab.cache.cached_torch`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+
+from iclr26.attention.dirmoe import TopKSoftmaxRouter, moe_aux_loss, moe_ffn
+from iclr26.lab.cache import cached_torch
+from iclr26.lab.training import sequence_loss, train_loop
+from iclr26.lab.transformer import Transformer
+
+__all__ = ["TinyMoEConfig", "corpus_tokens", "tiny_moe_lm", "train_tiny_moe"]
+
+
+@dataclass(frozen=True)
+class TinyMoEConfig:
+    """Size and training budget of the tiny MoE LM (the brief: 6 layers, d = 96, 8 experts, top-2)."""
+
+    n_layers: int = 6
+    d_model: int = 96
+    n_heads: int = 4
+    n_experts: int = 8
+    k: int = 2
+    d_hidden: int = 96
+    balance_coef: float = 0.01
+    seq_len: int = 64
+    vocab_size: int = 512
+    corpus_chars: int = 400_000
+    steps: int = 300
+    batch: int = 32
+    lr: float = 3e-3
+
+
+def tiny_moe_lm(cfg: TinyMoEConfig, init_seed: int = 0) -> Transformer:
+    """A :class:`Transformer` whose every FFN is a top-k MoE (no biases, learned positions, tied unembedding)."""
+    if cfg.k > cfg.n_experts:
+        raise ValueError(f"k={cfg.k} must be <= n_experts={cfg.n_experts}")
+    ffn = moe_ffn(
+        lambda d, e: TopKSoftmaxRouter(d, e, k=cfg.k, balance_coef=cfg.balance_coef),
+        n_experts=cfg.n_experts,
+        d_hidden=cfg.d_hidden,
+    )
+    return Transformer(
+        vocab_size=cfg.vocab_size,
+        seq_len=cfg.seq_len,
+        d_model=cfg.d_model,
+        n_layers=cfg.n_layers,
+        n_heads=cfg.n_heads,
+        ffn=ffn,
+        bias=False,
+        init_seed=init_seed,
+    )
+
+
+def corpus_tokens(cfg: TinyMoEConfig) -> dict[str, torch.Tensor]:
+    """Train/test token streams of the stdlib-docstring corpus under a byte-level BPE of ``cfg.vocab_size``."""
+    from iclr26.lab.corpora import get_corpus, split_text, train_tokenizer
+
+    def build() -> dict[str, torch.Tensor]:
+        parts = split_text(get_corpus("stdlib-docstrings", max_chars=cfg.corpus_chars))
+        tok = train_tokenizer(parts["train"], vocab_size=cfg.vocab_size)
+        return {name: torch.tensor(tok.encode(parts[name]), dtype=torch.long) for name in ("train", "test")}
+
+    key = {"corpus_chars": cfg.corpus_chars, "vocab_size": cfg.vocab_size}
+    return cached_torch("moe_routing_attribution_corpus", key, build)
+
+
+def _batch(stream: torch.Tensor, n: int, seq_len: int, gen: torch.Generator) -> torch.Tensor:
+    starts = torch.randint(0, stream.numel() - seq_len - 1, (n,), generator=gen)
+    return torch.stack([stream[s : s + seq_len + 1] for s in starts.tolist()])
+
+
+def train_tiny_moe(cfg: TinyMoEConfig, seed: int, cache: bool = True) -> tuple[Transformer, dict[str, float]]:
+    """Train (or load from the cache) the tiny MoE LM for `seed`; returns the model in eval mode and its losses."""
+    data = corpus_tokens(cfg)
+    train, test = data["train"], data["test"]
+
+    def build() -> dict:
+        model = tiny_moe_lm(cfg, init_seed=seed)
+        model.train()
+
+        def loss_fn(m: Transformer, gen: torch.Generator) -> torch.Tensor:
+            chunk = _batch(train, cfg.batch, cfg.seq_len, gen)
+            logits = m(chunk[:, :-1])
+            return sequence_loss(logits, chunk[:, 1:]) + moe_aux_loss(m)
+
+        train_loop(model, loss_fn, steps=cfg.steps, lr=cfg.lr, seed=seed, description="train tiny MoE")
+        return {"state": model.state_dict()}
+
+    entry = cached_torch("moe_routing_attribution_model", {**asdict(cfg), "seed": seed}, build, cache=cache)
+    model = tiny_moe_lm(cfg, init_seed=seed)
+    model.load_state_dict(entry["state"])
+    model.eval()
+    with torch.no_grad():
+        chunk = _batch(test, 16, cfg.seq_len, torch.Generator().manual_seed(seed + 7))
+        test_loss = float(sequence_loss(model(chunk[:, :-1]), chunk[:, 1:]))
+    return model, {"test_loss": test_loss}

@@ -1,0 +1,247 @@
+"""Oracle tests of the Routing-Contribution reproduction (OpenReview BqyPLOkxFY)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from iclr26.attention.dirmoe import TopKSoftmaxRouter, moe_ffn
+from iclr26.harness.claims import Outcome
+from iclr26.lab.transformer import Transformer
+from iclr26.mechanisms.moe_routing_attribution import (
+    TinyMoEConfig,
+    aarv,
+    ablation_contributions,
+    cofiring,
+    decompose,
+    influence,
+    influence_matrix,
+    linear_subscores,
+    rank_change,
+    router_scores,
+    tiny_moe_lm,
+    trace_routing,
+)
+from iclr26.mechanisms.moe_routing_attribution.claim_check import (
+    pooled_interval,
+    routing_contribution_decider,
+)
+
+CFG = TinyMoEConfig(
+    n_layers=3, d_model=16, n_heads=2, n_experts=4, k=2, d_hidden=16, vocab_size=40, seq_len=8
+)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def _tokens(b: int = 3, s: int = 8, vocab: int = 40, seed: int = 0) -> torch.Tensor:
+    return torch.randint(0, vocab, (b, s), generator=torch.Generator().manual_seed(seed))
+
+
+def _model() -> Transformer:
+    return tiny_moe_lm(CFG, init_seed=0).double()
+
+
+def _biased_model() -> Transformer:
+    """LayerNorms with random affine parameters and attention / expert biases (exercises centring and biases)."""
+    ffn = moe_ffn(lambda d, e: TopKSoftmaxRouter(d, e, k=2), n_experts=4, d_hidden=12)
+    model = Transformer(40, 8, 16, 3, 2, ffn=ffn, bias=True, init_seed=1).double()
+    gen = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for mod in model.modules():
+            if isinstance(mod, nn.LayerNorm):
+                mod.weight.copy_(1 + 0.5 * torch.randn(mod.weight.shape, generator=gen, dtype=torch.float64))
+                mod.bias.copy_(0.3 * torch.randn(mod.bias.shape, generator=gen, dtype=torch.float64))
+        for blk in model.blocks:
+            blk.attn.b_O.copy_(0.2 * torch.randn(blk.attn.b_O.shape, generator=gen, dtype=torch.float64))
+            blk.mlp.experts.b_out.copy_(
+                0.2 * torch.randn(blk.mlp.experts.b_out.shape, generator=gen, dtype=torch.float64)
+            )
+    return model.eval()
+
+
+@pytest.mark.parametrize("build", [_model, _biased_model])
+@pytest.mark.parametrize("split", [(False, False), (True, False), (False, True), (True, True)])
+def test_completeness_float64(build, split):
+    """Sub-scores sum to the router scores to 1e-10 at every layer and every granularity (shared scale)."""
+    model, tokens = build(), _tokens()
+    trace = trace_routing(model, tokens, heads=split[0], experts=split[1])
+    for layer in range(3):
+        subs = decompose(model, tokens, layer, heads=split[0], experts=split[1], trace=trace)
+        total = sum(subs.values())
+        assert torch.allclose(total, router_scores(model, tokens, layer), atol=1e-10, rtol=0)
+
+
+def test_router_scores_match_the_models_own_logits():
+    model, tokens = _biased_model(), _tokens()
+    model(tokens)
+    for layer in range(3):
+        logits = model.blocks[layer].mlp.last_aux["logits"].reshape(-1, 4)
+        assert torch.allclose(router_scores(model, tokens, layer), logits, atol=1e-12)
+
+
+def test_layernorm_centring_and_bias_term():
+    """A constant-across-features component gets zero sub-scores; the norm bias is its own term."""
+    gen = torch.Generator().manual_seed(0)
+    norm = nn.LayerNorm(6).double()
+    with torch.no_grad():
+        norm.weight.copy_(torch.rand(6, generator=gen, dtype=torch.float64) + 0.5)
+        norm.bias.copy_(torch.randn(6, generator=gen, dtype=torch.float64))
+    comps = {
+        "x": torch.randn(5, 6, generator=gen, dtype=torch.float64),
+        "const": 3.0 * torch.ones(5, 6, dtype=torch.float64),
+    }
+    w = torch.randn(4, 6, generator=gen, dtype=torch.float64)
+    subs = linear_subscores(comps, norm, w)
+    assert float(subs["const"].abs().max()) < 1e-14
+    assert torch.allclose(subs["bias"], (w @ norm.bias).expand(5, -1))
+    expected = norm(comps["x"] + comps["const"]) @ w.T
+    assert torch.allclose(sum(subs.values()), expected, atol=1e-12)
+    rms = nn.RMSNorm(6, eps=1e-6).double()
+    subs = linear_subscores(comps, rms, w)
+    assert torch.allclose(sum(subs.values()), rms(comps["x"] + comps["const"]) @ w.T, atol=1e-12)
+
+
+def test_shared_scale_is_needed_sabotage():
+    """Sabotage: normalising each component by its own scale breaks completeness (the oracle catches it)."""
+    gen = torch.Generator().manual_seed(1)
+    norm = nn.LayerNorm(6).double()
+    comps = {k: torch.randn(5, 6, generator=gen, dtype=torch.float64) for k in "abc"}
+    w = torch.randn(4, 6, generator=gen, dtype=torch.float64)
+    expected = norm(sum(comps.values())) @ w.T
+    broken = sum(norm(c) @ w.T for c in comps.values())
+    assert not torch.allclose(broken, expected, atol=1e-3)
+    assert torch.allclose(sum(linear_subscores(comps, norm, w).values()), expected, atol=1e-12)
+
+
+def test_expert_shift_component_has_zero_influence_and_zero_aarv():
+    """A component whose sub-scores are equal for every expert has variance 0 and AARV 0."""
+    gen = torch.Generator().manual_seed(2)
+    d, n_exp = 6, 5
+    u = torch.tensor([1.0, -1.0, 2.0, -2.0, 0.5, -0.5], dtype=torch.float64)  # zero mean
+    basis = torch.linalg.qr(torch.stack([torch.ones(d, dtype=torch.float64), u], 1), mode="complete").Q[:, 2:]
+    w = (
+        u + torch.randn(n_exp, d - 2, generator=gen, dtype=torch.float64) @ basis.T
+    )  # rows = u + (perp to 1, u)
+    comps = {"x": torch.randn(7, d, generator=gen, dtype=torch.float64), "shift": u.expand(7, d).clone()}
+    subs = linear_subscores(comps, nn.LayerNorm(d, bias=False).double(), w)
+    assert float(subs["shift"].std(-1).max()) < 1e-12
+    assert float(influence(subs["shift"])["var"].max()) < 1e-24
+    scores = sum(subs.values())
+    assert float(rank_change(scores, subs["shift"], 2).max()) == 0.0
+    assert float(influence(subs["x"])["var"].min()) > 0
+
+
+def test_per_head_split_sums_to_attention_output():
+    model, tokens = _biased_model(), _tokens()
+    trace = trace_routing(model, tokens, heads=True)
+    for j in range(3):
+        total = trace.attn_heads[j].sum(1) + trace.attn_bias[j]
+        assert torch.allclose(total, trace.attn[j], atol=1e-12)
+    comps = trace.components(1, heads=True)
+    assert {"attn0.h0", "attn0.h1", "attn0.bias", "attn1.h1"} <= set(comps) and "attn0" not in comps
+
+
+def test_per_expert_split_sums_to_moe_output():
+    model, tokens = _biased_model(), _tokens()
+    trace = trace_routing(model, tokens, experts=True)
+    for j in range(3):
+        assert torch.allclose(trace.moe_experts[j].sum(1), trace.moe[j], atol=1e-12)
+        unselected = ~trace.firing[j]
+        assert float(trace.moe_experts[j][unselected].abs().max()) == 0.0
+        assert torch.equal(trace.firing[j].sum(-1), torch.full((24,), 2))
+
+
+def test_influence_statistics_match_numpy():
+    sub = torch.randn(9, 5, generator=torch.Generator().manual_seed(4), dtype=torch.float64)
+    inf, x = influence(sub), sub.numpy()
+    assert np.allclose(inf["var"].numpy(), x.var(-1))
+    assert np.allclose(inf["aps"].numpy(), np.where(x > 0, x, 0).mean(-1))
+    assert np.allclose((inf["aps"] + inf["ans"]).numpy(), x.mean(-1))
+    # Proposition 1's bound: the across-expert variance is at most the mean square of the sub-scores
+    assert bool((inf["var"] <= (sub**2).mean(-1) + 1e-15).all())
+
+
+def _slow_rank_change(scores: np.ndarray, sub: np.ndarray, k: int) -> np.ndarray:
+    out = []
+    for s, c in zip(scores, sub):
+        before = {e: r for r, e in enumerate(sorted(range(len(s)), key=lambda e: (-s[e], e)))}
+        p = s - c
+        after = {e: r for r, e in enumerate(sorted(range(len(p)), key=lambda e: (-p[e], e)))}
+        top = [e for e in before if before[e] < k]
+        out.append(np.mean([abs(before[e] - after[e]) for e in top]))
+    return np.array(out)
+
+
+def test_rank_change_matches_slow_reference():
+    gen = torch.Generator().manual_seed(5)
+    scores = torch.randn(30, 6, generator=gen, dtype=torch.float64)
+    sub = torch.randn(30, 6, generator=gen, dtype=torch.float64)
+    for k in (1, 2, 6):
+        fast = rank_change(scores, sub, k).numpy()
+        assert np.allclose(fast, _slow_rank_change(scores.numpy(), sub.numpy(), k))
+
+
+def test_aarv_matches_manual_rerank():
+    model, tokens = _model(), _tokens()
+    subs = decompose(model, tokens, 2, experts=True)
+    scores = sum(subs.values())
+    manual = float(rank_change(scores, subs["moe0.e1"], 2).mean())
+    assert aarv(model, tokens, "moe0.e1", 2) == pytest.approx(manual)
+    assert aarv(model, tokens, "attn1", 2) >= 0.0
+
+
+def test_dense_ablation_agrees_with_linear_attribution_when_scale_fixed():
+    """If removing a component leaves the norm's scale unchanged, the dense estimate equals the linear one."""
+    model, tokens = _model(), _tokens()
+    trace = trace_routing(model, tokens)
+    subs = decompose(model, tokens, 1, trace=trace)
+    dense = ablation_contributions(model, trace, 1)
+    assert set(dense) == {"embed", "pos", "attn0", "moe0", "attn1"}
+    # a zero component: both estimates vanish
+    trace.pos = torch.zeros_like(trace.pos)
+    assert float(ablation_contributions(model, trace, 1, ["pos"])["pos"].abs().max()) == 0.0
+    # small components: dense ~ linear to first order
+    for name in ("attn0", "moe0"):
+        assert float((dense[name] - subs[name]).abs().mean()) < float(subs[name].abs().mean())
+
+
+def test_influence_matrix_layout():
+    model, tokens = _model(), _tokens()
+    im = influence_matrix(model, tokens)
+    assert im.senders == ["embed", "pos", "attn0", "moe0", "attn1", "moe1", "attn2"]
+    assert np.isnan(im.var[im.senders.index("moe1"), 1]) and np.isfinite(im.var[im.senders.index("moe1"), 2])
+    share = im.share()
+    assert np.allclose(np.nansum(share, 0), 1.0)
+    assert np.all(np.nan_to_num(im.aps) >= 0) and np.all(np.nan_to_num(im.ans) <= 0)
+
+
+def test_cofiring_identity_and_null():
+    gen = torch.Generator().manual_seed(6)
+    fire = torch.rand(400, 4, generator=gen) < 0.5
+    res = cofiring(fire, fire, n_shuffles=5)
+    assert np.allclose(np.diag(res["corr"]), 1.0)
+    assert res["null_mean_abs"] < 0.1 < res["mean_abs"]
+
+
+def test_decider_three_outcomes():
+    decide = routing_contribution_decider()
+    good = dict(influence_diff=0.5, influence_diff_se=0.05, aarv_diff=0.2, aarv_diff_se=0.02)
+    rel = dict(spearman_var_aarv=0.8, spearman_linear_dense=0.9)
+    assert decide([good | rel] * 2).outcome == Outcome.SUPPORTED
+    bad = good | dict(influence_diff=-0.5)
+    assert decide([bad | rel] * 2).outcome == Outcome.NOT_SUPPORTED
+    unsure = good | dict(aarv_diff=0.01)
+    assert decide([unsure | rel] * 2).outcome == Outcome.INCONCLUSIVE
+    flagged = decide([good | rel | dict(spearman_var_aarv=0.1)] * 2)
+    assert "unreliable" in flagged.explanation
+    mean, lo, hi = pooled_interval(np.array([1.0, 3.0]), np.array([0.3, 0.4]))
+    assert mean == 2.0 and hi - lo == pytest.approx(2 * 1.959964 * 0.5 / 2, rel=1e-5)
