@@ -30,5 +30,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "decompose": "moe_routing_attribution",
         "influence_matrix": "moe_routing_attribution",
         "aarv": "moe_routing_attribution",
+        "dale_index": "dale_signed_weights",
+        "sign_split_logits": "dale_signed_weights",
+        "feature_viz": "dale_signed_weights",
+        "make_texture_digits": "dale_signed_weights",
     },
 )
