@@ -14,5 +14,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "train_gd": "mamba_theory",
         "HyperSET": "hyper_set",
         "HyperSETBlock": "hyper_set",
+        "FACT": "fact_forecast",
+        "FACTAttn": "fact_forecast",
+        "DConvBlock2d": "fact_forecast",
+        "make_grid_diffusion": "fact_forecast",
     },
 )
