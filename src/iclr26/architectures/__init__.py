@@ -18,5 +18,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "FACTAttn": "fact_forecast",
         "DConvBlock2d": "fact_forecast",
         "make_grid_diffusion": "fact_forecast",
+        "T1Imputer": "t1_imputation",
+        "T1Config": "t1_imputation",
+        "CHeadAttention": "t1_imputation",
     },
 )

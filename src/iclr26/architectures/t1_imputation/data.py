@@ -1,0 +1,163 @@
+"""Data and missingness for the T1 reproduction (arXiv 2602.21043): a synthetic factor-driven multivariate series, statsmodels'
+bundled macrodata, windowing, and NumPy masking schemes (MCAR, sequence missing, block missing).
+
+Masks follow the convention 1 = observed, 0 = missing. ``pygrinder`` is not installed in this project, so the three
+schemes are written here with the same meaning (independent points; runs of `seq_len` steps in one variable;
+blocks of `block_len` steps x `block_width` adjacent variables).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "block_missing",
+    "chronological_split",
+    "macrodata_series",
+    "mcar",
+    "seq_missing",
+    "sliding_windows",
+    "synthetic_series",
+]
+
+
+def _check_rate(rate: float, name: str = "rate") -> None:
+    if not isinstance(rate, (int, float)) or not 0.0 <= rate < 1.0:
+        raise ValueError(f"{name} must be a missing fraction in [0, 1), got {rate!r}")
+
+
+def _check_shape(shape: tuple[int, ...]) -> tuple[int, int, int]:
+    if len(shape) != 3 or any(int(s) < 1 for s in shape):
+        raise ValueError(f"shape must be (N, T, M) with positive sizes, got {shape}")
+    return int(shape[0]), int(shape[1]), int(shape[2])
+
+
+def synthetic_series(
+    n_steps: int = 6000,
+    n_vars: int = 16,
+    seed: int = 0,
+    max_lag: int = 6,
+    noise: float = 0.15,
+    factors_per_var: int = 2,
+) -> np.ndarray:
+    """(n_steps, n_vars) series driven by 4 latent factors: sinusoids of period 24 and 48, an AR(1), a random walk.
+
+    Each variable mixes `factors_per_var` of the factors (random loadings), is delayed by its own lag in
+    [0, max_lag] and gets white noise; so variables share structure only in the factors (frequency bands) they
+    have in common, and cross-variable transfer helps imputation.
+    """
+    if n_steps < 10 or n_vars < 1:
+        raise ValueError(f"n_steps must be >= 10 and n_vars >= 1, got {n_steps}, {n_vars}")
+    if not 1 <= factors_per_var <= 4:
+        raise ValueError(f"factors_per_var must be in 1..4, got {factors_per_var}")
+    rng = np.random.default_rng(seed)
+    n = n_steps + max_lag
+    t = np.arange(n)
+    ar = np.zeros(n)
+    eps = rng.normal(size=n)
+    for i in range(1, n):
+        ar[i] = 0.95 * ar[i - 1] + eps[i]
+    rw = np.cumsum(rng.normal(size=n))
+    factors = np.stack(
+        [
+            np.sin(2 * np.pi * t / 24 + rng.uniform(0, 2 * np.pi)),
+            np.sin(2 * np.pi * t / 48 + rng.uniform(0, 2 * np.pi)),
+            ar,
+            rw,
+        ],
+        axis=1,
+    )
+    factors = (factors - factors.mean(0)) / factors.std(0)
+    out = np.empty((n_steps, n_vars))
+    for j in range(n_vars):
+        chosen = rng.choice(4, size=factors_per_var, replace=False)
+        w = rng.uniform(0.5, 1.5, size=factors_per_var) * rng.choice([-1.0, 1.0], size=factors_per_var)
+        lag = int(rng.integers(0, max_lag + 1))
+        sig = factors[:, chosen] @ w
+        out[:, j] = sig[max_lag - lag : max_lag - lag + n_steps] + noise * rng.normal(size=n_steps)
+    return out
+
+
+def macrodata_series() -> np.ndarray:
+    """statsmodels' bundled US macro data: (203 quarters, 12 series), year/quarter columns dropped."""
+    from statsmodels.datasets import macrodata
+
+    df = macrodata.load_pandas().data
+    return df.drop(columns=["year", "quarter"]).to_numpy(dtype=float)
+
+
+def chronological_split(
+    series: np.ndarray, fractions: tuple[float, float, float] = (0.7, 0.1, 0.2)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Train/val/test blocks in time order, all standardised with the training block's mean and std."""
+    series = np.asarray(series, dtype=float)
+    if series.ndim != 2:
+        raise ValueError(f"series must be (time, variables), got shape {series.shape}")
+    if len(fractions) != 3 or abs(sum(fractions) - 1.0) > 1e-9 or min(fractions) < 0:
+        raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {fractions}")
+    n = len(series)
+    a, b = round(n * fractions[0]), round(n * (fractions[0] + fractions[1]))
+    mu, sd = series[:a].mean(0), series[:a].std(0) + 1e-8
+    z = (series - mu) / sd
+    return z[:a], z[a:b], z[b:]
+
+
+def sliding_windows(series: np.ndarray, seq_len: int, stride: int = 1) -> np.ndarray:
+    """(N, seq_len, M) windows of a (time, M) series."""
+    series = np.asarray(series)
+    if series.ndim != 2:
+        raise ValueError(f"series must be (time, variables), got shape {series.shape}")
+    if not isinstance(seq_len, int) or seq_len < 1 or seq_len > len(series):
+        raise ValueError(f"seq_len must be an integer in [1, {len(series)}], got {seq_len!r}")
+    if not isinstance(stride, int) or stride < 1:
+        raise ValueError(f"stride must be a positive integer, got {stride!r}")
+    starts = range(0, len(series) - seq_len + 1, stride)
+    return np.stack([series[s : s + seq_len] for s in starts])
+
+
+def mcar(shape: tuple[int, ...], rate: float, rng: np.random.Generator) -> np.ndarray:
+    """Missing completely at random: each entry missing independently with probability `rate` (1 = observed)."""
+    _check_rate(rate)
+    _check_shape(tuple(shape))
+    return (rng.random(shape) >= rate).astype(np.float32)
+
+
+def _block_mask(
+    shape: tuple[int, int, int], q: float, length: int, width: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Mask (1 = observed) hiding a (length x width) block at every start drawn with probability q.
+
+    Starts are drawn on a grid extended by length-1 steps and width-1 variables before the window, so blocks cut
+    by the window edges appear too and every entry is missing with probability 1 - (1 - q)^(length * width).
+    """
+    n, t, m = shape
+    starts = rng.random((n, t + length - 1, m + width - 1)) < q
+    hit = np.zeros((n, t, m), dtype=bool)
+    for dt in range(length):
+        for dm in range(width):
+            hit |= starts[:, dt : dt + t, dm : dm + m]
+    return (~hit).astype(np.float32)
+
+
+def seq_missing(shape: tuple[int, ...], rate: float, seq_len: int, rng: np.random.Generator) -> np.ndarray:
+    """Runs of `seq_len` consecutive missing steps in single variables; about `rate` of entries missing."""
+    _check_rate(rate)
+    _, t, _ = _check_shape(tuple(shape))
+    if not isinstance(seq_len, int) or not 1 <= seq_len <= t:
+        raise ValueError(f"seq_len must be an integer in [1, T={t}], got {seq_len!r}")
+    q = 1.0 - (1.0 - rate) ** (1.0 / seq_len)
+    return _block_mask(_check_shape(tuple(shape)), q, seq_len, 1, rng)
+
+
+def block_missing(
+    shape: tuple[int, ...], rate: float, block_len: int, block_width: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Blocks of `block_len` steps x `block_width` adjacent variables missing; about `rate` of entries missing."""
+    _check_rate(rate)
+    _, t, m = _check_shape(tuple(shape))
+    if not isinstance(block_len, int) or not 1 <= block_len <= t:
+        raise ValueError(f"block_len must be an integer in [1, T={t}], got {block_len!r}")
+    if not isinstance(block_width, int) or not 1 <= block_width <= m:
+        raise ValueError(f"block_width must be an integer in [1, M={m}], got {block_width!r}")
+    q = 1.0 - (1.0 - rate) ** (1.0 / (block_len * block_width))
+    return _block_mask(_check_shape(tuple(shape)), q, block_len, block_width, rng)

@@ -1,0 +1,154 @@
+"""Training and fit/impute wrappers (pypots-style) for T1 (arXiv 2602.21043) and the SAITS-like baseline.
+
+Training follows the official imputation recipe: every batch draws a fresh MCAR mask at rate r over the observed
+entries, the network sees only what survives (masked values set to 0), and the loss is the MSE on the
+artificially hidden entries (plus an optional observed-reconstruction term, weight 0 for T1 as in the official code,
+1 for SAITS as in its joint loss). Plain Adam at a constant learning rate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+from iclr26.architectures.t1_imputation.baselines import SAITSLike
+from iclr26.architectures.t1_imputation.model import T1Config, T1Imputer
+
+__all__ = ["SAITS", "T1", "DeepImputer", "masked_mse"]
+
+
+def masked_mse(pred: torch.Tensor, target: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """Mean squared error over entries with weight 1 (0 if there are none)."""
+    w = weight.to(pred.dtype)
+    return ((pred - target) ** 2 * w).sum() / w.sum().clamp_min(1.0)
+
+
+def _as_arrays(x: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray(x, dtype=np.float32)
+    if x.ndim != 3:
+        raise ValueError(f"X must have shape (N, T, M), got {x.shape}")
+    if mask is None:
+        mask = (~np.isnan(x)).astype(np.float32)
+    mask = np.asarray(mask, dtype=np.float32)
+    if mask.shape != x.shape:
+        raise ValueError(f"mask shape {mask.shape} does not match X shape {x.shape}")
+    if not np.isin(mask, (0.0, 1.0)).all():
+        raise ValueError("mask must be binary (1 = observed, 0 = missing)")
+    if np.isnan(x[mask > 0]).any():
+        raise ValueError("X has NaN at positions the mask marks as observed")
+    return np.where(mask > 0, x, 0.0).astype(np.float32), mask
+
+
+class DeepImputer:
+    """fit(X, mask) / impute(X, mask) on (N, T, M) arrays around a torch imputer ``net(x, mask) -> (B,T,M)``.
+
+    `rate` is the artificial MCAR rate of training; `steps` Adam steps of `batch_size` random windows.
+    """
+
+    ort_weight = 0.0
+
+    def __init__(
+        self,
+        rate: float = 0.5,
+        steps: int = 1000,
+        batch_size: int = 16,
+        lr: float = 1e-3,
+        seed: int = 0,
+        log_every: int = 0,
+    ) -> None:
+        if not 0.0 < rate < 1.0:
+            raise ValueError(f"rate must be an artificial missing fraction in (0, 1), got {rate!r}")
+        if not isinstance(steps, int) or steps < 1:
+            raise ValueError(f"steps must be a positive integer, got {steps!r}")
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if lr <= 0:
+            raise ValueError(f"lr must be positive, got {lr!r}")
+        self.rate, self.steps, self.batch_size, self.lr, self.seed = rate, steps, batch_size, lr, seed
+        self.log_every = log_every
+        self.net: nn.Module | None = None
+        self.losses: list[tuple[int, float]] = []
+
+    def build(self, n_vars: int, seq_len: int) -> nn.Module:  # pragma: no cover - overridden
+        """The torch imputer for windows of `seq_len` steps and `n_vars` variables."""
+        raise NotImplementedError
+
+    def fit(
+        self, X: np.ndarray, mask: np.ndarray | None = None, progress: Callable[[int], None] | None = None
+    ) -> DeepImputer:
+        """Train on windows X (N, T, M); mask 1 = observed (default: not NaN). Returns self."""
+        x, k = _as_arrays(X, mask)
+        if k.sum() == 0:
+            raise ValueError("X has no observed entry (all-missing training data); nothing to train on")
+        torch.manual_seed(self.seed)
+        gen = torch.Generator().manual_seed(self.seed)
+        self.net = self.build(x.shape[2], x.shape[1])
+        opt = torch.optim.Adam(self.net.parameters(), lr=self.lr)
+        xt, kt = torch.from_numpy(x), torch.from_numpy(k)
+        self.net.train()
+        for step in range(self.steps):
+            idx = torch.randint(0, len(xt), (self.batch_size,), generator=gen)
+            xb, kb = xt[idx], kt[idx]
+            keep = (torch.rand(xb.shape, generator=gen) >= self.rate).to(xb.dtype)
+            k_in = kb * keep
+            hidden = kb * (1 - keep)
+            pred = self.net(xb * k_in, k_in)
+            loss = masked_mse(pred, xb, hidden)
+            if self.ort_weight:
+                loss = loss + self.ort_weight * masked_mse(pred, xb, k_in)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if self.log_every and (step % self.log_every == 0 or step == self.steps - 1):
+                self.losses.append((step, float(loss.detach())))
+            if progress is not None:
+                progress(step)
+        self.net.eval()
+        return self
+
+    @torch.no_grad()
+    def reconstruct(self, X: np.ndarray, mask: np.ndarray | None = None, batch_size: int = 64) -> np.ndarray:
+        """The network's reconstruction of every entry (observed ones included), (N, T, M)."""
+        if self.net is None:
+            raise ValueError("the imputer is not fitted: call fit(X, mask) first")
+        x, k = _as_arrays(X, mask)
+        self.net.eval()
+        outs = [
+            self.net(torch.from_numpy(x[i : i + batch_size]), torch.from_numpy(k[i : i + batch_size]))
+            for i in range(0, len(x), batch_size)
+        ]
+        return torch.cat(outs).numpy()
+
+    def impute(self, X: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """X with its missing entries (mask 0) replaced by the reconstruction, (N, T, M)."""
+        x, k = _as_arrays(X, mask)
+        return np.where(k > 0, x, self.reconstruct(x, k))
+
+
+class T1(DeepImputer):
+    """T1 with the pypots-like fit/impute interface; `config` is a :class:`T1Config`."""
+
+    def __init__(self, config: T1Config | None = None, **kwargs: float | int) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.config = config or T1Config()
+
+    def build(self, n_vars: int, seq_len: int) -> nn.Module:
+        """A fresh :class:`T1Imputer`."""
+        return T1Imputer(n_vars, seq_len, self.config)
+
+
+class SAITS(DeepImputer):
+    """The SAITS-like baseline (joint masked-imputation + observed-reconstruction loss) with fit/impute."""
+
+    ort_weight = 1.0
+
+    def __init__(self, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, **kwargs: float | int) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.d_model, self.n_layers, self.n_heads = d_model, n_layers, n_heads
+
+    def build(self, n_vars: int, seq_len: int) -> nn.Module:
+        """A fresh :class:`SAITSLike`."""
+        return SAITSLike(n_vars, seq_len, self.d_model, self.n_layers, self.n_heads)
