@@ -34,5 +34,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "sign_split_logits": "dale_signed_weights",
         "feature_viz": "dale_signed_weights",
         "make_texture_digits": "dale_signed_weights",
+        "MixCausalModel": "entity_binding",
+        "make_prompts": "entity_binding",
+        "make_counterfactual": "entity_binding",
+        "interchange": "entity_binding",
     },
 )

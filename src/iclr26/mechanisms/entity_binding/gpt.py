@@ -1,0 +1,79 @@
+"""The tiny GPT trained from scratch on binding lists (loss on the answer token only), cached on disk."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from iclr26.lab.cache import cached_torch
+from iclr26.lab.training import train_loop
+from iclr26.lab.transformer import Transformer
+from iclr26.mechanisms.entity_binding.binding import VOCAB_SIZE, prompt_length, sample_training_batch
+
+__all__ = ["GPTConfig", "build_gpt", "train_binding_gpt"]
+
+
+@dataclass(frozen=True)
+class GPTConfig:
+    """Size and training of the binding GPT; prompts have ``n`` uniform in ``n_min..n_max``."""
+
+    d_model: int = 128
+    n_layers: int = 4
+    n_heads: int = 4
+    n_min: int = 2
+    n_max: int = 12
+    filler_max: int = 3
+    steps: int = 1400
+    batch: int = 64
+    lr: float = 2e-3
+    weight_decay: float = 0.01
+
+
+def build_gpt(cfg: GPTConfig, seed: int = 0) -> Transformer:
+    """An untrained model of ``cfg``'s size (learned absolute positions, GELU MLPs, tied embeddings)."""
+    return Transformer(
+        vocab_size=VOCAB_SIZE,
+        seq_len=prompt_length(cfg.n_max, cfg.filler_max),
+        d_model=cfg.d_model,
+        n_layers=cfg.n_layers,
+        n_heads=cfg.n_heads,
+        init_seed=seed,
+    )
+
+
+def _loss_fn(cfg: GPTConfig):
+    def loss(model: nn.Module, gen: torch.Generator) -> Tensor:
+        rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+        n = int(rng.integers(cfg.n_min, cfg.n_max + 1))
+        filler = int(rng.integers(0, cfg.filler_max + 1))
+        tokens, answers = sample_training_batch(cfg.batch, n, rng, filler)
+        return nn.functional.cross_entropy(model(tokens)[:, -1], answers)
+
+    return loss
+
+
+def train_binding_gpt(cfg: GPTConfig, seed: int, cache: bool = True) -> Transformer:
+    """Train (or load from the cache) the binding GPT for ``seed``; returned in eval mode."""
+
+    def build() -> dict[str, Tensor]:
+        model = build_gpt(cfg, seed)
+        train_loop(
+            model,
+            _loss_fn(cfg),
+            steps=cfg.steps,
+            lr=cfg.lr,
+            seed=seed,
+            weight_decay=cfg.weight_decay,
+            description="entity-binding GPT",
+        )
+        return model.state_dict()
+
+    key = {**dataclasses.asdict(cfg), "seed": int(seed)}
+    state = cached_torch("entity_binding_gpt", key, build, cache=cache)
+    model = build_gpt(cfg, seed)
+    model.load_state_dict(state)
+    return model.eval()
