@@ -38,5 +38,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "make_prompts": "entity_binding",
         "make_counterfactual": "entity_binding",
         "interchange": "entity_binding",
+        "LinearAttentionTransformer": "task_vectors",
+        "extract": "task_vectors",
+        "inject": "task_vectors",
+        "linear_risks": "task_vectors",
     },
 )

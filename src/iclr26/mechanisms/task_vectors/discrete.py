@@ -1,0 +1,210 @@
+"""Discrete analogue of the paper's LLM tests: a small softmax GPT trained on in-context mapping prompts.
+
+Alphabet: 64 symbols, then ``->`` (id 64) and ``,`` (id 65). Four fixed base maps f_k: A -> B (one-to-one
+between two disjoint 16-symbol sets A, B shared by all maps, drawn from the seed). A prompt
+``x_1 -> y_1 , ... x_n -> y_n , x_q ->`` shows one task: ``base`` (f_k), ``inverse`` (f_k^{-1}), ``bijection``
+(f_k and f_k^{-1} mixed: demos and query in both directions on A U B) or ``copy`` (x -> x on all 64 symbols).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from iclr26.lab.tasks import IGNORE_INDEX
+from iclr26.lab.training import sequence_loss, train_loop
+from iclr26.lab.transformer import Transformer
+from iclr26.mechanisms.task_vectors.vectors import ARROW_ID, extract, inject, multi_inject
+
+__all__ = [
+    "COMMA_ID",
+    "TASK_TYPES",
+    "VOCAB",
+    "MapPool",
+    "evaluate_discrete",
+    "make_gpt",
+    "map_pool",
+    "map_prompts",
+    "train_gpt",
+]
+
+N_SYMBOLS = 64
+COMMA_ID = 65
+VOCAB = 66
+TASK_TYPES = ("base", "inverse", "bijection", "copy")
+
+
+@dataclass(frozen=True)
+class MapPool:
+    """The fixed base maps: ``src[k]`` maps to ``dst[k]`` elementwise."""
+
+    src: np.ndarray
+    dst: np.ndarray
+
+    @property
+    def n_maps(self) -> int:
+        return int(self.src.shape[0])
+
+
+def map_pool(seed: int, n_maps: int = 4, size: int = 16) -> MapPool:
+    """Symbol sets A, B (shared by all maps) and `n_maps` random bijections f_k: A -> B (from `seed`).
+
+    Sharing the domain makes the query ambiguous without context (as "to upper" vs "to French" are for an LLM):
+    the prompt must say which map, and the task vector must carry it.
+    """
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= 2 * size <= N_SYMBOLS:
+        raise ValueError(f"size must be an int in [1, {N_SYMBOLS // 2}], got {size!r}")
+    if isinstance(n_maps, bool) or not isinstance(n_maps, int) or n_maps < 1:
+        raise ValueError(f"n_maps must be an int >= 1, got {n_maps!r}")
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(N_SYMBOLS)
+    a, b = perm[:size], perm[size : 2 * size]
+    src = np.tile(a, (n_maps, 1))
+    dst = np.stack([b[rng.permutation(size)] for _ in range(n_maps)])
+    return MapPool(src, dst)
+
+
+def _pairs(
+    pool: MapPool, task: str, k: int, m: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """m (x, y) pairs of task `task` on map k."""
+    size = pool.src.shape[1]
+    if task == "copy":
+        x = rng.integers(0, N_SYMBOLS, m)
+        return x, x.copy()
+    j = rng.integers(0, size, m)
+    fwd = (
+        np.ones(m, bool)
+        if task == "base"
+        else np.zeros(m, bool)
+        if task == "inverse"
+        else rng.random(m) < 0.5
+    )
+    a, b = pool.src[k][j], pool.dst[k][j]
+    return np.where(fwd, a, b), np.where(fwd, b, a)
+
+
+def map_prompts(
+    pool: MapPool, task: str, n: int, batch: int, seed: int, k: np.ndarray | None = None
+) -> tuple[Tensor, Tensor, np.ndarray]:
+    """`batch` prompts of `n` demos + query of one task type; returns (tokens (B, 4n+2), answers (B,), k).
+
+    `k` (B,) fixes each prompt's map (drawn uniformly when None).
+    """
+    if task not in TASK_TYPES:
+        raise ValueError(f"task must be one of {TASK_TYPES}, got {task!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"n must be an int >= 0, got {n!r}")
+    rng = np.random.default_rng(seed)
+    ks = rng.integers(0, pool.n_maps, batch) if k is None else np.asarray(k)
+    toks = np.empty((batch, 4 * n + 2), dtype=np.int64)
+    ans = np.empty(batch, dtype=np.int64)
+    for b in range(batch):
+        x, y = _pairs(pool, task, int(ks[b]), n + 1, rng)
+        for i in range(n):
+            toks[b, 4 * i : 4 * i + 4] = (x[i], ARROW_ID, y[i], COMMA_ID)
+        toks[b, -2:] = (x[n], ARROW_ID)
+        ans[b] = y[n]
+    return torch.from_numpy(toks), torch.from_numpy(ans), ks
+
+
+def _training_batch(pool: MapPool, n: int, batch: int, gen: torch.Generator) -> tuple[Tensor, Tensor]:
+    """Mixed-task training prompts with next-token targets on every answer position."""
+    seed = int(torch.randint(0, 2**31 - 1, (1,), generator=gen))
+    rng = np.random.default_rng(seed)
+    tasks = rng.integers(0, len(TASK_TYPES), batch)
+    toks, targets = [], []
+    for t in range(len(TASK_TYPES)):
+        m = int((tasks == t).sum())
+        if m == 0:
+            continue
+        x, a, _ = map_prompts(pool, TASK_TYPES[t], n, m, int(rng.integers(0, 2**31 - 1)))
+        full = torch.cat([x, a[:, None]], 1)
+        tgt = torch.full_like(full, IGNORE_INDEX)
+        tgt[:, 1::4] = full[:, 2::4]  # at every arrow, predict the answer that follows
+        toks.append(full[:, :-1])
+        targets.append(tgt[:, :-1])
+    return torch.cat(toks), torch.cat(targets)
+
+
+def make_gpt(n: int, d_model: int, n_layers: int, n_heads: int = 4, init_seed: int = 0) -> Transformer:
+    """The lab's hookable softmax GPT sized for n-shot prompts over the 66-token vocabulary."""
+    return Transformer(VOCAB, 4 * n + 2, d_model, n_layers, n_heads, init_seed=init_seed)
+
+
+def train_gpt(
+    model: Transformer, pool: MapPool, n: int, steps: int, batch: int, lr: float, seed: int
+) -> list[float]:
+    """Train on mixed-task n-shot prompts (loss at every arrow); returns the loss curve."""
+
+    def loss_fn(m: Transformer, gen: torch.Generator) -> Tensor:
+        x, t = _training_batch(pool, n, batch, gen)
+        return sequence_loss(m(x), t)
+
+    res = train_loop(model, loss_fn, steps=steps, lr=lr, seed=seed, weight_decay=0.01, description="gpt")
+    return res.losses
+
+
+def _acc(logits: Tensor, ans: Tensor) -> np.ndarray:
+    return (logits[:, -1].argmax(-1) == ans).float().numpy()
+
+
+@torch.no_grad()
+def evaluate_discrete(
+    model: Transformer, pool: MapPool, n: int, n_eval: int, seed: int, multi_shots: tuple[int, ...] = (1, 2)
+) -> dict:
+    """Per-prompt accuracies of ICL (n-shot, 1-shot), zero-shot, TV and TaskV-M for every task type.
+
+    The TV of a prompt is extracted from a separate n-shot prompt of the same task and map at the query arrow;
+    the injection layer is chosen on validation prompts (per-layer accuracies are returned as well).
+    """
+    model.eval()
+    layers = list(range(model.n_layers - 1))
+    out: dict = {"per_layer": {}, "acc": {}, "multi": {}}
+    # layer choice on validation prompts (all task types)
+    val = {lay: [] for lay in layers}
+    for ti, task in enumerate(TASK_TYPES):
+        src, _, ks = map_prompts(pool, task, n, n_eval, seed * 7919 + 100 + ti)
+        qry, ans, _ = map_prompts(pool, task, 0, n_eval, seed * 7919 + 200 + ti, k=ks)
+        for lay in layers:
+            tv = extract(model, src, lay, pos=-1)
+            val[lay].append(_acc(inject(model, qry, tv, lay, pos=1), ans).mean())
+    out["per_layer"] = {lay: float(np.mean(v)) for lay, v in val.items()}
+    best = max(layers, key=lambda lay: out["per_layer"][lay])
+    out["layer"] = best
+    for ti, task in enumerate(TASK_TYPES):
+        base = seed * 7919 + 1000 + 10 * ti
+        icl, ans, ks = map_prompts(pool, task, n, n_eval, base)
+        src, _, _ = map_prompts(pool, task, n, n_eval, base + 1, k=ks)
+        zero = torch.stack([icl[:, -2], icl[:, -1]], 1)
+        one = torch.cat([map_prompts(pool, task, 1, n_eval, base + 2, k=ks)[0][:, :4], zero], 1)
+        tv = extract(model, src, best, pos=-1)
+        acc = {
+            "icl": _acc(model(icl), ans),
+            "icl1": _acc(model(one), ans),
+            "zero": _acc(model(zero), ans),
+            "tv": _acc(inject(model, zero, tv, best, pos=1), ans),
+        }
+        out["acc"][task] = acc
+        for shots in multi_shots:
+            few = torch.cat(
+                [map_prompts(pool, task, shots, n_eval, base + 3 + shots, k=ks)[0][:, :-2], zero], 1
+            )
+            taus = [
+                extract(
+                    model,
+                    map_prompts(pool, task, n, n_eval, base + 50 + 10 * shots + j, k=ks)[0],
+                    best,
+                    pos=-1,
+                )
+                for j in range(shots + 1)
+            ]
+            arrows = [4 * i + 1 for i in range(shots)] + [4 * shots + 1]
+            out["multi"][(task, shots)] = {
+                "icl": float(_acc(model(few), ans).mean()),
+                "taskv_m": float(_acc(multi_inject(model, few, taus, best, arrows), ans).mean()),
+            }
+    return out
