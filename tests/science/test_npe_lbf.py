@@ -23,6 +23,7 @@ from iclr26.science.npe_lbf import (
     npe_train,
     two_moons,
 )
+from iclr26.science.npe_lbf.baselines import NullTracker
 from iclr26.science.npe_lbf.claim_check import beats_baselines_decider, stability_decider
 
 
@@ -228,7 +229,7 @@ def _sbi_estimator_shapes_and_npe_training():
     g = torch.Generator().manual_seed(0)
     z, x = task.pairs(400, g)
     prior = BoxUniform(-torch.ones(2), torch.ones(2))
-    inf = NPE(prior=prior, density_estimator=build_lbf, show_progress_bars=False)
+    inf = NPE(prior=prior, density_estimator=build_lbf, show_progress_bars=False, tracker=NullTracker())
     est = inf.append_simulations(z, x).train(
         max_num_epochs=2, training_batch_size=100, show_train_summary=False
     )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-__all__ = ["FAMILIES", "SBI_FAMILIES", "TrainSettings", "estimator_builder", "train_family"]
+__all__ = ["FAMILIES", "SBI_FAMILIES", "NullTracker", "TrainSettings", "estimator_builder", "train_family"]
 
 SBI_FAMILIES = {"gaussian": ("mdn", 1), "mdn": ("mdn", 5), "nsf": ("nsf", None), "maf": ("maf", None)}
 FAMILIES = ("lbf", "lbf_mlp", "legendre_linear", *SBI_FAMILIES)
@@ -36,6 +36,27 @@ class TrainSettings:
     hidden: tuple[int, ...] = (128, 128)
     penalty: float = 1e-4
     quad_float32: bool = True  # LBF quadrature in float32 for speed (evaluation re-checks in float64)
+
+
+class NullTracker:
+    """An sbi training tracker that records nothing (sbi's default writes TensorBoard logs into ./sbi-logs)."""
+
+    log_dir = ""
+
+    def log_metric(self, name: str, value: float, step: int | None = None) -> None:
+        """Drop one metric."""
+
+    def log_metrics(self, metrics: dict[str, float], step: int | None = None) -> None:
+        """Drop several metrics."""
+
+    def log_params(self, params: dict[str, object]) -> None:
+        """Drop the run's parameters."""
+
+    def add_figure(self, name: str, figure: object, step: int | None = None) -> None:
+        """Drop a figure."""
+
+    def flush(self) -> None:
+        """Nothing to flush."""
 
 
 def estimator_builder(
@@ -85,6 +106,7 @@ def train_family(
         prior=prior,
         density_estimator=estimator_builder(family, low, high, settings),
         show_progress_bars=False,
+        tracker=NullTracker(),
     )
     inference.append_simulations(z.float(), x.float())
     est = inference.train(
