@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.architectures.hyper_set.model import TokenHead, TokenStem, _check_int
+from iclr26.architectures.hyper_set.model import TokenHead, TokenStem, _check_heads, _check_int
 
 __all__ = ["CRATE", "EnergyTransformer", "VanillaTransformer"]
 
@@ -59,8 +59,7 @@ class VanillaTransformer(_Recurrent):
         shared: bool = False,
     ) -> None:
         _check_int("n_layers", n_layers)
-        if d_model % n_heads != 0:
-            raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+        _check_heads(d_model, n_heads)
 
         def layer() -> nn.Module:
             return nn.TransformerEncoderLayer(
@@ -121,8 +120,7 @@ class CRATE(_Recurrent):
         shared: bool = False,
     ) -> None:
         _check_int("n_layers", n_layers)
-        if d_model % n_heads != 0:
-            raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+        _check_heads(d_model, n_heads)
         count = 1 if shared else n_layers
         layers = nn.ModuleList([_CRATELayer(d_model, n_heads) for _ in range(count)])
         super().__init__(
@@ -187,8 +185,7 @@ class EnergyTransformer(_Recurrent):
         vocab_size: int | None = None,
     ) -> None:
         _check_int("n_iter", n_iter)
-        if d_model % n_heads != 0:
-            raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+        _check_heads(d_model, n_heads)
         layers = nn.ModuleList([EnergyBlock(d_model, n_heads)])
         super().__init__(
             layers, n_iter, *_stem_head(d_model, n_classes, n_tokens, task, in_features, vocab_size)

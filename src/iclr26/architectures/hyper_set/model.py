@@ -42,6 +42,14 @@ def _check_int(name: str, value: object, minimum: int = 1) -> int:
     return value
 
 
+def _check_heads(d_model: int, n_heads: int) -> None:
+    """Raise ValueError unless both are positive ints and ``n_heads`` divides ``d_model``."""
+    _check_int("d_model", d_model)
+    _check_int("n_heads", n_heads)
+    if d_model % n_heads != 0:
+        raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+
+
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
@@ -125,10 +133,7 @@ class HyperSETBlock(nn.Module):
         shared_qkv_norm: bool = False,
     ) -> None:
         super().__init__()
-        _check_int("d_model", d_model)
-        _check_int("n_heads", n_heads)
-        if d_model % n_heads != 0:
-            raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+        _check_heads(d_model, n_heads)
         ff_dim = d_model if ff_dim is None else _check_int("ff_dim", ff_dim)
         self.attention = _check_choice("attention", attention, ATTENTIONS)
         self.ff_act = _check_choice("ff_act", ff_act, FF_ACTS)
