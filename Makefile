@@ -1,17 +1,20 @@
 # The two commands of the README: `make demo` and `make test`. Each creates .venv when it is missing.
 # torch: when the venv has none, `pip install torch==$(TORCH_VERSION)` (set TORCH_SPEC to choose another build,
 # e.g. TORCH_SPEC=torch to let pip pick); a torch already importable in the venv (a GPU build) is left alone.
+# Every other package comes at the exact version of $(LOCK) (`make lock` regenerates it from what pip resolves
+# today); `make test-latest` runs the suite against today's releases on purpose, in its own venv.
 
 VENV ?= .venv
 PYTHON ?= python3
 TORCH_VERSION ?= 2.13.0
 TORCH_SPEC ?= torch==$(TORCH_VERSION)
 OUT ?= iclr26-results
+LOCK ?= constraints.txt
 LINT_PATHS := $(wildcard src tests benchmarks)
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: demo test lint format install install-dev clean
+.PHONY: demo test test-latest lock lint format install install-dev clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,12 +24,12 @@ $(VENV)/.torch: | $(PY)
 	$(PY) -c "import torch" 2>/dev/null || $(PIP) install "$(TORCH_SPEC)"
 	touch $@
 
-$(VENV)/.installed: pyproject.toml $(VENV)/.torch
-	$(PIP) install -e .
+$(VENV)/.installed: pyproject.toml $(LOCK) $(VENV)/.torch
+	$(PIP) install -c $(LOCK) -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml $(VENV)/.torch
-	$(PIP) install -e ".[dev,ray]"
+$(VENV)/.installed-dev: pyproject.toml $(LOCK) $(VENV)/.torch
+	$(PIP) install -c $(LOCK) -e ".[dev,ray]"
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -48,5 +51,24 @@ format: $(VENV)/.installed-dev
 test: lint
 	$(VENV)/bin/python -m pytest -n 2 --dist loadfile
 
+# The lock: a throw-away venv resolves the lower bounds of pyproject.toml afresh; torch and the CUDA wheels stay
+# out of it (TORCH_SPEC decides them).
+lock:
+	rm -rf .venv-lock
+	$(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/python -m pip install --quiet --upgrade pip
+	.venv-lock/bin/python -m pip install --quiet "$(TORCH_SPEC)"
+	.venv-lock/bin/python -m pip install --quiet -e ".[dev,ray]"
+	{ echo "# Exact versions that \`make test\` and \`make demo\` install with \`pip install -c\` (CPU)."; \
+	  echo "# Regenerate with \`make lock\`; torch is pinned by the Makefile's TORCH_SPEC so that a GPU build stays untouched."; \
+	  .venv-lock/bin/python -m pip freeze --exclude-editable | grep -viE '^(torch|triton|nvidia-)'; } > $(LOCK).new
+	mv $(LOCK).new $(LOCK)
+	rm -rf .venv-lock
+
+# Drift on purpose: the suite against whatever pip resolves today, in a venv of its own.
+test-latest:
+	rm -rf .venv-latest
+	$(MAKE) VENV=.venv-latest LOCK=/dev/null test
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache build src/*.egg-info
+	rm -rf $(VENV) .venv-latest .venv-lock .pytest_cache .ruff_cache build src/*.egg-info

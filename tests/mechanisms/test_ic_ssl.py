@@ -22,6 +22,7 @@ from iclr26.mechanisms.ic_ssl import (
     icssl_decider,
     knn_labelled,
     label_spreading,
+    laplacian_eigenmap,
     make_task,
     orthonormalize,
     softmax_regression_gd,
@@ -240,6 +241,28 @@ def test_sklearn_baselines_solve_separated_clusters_from_one_label() -> None:
     assert np.array_equal(eigenmap_logreg(task, n_neighbors=20), y[50:])  # kNN graph must be connected
     for fn in (label_spreading, knn_labelled):
         assert np.array_equal(fn(task), y[50:])
+
+
+def test_laplacian_eigenmap_is_basis_free_on_a_disconnected_graph() -> None:
+    """Three separated blobs: the null space is 3-dimensional, so the solver's basis is arbitrary. The embedding
+    must not depend on it: point order permuted gives the same geometry (pairwise distances), and every blob
+    collapses to one point in the two null-space directions."""
+    x, y = make_blobs(60, n_features=8, centers=3, cluster_std=0.2, random_state=1)
+    emb = laplacian_eigenmap(x, 2, n_neighbors=20)
+    for c in range(3):
+        assert np.allclose(emb[y == c], emb[y == c][0], atol=1e-8)
+    perm = np.random.default_rng(0).permutation(60)
+    emb_p = laplacian_eigenmap(x[perm], 2, n_neighbors=20)
+    dist = np.linalg.norm(emb[:, None] - emb[None], axis=-1)[np.ix_(perm, perm)]
+    assert np.allclose(np.linalg.norm(emb_p[:, None] - emb_p[None], axis=-1), dist, atol=1e-8)
+
+
+def test_laplacian_eigenmap_rejects_bad_sizes() -> None:
+    x = np.zeros((10, 2)) + np.arange(10)[:, None]
+    with pytest.raises(ValueError, match="n_components"):
+        laplacian_eigenmap(x, 10)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        laplacian_eigenmap(x, 2, n_neighbors=0)
 
 
 def test_eigenmap_beats_knn_on_moons_with_one_label() -> None:

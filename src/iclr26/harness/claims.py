@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from iclr26.lab.stats import Interval, interval
+from iclr26.harness.stats import Interval, interval
 
 __all__ = [
     "Claim",

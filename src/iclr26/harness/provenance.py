@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import platform
 import subprocess
 import threading
@@ -43,10 +44,24 @@ def git_commit() -> str | None:
     return commit + ("+dirty" if dirty else "") if commit else None
 
 
+LOCK_FILE = "constraints.txt"
+
+
+@lru_cache(maxsize=1)
+def lock_hash() -> str | None:
+    """SHA-256 (first 16 hex digits) of the lock the environment was installed from, when running from a checkout."""
+    path = Path(__file__).resolve().parents[3] / LOCK_FILE
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return None
+
+
 def provenance(device: str, started: str, finished: str) -> dict[str, Any]:
     return {
         "iclr26": iclr26.__version__,
         "git": git_commit(),
+        "lock": lock_hash(),
         "python": platform.python_version(),
         "torch": torch.__version__,
         "device": torch.cuda.get_device_name() if device == "cuda" else f"cpu ({platform.machine()})",

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.lab.stats import bootstrap_interval
+from iclr26.harness.stats import bootstrap_interval
 
 __all__ = ["CI_FLOOR", "DESCENT_REFUTE", "DESCENT_SUPPORT", "MARGIN", "MAX_PARAM_RATIO", "hyperset_decider"]
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.lab.stats import t_interval
+from iclr26.harness.stats import t_interval
 
 __all__ = ["CEILING", "CHANCE_MARGIN", "MIN_GAIN_POINTS", "hdla_mqar_decider"]
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.lab.stats import bootstrap_interval, t_interval
+from iclr26.harness.stats import bootstrap_interval, t_interval
 
 __all__ = [
     "LEARNED",

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict, combine_outcomes
-from iclr26.lab.stats import Interval, bootstrap_interval, paired_difference
+from iclr26.harness.stats import Interval, bootstrap_interval, paired_difference
 
 __all__ = ["delayed_bandit_decider", "fit_slope", "ratio_of_means"]
 

@@ -14,8 +14,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from iclr26.decision.delayed_lipschitz_bandit.claim_check import fit_slope
+from iclr26.harness.stats import bootstrap_interval, t_interval
 from iclr26.lab.online import curve_band
-from iclr26.lab.stats import bootstrap_interval, t_interval
 
 __all__ = ["active_arms", "regret_bars", "regret_curves", "regret_vs_horizon"]
 

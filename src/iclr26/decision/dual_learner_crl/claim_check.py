@@ -17,7 +17,7 @@ import numpy as np
 
 from iclr26.decision.dual_learner_crl.continual import wilson_interval
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.lab.stats import bootstrap_interval
+from iclr26.harness.stats import bootstrap_interval
 
 __all__ = ["fame_decider", "warmup_decider"]
 

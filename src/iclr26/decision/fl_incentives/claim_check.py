@@ -24,7 +24,7 @@ import numpy as np
 
 from iclr26.decision.fl_incentives.mechanism import GAIN_TOL
 from iclr26.harness.claims import Outcome, PerSeed, Verdict, decider
-from iclr26.lab.stats import bootstrap_interval
+from iclr26.harness.stats import bootstrap_interval
 
 __all__ = ["GROWTH_MIN", "SAVING_MIN", "VALID_FRACTION", "fl_incentives_claim"]
 

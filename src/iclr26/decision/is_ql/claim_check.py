@@ -3,7 +3,7 @@
 Replicates are pooled over harness seeds and the members trained in lockstep inside each seed (metric
 ``{env}_{method}_auc_m{j}``; without per-member metrics the per-seed mean ``{env}_{method}_auc`` is one
 replicate). Methods are paired by replicate (same environment seeds). Intervals: 95% percentile bootstrap of the
-mean paired difference (deterministic, :func:`iclr26.lab.stats.bootstrap_interval`).
+mean paired difference (deterministic, :func:`iclr26.harness.stats.bootstrap_interval`).
 
 Gap recovery, per environment: the DQN - TF gap is *significant* when the interval of (DQN - TF) lies above 0.
 No significant gap anywhere -> inconclusive. Supported when, in every gap environment, the method recovers
@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.lab.stats import bootstrap_interval
+from iclr26.harness.stats import bootstrap_interval
 
 __all__ = [
     "DQN_RATIO",

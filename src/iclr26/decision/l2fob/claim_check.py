@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict, difference_at_least
-from iclr26.lab.stats import bootstrap_interval, t_interval
+from iclr26.harness.stats import bootstrap_interval, t_interval
 
 __all__ = [
     "N_SWEEP",

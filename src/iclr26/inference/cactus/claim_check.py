@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from iclr26.harness.claims import Outcome, PerSeed, Verdict, decider
-from iclr26.lab.stats import t_interval
+from iclr26.harness.stats import t_interval
 
 __all__ = ["cactus_decider"]
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.lab.stats import t_interval
+from iclr26.harness.stats import t_interval
 
 __all__ = ["ABLATION_GAIN", "MAX_DROP", "MAX_DROP_LO", "REFUTE_DROP", "dparallel_decider"]
 

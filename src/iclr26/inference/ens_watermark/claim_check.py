@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.lab.stats import Interval, t_interval
+from iclr26.harness.stats import Interval, t_interval
 
 __all__ = ["EXACT_TOL", "MIN_TPR_GAIN", "MIN_TTD_REDUCTION", "NLL_TOL", "ens_decider", "quality_decider"]
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from iclr26.harness.claims import Outcome, Verdict, decider
-from iclr26.lab.stats import interval
+from iclr26.harness.stats import interval
 
 __all__ = ["fly_decider"]
 

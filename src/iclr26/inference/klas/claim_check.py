@@ -20,7 +20,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.lab.stats import t_interval
+from iclr26.harness.stats import t_interval
 
 __all__ = ["FAMILIES", "MAX_STITCHES", "klas_decider", "spearman_bootstrap"]
 

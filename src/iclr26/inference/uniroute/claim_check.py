@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict
-from iclr26.lab.stats import t_interval
+from iclr26.harness.stats import t_interval
 
 __all__ = ["GAP_MIN", "gap_closed", "uniroute_claim"]
 

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from scipy.stats import spearmanr
 
-from iclr26.lab.stats import bootstrap_interval
+from iclr26.harness.stats import bootstrap_interval
 from iclr26.mechanisms.dale_signed_weights.dale import (
     ablate_readout,
     feature_viz,

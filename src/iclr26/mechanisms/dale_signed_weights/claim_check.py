@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from iclr26.harness.claims import Outcome, Verdict, decider
-from iclr26.lab.stats import t_interval
+from iclr26.harness.stats import t_interval
 
 __all__ = ["segregation_decider"]
 

@@ -20,7 +20,7 @@ import torch
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.stats import bootstrap_interval
+from iclr26.harness.stats import bootstrap_interval
 from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.entity_binding.binding import (
     N_TEMPLATES,

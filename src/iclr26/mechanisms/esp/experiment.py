@@ -31,7 +31,7 @@ from iclr26.harness.claims import (
 )
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.seeding import resolve_device
-from iclr26.lab.stats import interval
+from iclr26.harness.stats import interval
 from iclr26.lab.tasks import complete_digraph, planted_fas_digraph, transitive_tournament
 from iclr26.lab.transformer import AttnOnlyTransformer, Site
 from iclr26.mechanisms.esp.constructions import construct_1head_dag, construct_2head

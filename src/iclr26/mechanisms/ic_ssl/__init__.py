@@ -9,6 +9,7 @@ from iclr26.mechanisms.ic_ssl.baselines import (
     eigenmap_logreg,
     knn_labelled,
     label_spreading,
+    laplacian_eigenmap,
 )
 from iclr26.mechanisms.ic_ssl.claim_check import icssl_decider
 from iclr26.mechanisms.ic_ssl.model import (
@@ -40,6 +41,7 @@ __all__ = [
     "PowerIterLayer",
     "RBFAttention",
     "eigenmap_logreg",
+    "laplacian_eigenmap",
     "icssl_decider",
     "knn_labelled",
     "label_spreading",

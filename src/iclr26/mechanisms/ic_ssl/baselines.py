@@ -3,8 +3,9 @@
 * :class:`PlainICLTransformer`: a standard pre-LN softmax-attention transformer over ``[x; y]`` tokens that
   reads query logits; with ``use_unlabelled=False`` every token attends only to the labelled context tokens
   (and itself), with ``use_unlabelled=True`` to all context tokens (unlabelled ones carry a zero label).
-* scikit-learn, per task: offline Laplacian eigenmaps (``SpectralEmbedding`` on context + queries) followed by
-  ``LogisticRegression`` on the labelled points; ``LabelSpreading``; 1-nearest-neighbour on the labelled points.
+* per task: offline Laplacian eigenmaps (:func:`laplacian_eigenmap` on context + queries, on scikit-learn's kNN
+  graph) followed by ``LogisticRegression`` on the labelled points; scikit-learn's ``LabelSpreading``;
+  1-nearest-neighbour on the labelled points.
 """
 
 from __future__ import annotations
@@ -14,16 +15,16 @@ import warnings
 import numpy as np
 import torch
 from einops import rearrange
+from scipy import linalg
 from sklearn.linear_model import LogisticRegression
-from sklearn.manifold import SpectralEmbedding
-from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neighbors import KNeighborsClassifier, kneighbors_graph
 from sklearn.semi_supervised import LabelSpreading
 from torch import nn
 
 from iclr26.mechanisms.ic_ssl.model import check_tokens
 from iclr26.mechanisms.ic_ssl.tasks import ManifoldTask
 
-__all__ = ["PlainICLTransformer", "eigenmap_logreg", "knn_labelled", "label_spreading"]
+__all__ = ["PlainICLTransformer", "eigenmap_logreg", "knn_labelled", "label_spreading", "laplacian_eigenmap"]
 
 
 class _Block(nn.Module):
@@ -103,23 +104,50 @@ def _labelled(task: ManifoldTask) -> tuple[np.ndarray, np.ndarray]:
     return task.x_ctx[idx], task.y_ctx[idx]
 
 
+def laplacian_eigenmap(x: np.ndarray, n_components: int, n_neighbors: int | None = None) -> np.ndarray:
+    """Laplacian eigenmap of the points `x` (n, d): the `n_components` smoothest non-trivial directions.
+
+    The graph is scikit-learn's symmetrised kNN connectivity ``A = (K + K^T) / 2`` (``include_self``, as in
+    ``SpectralEmbedding``); with ``L = I - D^{-1/2} A D^{-1/2}`` the eigenvectors ``U`` of the
+    ``n_components + 1`` smallest eigenvalues are taken from a dense, deterministic LAPACK solve, the trivial
+    direction ``D^{1/2} 1`` is projected out (rather than dropping the first vector, which is an arbitrary member
+    of the null space when the graph has several components), and the embedding is ``D^{-1/2} U`` scaled by one
+    global factor. Every step is equivariant to a rotation inside a degenerate eigenspace, so a downstream
+    linear classifier sees the same geometry whichever basis the solver returns. ``n_neighbors`` defaults to
+    scikit-learn's ``max(n / 10, 1)``.
+    """
+    x = np.asarray(x, dtype=float)
+    n = x.shape[0]
+    if not 1 <= n_components < n:
+        raise ValueError(f"n_components must lie in [1, {n - 1}] for {n} points, got {n_components}")
+    n_neighbors = max(n // 10, 1) if n_neighbors is None else n_neighbors
+    if not 1 <= n_neighbors <= n:
+        raise ValueError(f"n_neighbors must lie in [1, {n}] for {n} points, got {n_neighbors}")
+    knn = kneighbors_graph(x, n_neighbors, include_self=True).toarray()
+    adj = 0.5 * (knn + knn.T)
+    deg = adj.sum(1)
+    inv_sqrt = 1.0 / np.sqrt(deg)
+    lap = np.eye(n) - inv_sqrt[:, None] * adj * inv_sqrt[None, :]
+    _, vecs = linalg.eigh(lap, subset_by_index=[0, n_components])
+    trivial = np.sqrt(deg) / np.linalg.norm(np.sqrt(deg))
+    vecs = vecs - np.outer(trivial, trivial @ vecs)
+    basis = np.linalg.svd(vecs, full_matrices=False)[0][:, :n_components]
+    emb = basis * inv_sqrt[:, None]
+    return emb / (emb.std() + 1e-12)
+
+
 def eigenmap_logreg(
     task: ManifoldTask, k: int | None = None, n_neighbors: int | None = None, seed: int = 0
 ) -> np.ndarray:
-    """Offline Laplacian eigenmaps (sklearn SpectralEmbedding, context + queries) + LogisticRegression.
+    """Offline Laplacian eigenmaps (:func:`laplacian_eigenmap`, context + queries) + LogisticRegression.
 
     Returns predicted query labels. ``k`` (embedding dims) defaults to the number of labelled points capped at
-    8; ``n_neighbors`` defaults to sklearn's ``max(n / 10, 1)``.
+    8; ``n_neighbors`` defaults to scikit-learn's ``max(n / 10, 1)``. ``seed`` is kept for API stability: the
+    eigen-solve is deterministic.
     """
     x_lab, y_lab = _labelled(task)
     k = min(8, max(2, y_lab.size)) if k is None else k
-    x_all = np.concatenate([task.x_ctx, task.x_qry])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # disconnected kNN graphs are expected on two-component manifolds
-        emb = SpectralEmbedding(n_components=k, n_neighbors=n_neighbors, random_state=seed).fit_transform(
-            x_all
-        )
-    emb = emb / (emb.std(0, keepdims=True) + 1e-12)
+    emb = laplacian_eigenmap(np.concatenate([task.x_ctx, task.x_qry]), k, n_neighbors)
     lab_idx = np.flatnonzero(task.y_ctx >= 0)
     if np.unique(y_lab).size < 2:
         return np.full(task.x_qry.shape[0], y_lab[0])

@@ -22,7 +22,7 @@ import torch
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.stats import t_interval
+from iclr26.harness.stats import t_interval
 from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.icl_info_removal.claim_check import denoising_claim_decider
 from iclr26.mechanisms.icl_info_removal.figures import (

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Outcome, Verdict, all_of, decider
-from iclr26.lab.stats import t_interval
+from iclr26.harness.stats import t_interval
 
 __all__ = ["MARGIN", "MARGIN_UPPER", "STATE_RATIO", "beats_adamw_muon", "cosmos_claim", "matches_soap"]
 

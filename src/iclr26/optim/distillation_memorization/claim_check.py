@@ -28,7 +28,7 @@ from iclr26.harness.claims import (
     mean_at_least,
     mean_at_most,
 )
-from iclr26.lab.stats import interval
+from iclr26.harness.stats import interval
 
 __all__ = ["c1_decider", "c2_decider", "headline_decider", "tau_spread_decider", "transition_size"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict, decider
-from iclr26.lab.stats import interval
+from iclr26.harness.stats import interval
 
 __all__ = ["fact_claim_decider"]
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.lab.stats import Interval, t_interval
+from iclr26.harness.stats import Interval, t_interval
 
 __all__ = ["BARRIER_MAX", "ENSEMBLE_GAP_MAX", "R2_MIN", "RELATIVE_MAX", "lewc_decider"]
 

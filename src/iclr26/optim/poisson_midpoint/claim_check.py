@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict
-from iclr26.lab.stats import bootstrap_interval, t_interval
+from iclr26.harness.stats import bootstrap_interval, t_interval
 
 __all__ = ["SETTINGS", "matched_pair", "plmc_claim_decider", "usable_slope"]
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Outcome, Verdict, decider
-from iclr26.lab.stats import t_interval
+from iclr26.harness.stats import t_interval
 
 __all__ = ["STATE_RATIO", "curve_keys", "racs_vs_galore", "speedup", "speedup_claim", "speedup_decider"]
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.lab.stats import bootstrap_interval
+from iclr26.harness.stats import bootstrap_interval
 
 __all__ = ["CONTROL_FAIL", "CONTROL_OK", "GAIN_BAR", "biobo_decider", "efficiency_gain", "labels_to_recall"]
 

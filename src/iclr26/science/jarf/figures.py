@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.stats import t_interval
 from iclr26.harness.store import SeedResult
-from iclr26.lab.stats import t_interval
 
 __all__ = ["METHODS", "accuracy_vs_time", "gain_over_rf", "h_ablation", "spectra", "subspace_alignment"]
 

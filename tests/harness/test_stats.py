@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from iclr26.lab.stats import bootstrap_interval, paired_difference, t_interval
+from iclr26.harness.stats import bootstrap_interval, paired_difference, t_interval
 
 
 def test_t_interval_matches_scipy():
