@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -37,7 +38,15 @@ OUTCOME_STYLE = {
     "supported": "green",
     "not supported": "red",
     "inconclusive": "yellow",
+    "not reproduced": "magenta",
     "not judged": "dim",
+}
+OUTCOME_TEXT = {
+    "supported": "supported",
+    "not supported": "not supported",
+    "inconclusive": "inconclusive",
+    "not reproduced": "not reproduced at this budget",
+    "not judged": "not judged",
 }
 
 
@@ -144,9 +153,17 @@ def _print_verdicts(verdicts) -> None:  # list[ClaimVerdict]
     for col in ("claim", "verdict", "measured"):
         table.add_column(col, overflow="fold")
     for cv in verdicts:
-        style = OUTCOME_STYLE[cv.verdict.outcome.value]
-        table.add_row(cv.claim.id, f"[{style}]{cv.verdict.outcome.value}[/]", cv.verdict.measured())
+        value = cv.verdict.outcome.value
+        text = OUTCOME_TEXT[value] if cv.claim.kind == "claim" else f"check {OUTCOME_TEXT[value]}"
+        table.add_row(cv.claim.id, f"[{OUTCOME_STYLE[value]}]{text}[/]", cv.verdict.measured())
     console.print(table)
+    counts = Counter(OUTCOME_TEXT[cv.verdict.outcome.value] for cv in verdicts if cv.claim.kind == "claim")
+    checks = [cv for cv in verdicts if cv.claim.kind == "check"]
+    if counts:
+        line = ", ".join(f"{n} {o}" for o, n in counts.items())
+        if checks:
+            line += f"; checks: {sum(cv.verdict.outcome.value == 'supported' for cv in checks)}/{len(checks)} hold"
+        console.print(f"claims: {line}", highlight=False)
     for cv in verdicts:
         console.print(f"[bold]{cv.claim.id}[/]: {cv.claim.statement}", highlight=False)
         console.print(f"  paper: {cv.claim.paper_value}", highlight=False, markup=False)

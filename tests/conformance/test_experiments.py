@@ -97,3 +97,68 @@ def test_figures_draw(slug, smoke_records, tmp_path):
 def test_judged_budgets_have_enough_seeds(slug):
     exp = get_experiment(slug)
     assert exp.seeds["full"] >= 3, f"{slug}: full needs at least 3 seeds for an interval"
+
+
+# ---------------------------------------------------------------- every claim can pass and can fail
+
+CLAIMS = [(slug, c.id) for slug in SLUGS for c in get_experiment(slug).claims if c.kind == "claim"]
+
+
+def _claim(slug: str, claim_id: str):
+    return next(c for c in get_experiment(slug).claims if c.id == claim_id)
+
+
+def _declared_rows(claim, record: dict, n: int = 4) -> list[dict]:
+    """`n` synthetic seeds holding only the metrics the claim declares (an undeclared read fails), spread a
+    little around the smoke run's values."""
+    rows = []
+    for i in range(n):
+        row = {}
+        for m in claim.metrics:
+            v = float(record["metrics"][m])
+            row[m] = v * (1.0 + 0.01 * (i - 1.5)) + 1e-4 * (i - 1.5) if math.isfinite(v) else 0.0
+        rows.append(row)
+    return rows
+
+
+def _winning_rows(claim, record: dict) -> list[dict]:
+    synth = claim.decide.synthesize
+    assert synth is not None, (
+        f"{claim.id}: its decider cannot say what a clear win looks like (give the helper or @decider a "
+        "`synthesize`), so nothing shows the claim can pass"
+    )
+    rows = _declared_rows(claim, record)
+    for p in claim.preconditions:
+        rows = p.satisfy(rows)
+    return synth(rows)
+
+
+@pytest.mark.parametrize(("slug", "claim_id"), CLAIMS)
+def test_claim_can_pass_on_a_clear_win(slug, claim_id, smoke_records):
+    record, _ = smoke_records(slug)
+    claim = _claim(slug, claim_id)
+    verdict = claim.judge(_winning_rows(claim, record))
+    assert verdict.outcome is Outcome.SUPPORTED, f"{slug}/{claim_id}: a clear win gives {verdict}"
+
+
+@pytest.mark.parametrize(("slug", "claim_id"), CLAIMS)
+def test_claim_fails_when_the_method_is_the_baseline(slug, claim_id, smoke_records):
+    """Sabotage: each compared method metric replaced by its baseline's, every other number a clear win."""
+    record, _ = smoke_records(slug)
+    claim = _claim(slug, claim_id)
+    for comp in claim.decide.compares:
+        rows = [{**r, comp.method: r[comp.baseline]} for r in _winning_rows(claim, record)]
+        verdict = claim.judge(rows)
+        assert verdict.outcome is not Outcome.SUPPORTED, (
+            f"{slug}/{claim_id}: with {comp.method} := {comp.baseline} the claim is still supported: {verdict}"
+        )
+
+
+@pytest.mark.parametrize(("slug", "claim_id"), CLAIMS)
+def test_claim_is_not_reproduced_when_a_precondition_fails(slug, claim_id, smoke_records):
+    record, _ = smoke_records(slug)
+    claim = _claim(slug, claim_id)
+    for p in claim.preconditions:
+        rows = _winning_rows(claim, record)
+        rows[0] = {**rows[0], p.metric: float("nan")}
+        assert claim.judge(rows).outcome is Outcome.NOT_REPRODUCED, f"{slug}/{claim_id}: {p.describe()}"

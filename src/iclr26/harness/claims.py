@@ -7,9 +7,16 @@ per-seed metric dicts to a :class:`Verdict`. The helpers below cover the common 
 * is *not supported* when the interval lies on the other side,
 * is *inconclusive* otherwise (too few seeds, too wide an interval, a guard that failed).
 
-A decider declares the metrics it reads in ``.metrics`` so that the conformance suite can check that every
-experiment's smoke run produces them. A brief's unusual criterion is a small custom function wrapped with
-:func:`decider` and unit-tested on its own.
+A fourth outcome belongs to the claim, not to its decider: *not reproduced at this budget*, when a declared
+:class:`Precondition` fails in some seed (the model did not learn the task, the method collapsed). The
+reproduction then did not create the conditions the claim is about, and says nothing against the paper.
+
+Every :class:`Decider` applies the same guards once, before its rule runs: the metrics it declares must be
+present and finite in every seed, and there must be at least ``min_seeds`` seeds. A decider also declares the
+method-versus-baseline comparisons it makes (``compares``), so that the conformance suite can feed the
+baseline's numbers in the method's place and check the claim then fails, and it can synthesise a clear win
+(``synthesize``), so the suite can check the claim can pass. A brief's unusual criterion is a small custom
+function wrapped with :func:`decider` and unit-tested on its own.
 
 Example
 -------
@@ -29,7 +36,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -38,19 +45,26 @@ import numpy as np
 from iclr26.harness.stats import Interval, interval
 
 __all__ = [
+    "OUTCOME_LABELS",
     "Claim",
+    "Comparison",
     "Decider",
     "Outcome",
+    "Precondition",
     "Verdict",
     "all_of",
     "combine_outcomes",
     "decider",
     "difference_at_least",
+    "effect_at_least",
+    "equivalent",
     "fraction_of_seeds",
     "guarded",
+    "k_of_n",
     "mean_at_least",
     "mean_at_most",
     "never_exceeds",
+    "non_inferior",
     "ratio_at_least",
 ]
 
@@ -58,10 +72,27 @@ PerSeed = Sequence[Mapping[str, float]]
 
 
 class Outcome(str, Enum):
+    """What a claim's check concluded. ``NOT_REPRODUCED`` is no evidence for or against the paper."""
+
     SUPPORTED = "supported"
     NOT_SUPPORTED = "not supported"
     INCONCLUSIVE = "inconclusive"
+    NOT_REPRODUCED = "not reproduced"
     NOT_JUDGED = "not judged"
+
+    @property
+    def label(self) -> str:
+        """The words a reader sees (``not reproduced at this budget``)."""
+        return OUTCOME_LABELS[self]
+
+
+OUTCOME_LABELS: dict[Outcome, str] = {
+    Outcome.SUPPORTED: "supported",
+    Outcome.NOT_SUPPORTED: "not supported",
+    Outcome.INCONCLUSIVE: "inconclusive",
+    Outcome.NOT_REPRODUCED: "not reproduced at this budget",
+    Outcome.NOT_JUDGED: "not judged",
+}
 
 
 @dataclass(frozen=True)
@@ -94,33 +125,184 @@ class Verdict:
         }
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """A method metric judged against a baseline metric (``higher_is_better`` says which way wins)."""
+
+    method: str
+    baseline: str
+    higher_is_better: bool = True
+
+
+Rows = list[dict[str, float]]
+Synthesizer = Callable[[Rows], Rows]
+
+
 class Decider:
-    """A callable ``per_seed_metrics -> Verdict`` that knows which metrics it reads."""
+    """A callable ``per_seed_metrics -> Verdict`` that knows which metrics it reads.
 
-    def __init__(self, fn: Callable[[PerSeed], Verdict], metrics: Sequence[str], description: str) -> None:
+    Parameters
+    ----------
+    fn : the rule, called only after the guards passed.
+    metrics : the metrics it reads; each must be present in every seed, and finite unless listed in
+        `allow_nonfinite`.
+    description : one line for reports.
+    min_seeds : fewer seeds give *inconclusive* without calling `fn` (an interval needs two).
+    compares : the method-versus-baseline comparisons the rule makes (used by the sabotage battery).
+    synthesize : ``rows -> rows`` that rewrites the metrics this rule reads into a clear win (used to show
+        that the claim can pass); None when the rule cannot say what a win looks like.
+    allow_nonfinite : metrics that may legitimately be NaN or infinite (the rule handles them itself).
+    """
+
+    def __init__(
+        self,
+        fn: Callable[[PerSeed], Verdict],
+        metrics: Sequence[str],
+        description: str,
+        *,
+        min_seeds: int = 2,
+        compares: Sequence[Comparison] = (),
+        synthesize: Synthesizer | None = None,
+        allow_nonfinite: Sequence[str] = (),
+    ) -> None:
+        if not isinstance(min_seeds, int) or isinstance(min_seeds, bool) or min_seeds < 1:
+            raise ValueError(f"min_seeds must be an int >= 1, got {min_seeds!r}")
         self._fn = fn
-        self.metrics: tuple[str, ...] = tuple(metrics)
+        self.metrics: tuple[str, ...] = tuple(dict.fromkeys(metrics))
         self.description = description
+        self.min_seeds = min_seeds
+        self.compares: tuple[Comparison, ...] = tuple(compares)
+        self.synthesize = synthesize
+        self.allow_nonfinite = frozenset(allow_nonfinite)
 
-    def __call__(self, per_seed: PerSeed) -> Verdict:
-        missing = sorted({m for m in self.metrics for row in per_seed if m not in row})
+    def guard(self, per_seed: PerSeed) -> Verdict | None:
+        """The shared guards: an *inconclusive* verdict when one fails, else None."""
         if not per_seed:
             return Verdict(Outcome.INCONCLUSIVE, "no seeds to judge")
+        missing = sorted({m for m in self.metrics for row in per_seed if m not in row})
         if missing:
-            return Verdict(Outcome.INCONCLUSIVE, f"metrics missing from the results: {', '.join(missing)}")
-        return self._fn(per_seed)
+            return Verdict(
+                Outcome.INCONCLUSIVE,
+                f"metrics missing from the results: {', '.join(missing)}",
+                n_seeds=len(per_seed),
+            )
+        bad = {}
+        for m in self.metrics:
+            if m in self.allow_nonfinite:
+                continue
+            values = []
+            for row in per_seed:
+                try:
+                    values.append(float(row[m]))
+                except (TypeError, ValueError):
+                    values.append(float("nan"))
+            if not all(math.isfinite(v) for v in values):
+                bad[m] = values
+        if bad:
+            text = "; ".join(f"{m} = {v}" for m, v in bad.items())
+            return Verdict(
+                Outcome.INCONCLUSIVE, f"non-finite metrics in some seeds: {text}", n_seeds=len(per_seed)
+            )
+        if len(per_seed) < self.min_seeds:
+            return Verdict(
+                Outcome.INCONCLUSIVE,
+                f"needs at least {self.min_seeds} seeds for an interval, got {len(per_seed)}",
+                n_seeds=len(per_seed),
+            )
+        return None
+
+    def __call__(self, per_seed: PerSeed) -> Verdict:
+        return self.guard(per_seed) or self._fn(per_seed)
 
     def __repr__(self) -> str:
         return f"Decider({self.description})"
 
 
-def decider(*metrics: str, description: str = "") -> Callable[[Callable[[PerSeed], Verdict]], Decider]:
-    """Wrap a custom criterion ``fn(per_seed) -> Verdict`` as a :class:`Decider` reading `metrics`."""
+def decider(
+    *metrics: str,
+    description: str = "",
+    min_seeds: int = 2,
+    compares: Sequence[Comparison | tuple[str, str] | tuple[str, str, bool]] = (),
+    synthesize: Synthesizer | None = None,
+    allow_nonfinite: Sequence[str] = (),
+) -> Callable[[Callable[[PerSeed], Verdict]], Decider]:
+    """Wrap a custom criterion ``fn(per_seed) -> Verdict`` as a :class:`Decider` reading `metrics`.
+
+    Give `compares` (``(method, baseline[, higher_is_better])``) for every method-versus-baseline comparison the
+    rule makes, and `synthesize` when a clear win can be written down, so the conformance suite can check that
+    the rule can fail and can pass.
+    """
+    comps = tuple(c if isinstance(c, Comparison) else Comparison(*c) for c in compares)
 
     def wrap(fn: Callable[[PerSeed], Verdict]) -> Decider:
-        return Decider(fn, metrics, description or fn.__name__)
+        return Decider(
+            fn,
+            metrics,
+            description or fn.__name__,
+            min_seeds=min_seeds,
+            compares=comps,
+            synthesize=synthesize,
+            allow_nonfinite=allow_nonfinite,
+        )
 
     return wrap
+
+
+_OPS_TEXT = (">=", ">", "<=", "<", "==")
+
+
+@dataclass(frozen=True)
+class Precondition:
+    """What must be true in every seed before the claim means anything (the model learned the task).
+
+    Parameters
+    ----------
+    metric : the per-seed metric checked (e.g. ``"acc_method"``, ``"train_loss_final"``).
+    op : one of ``>=``, ``>``, ``<=``, ``<``.
+    threshold : from the paper or a trivial baseline (chance accuracy plus a margin, the loss of predicting
+        the marginal, ...), never from what a run happened to reach.
+    reason : what it means and where the threshold comes from, in one phrase
+        (``"the method beats chance (1/8) by 10 points"``).
+    """
+
+    metric: str
+    op: str
+    threshold: float
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.op not in ("<", "<=", ">", ">="):
+            raise ValueError(f"precondition op must be one of <, <=, >, >=, got {self.op!r}")
+        if not isinstance(self.threshold, (int, float)) or not math.isfinite(float(self.threshold)):
+            raise ValueError(f"precondition threshold must be a finite number, got {self.threshold!r}")
+        if not self.reason:
+            raise ValueError(
+                f"precondition on {self.metric!r} needs a reason (what it means, whence the threshold)"
+            )
+
+    def failures(self, per_seed: PerSeed) -> list[tuple[int, float]]:
+        """(seed index, value) of every seed where the precondition fails (a missing or NaN value fails)."""
+        bad = []
+        for i, row in enumerate(per_seed):
+            try:
+                value = float(row.get(self.metric, float("nan")))
+            except (TypeError, ValueError):
+                value = float("nan")
+            if not math.isfinite(value) or not _OPS[self.op](value, float(self.threshold)):
+                bad.append((i, value))
+        return bad
+
+    def describe(self) -> str:
+        return f"{self.metric} {self.op} {self.threshold:g} ({self.reason})"
+
+    def satisfy(self, rows: Rows) -> Rows:
+        """Rows rewritten so the precondition holds (for the conformance suite's synthetic win)."""
+        step = max(abs(float(self.threshold)) * 0.05, 1e-3)
+        value = float(self.threshold) + (step if self.op in (">", ">=") else -step)
+        return [{**r, self.metric: value} for r in rows]
+
+
+CLAIM_KINDS = ("claim", "check")
 
 
 @dataclass(frozen=True)
@@ -134,6 +316,10 @@ class Claim:
     paper_value : the number the paper reports, with its setting.
     decide : a :class:`Decider` (see the helpers in this module).
     scale_gap : what differs between our reproduction and the paper's setting.
+    preconditions : what must hold in every seed for the claim to be judged at all; when one fails the verdict
+        is *not reproduced at this budget*, with the measured values.
+    kind : ``"claim"`` for an empirical statement, ``"check"`` for one true by construction (a parameter count,
+        an algebraic invariant): checks are reported apart and never counted among supported claims.
     """
 
     id: str
@@ -141,7 +327,8 @@ class Claim:
     paper_value: str
     decide: Decider
     scale_gap: str = ""
-    tags: tuple[str, ...] = field(default_factory=tuple)
+    preconditions: tuple[Precondition, ...] = ()
+    kind: str = "claim"
 
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("-", "").replace("_", "").isalnum():
@@ -151,9 +338,43 @@ class Claim:
                 f"claim {self.id!r}: decide must be a Decider (use a helper of iclr26.harness.claims or the "
                 f"@decider decorator), got {type(self.decide).__name__}"
             )
+        if self.kind not in CLAIM_KINDS:
+            raise ValueError(
+                f"claim {self.id!r}: kind must be one of {', '.join(CLAIM_KINDS)}, got {self.kind!r}"
+            )
+        object.__setattr__(self, "preconditions", tuple(self.preconditions))
+        for p in self.preconditions:
+            if not isinstance(p, Precondition):
+                raise TypeError(f"claim {self.id!r}: preconditions must be Precondition objects, got {p!r}")
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """Every metric the claim reads: its decider's and its preconditions'."""
+        return tuple(dict.fromkeys([*self.decide.metrics, *(p.metric for p in self.preconditions)]))
+
+    def unmet(self, per_seed: PerSeed) -> list[str]:
+        """One sentence per failed precondition, with the measured per-seed values."""
+        out = []
+        for p in self.preconditions:
+            bad = p.failures(per_seed)
+            if bad:
+                values = ", ".join(f"{v:.4g}" for _, v in bad)
+                out.append(f"{p.describe()} failed in {len(bad)}/{len(per_seed)} seeds (measured {values})")
+        return out
 
     def judge(self, per_seed: PerSeed) -> Verdict:
-        return self.decide(per_seed)
+        verdict = self.decide(per_seed)
+        unmet = self.unmet(per_seed) if per_seed else []
+        if not unmet:
+            return verdict
+        return Verdict(
+            Outcome.NOT_REPRODUCED,
+            "precondition not met: " + "; ".join(unmet) + f"; the claim is not judged (unguarded: "
+            f"{verdict.outcome.value}: {verdict.explanation})",
+            verdict.estimate,
+            verdict.interval,
+            verdict.n_seeds,
+        )
 
 
 def _column(per_seed: PerSeed, metric: str) -> np.ndarray:
@@ -211,6 +432,59 @@ def _interval_verdict(
     )
 
 
+# ---------------------------------------------------------------- synthetic wins (for the conformance suite)
+
+
+def _jitter(i: int, scale: float) -> float:
+    """A small deterministic spread over seeds so that synthetic intervals are not degenerate."""
+    return scale * 1e-3 * ((i % 3) - 1)
+
+
+def _clear(threshold: float, margin: float = 0.0) -> float:
+    """How far beyond a threshold a clear win lies."""
+    return margin + max(abs(threshold), abs(margin), 1.0) * 0.5
+
+
+def _set(rows: Rows, metric: str, value_of: Callable[[int, dict[str, float]], float]) -> Rows:
+    return [{**r, metric: float(value_of(i, r))} for i, r in enumerate(rows)]
+
+
+def _beyond(metric: str, threshold: float, above: bool, margin: float = 0.0) -> Synthesizer:
+    gap = _clear(threshold, margin)
+    sign = 1.0 if above else -1.0
+    return lambda rows: _set(rows, metric, lambda i, _r: threshold + sign * (gap + _jitter(i, gap)))
+
+
+def _ahead(a: str, b: str, higher_is_better: bool, margin: float) -> Synthesizer:
+    """`a` beats `b` by a clear distance beyond `margin`, seed by seed."""
+    sign = 1.0 if higher_is_better else -1.0
+
+    def fn(rows: Rows) -> Rows:
+        def value(i: int, r: dict[str, float]) -> float:
+            base = float(r[b]) if math.isfinite(float(r.get(b, float("nan")))) else 0.0
+            gap = _clear(base, margin)
+            return base + sign * (gap + _jitter(i, gap))
+
+        return _set(rows, a, value)
+
+    return fn
+
+
+def _chain(*fns: Synthesizer | None) -> Synthesizer | None:
+    if any(f is None for f in fns):
+        return None
+
+    def fn(rows: Rows) -> Rows:
+        for f in fns:
+            rows = f(rows)  # type: ignore[misc]
+        return rows
+
+    return fn
+
+
+# ---------------------------------------------------------------- the helpers
+
+
 def mean_at_least(metric: str, threshold: float, level: float = 0.95, method: str = "t") -> Decider:
     """Supported when the interval of the mean of `metric` lies above `threshold`."""
     return Decider(
@@ -219,6 +493,7 @@ def mean_at_least(metric: str, threshold: float, level: float = 0.95, method: st
         ),
         [metric],
         f"mean {metric} > {threshold}",
+        synthesize=_beyond(metric, threshold, True),
     )
 
 
@@ -230,7 +505,15 @@ def mean_at_most(metric: str, threshold: float, level: float = 0.95, method: str
         ),
         [metric],
         f"mean {metric} < {threshold}",
+        synthesize=_beyond(metric, threshold, False),
     )
+
+
+def _paired(rows: PerSeed, a: str, b: str, higher_is_better: bool) -> tuple[np.ndarray, str]:
+    diff = _column(rows, a) - _column(rows, b)
+    if not higher_is_better:
+        diff = -diff
+    return diff, (f"{a} - {b}" if higher_is_better else f"{b} - {a}")
 
 
 def difference_at_least(
@@ -244,14 +527,128 @@ def difference_at_least(
         raise ValueError(f"margin must be >= 0, got {margin}")
 
     def fn(rows: PerSeed) -> Verdict:
-        diff = _column(rows, a) - _column(rows, b)
-        if not higher_is_better:
-            diff = -diff
-        what = f"{a} - {b}" if higher_is_better else f"{b} - {a}"
+        diff, what = _paired(rows, a, b, higher_is_better)
         return _interval_verdict(diff, margin, True, what, level, method)
 
     rel = ">" if higher_is_better else "<"
-    return Decider(fn, [a, b], f"{a} {rel} {b} by {margin}")
+    return Decider(
+        fn,
+        [a, b],
+        f"{a} {rel} {b} by {margin}",
+        compares=[Comparison(a, b, higher_is_better)],
+        synthesize=_ahead(a, b, higher_is_better, margin),
+    )
+
+
+def effect_at_least(
+    a: str,
+    b: str | None = None,
+    *,
+    support_at: float,
+    null: float = 0.0,
+    refute_below: float | None = None,
+    level: float = 0.95,
+    method: str = "t",
+    higher_is_better: bool = True,
+) -> Decider:
+    """The three-way effect rule, on ``a`` (or the paired ``a - b``; ``b - a`` when lower is better).
+
+    * supported: the estimate reaches the claimed effect `support_at` and the interval lies past `null`;
+    * not supported: the whole interval lies below `refute_below` (default `support_at`): the data exclude the
+      claimed effect size;
+    * inconclusive otherwise. An interval that merely contains `null` is inconclusive, not a refutation.
+    """
+    refute = support_at if refute_below is None else refute_below
+    if not null <= support_at:
+        raise ValueError(f"support_at must be >= null={null}, got {support_at}")
+    if refute > support_at:
+        raise ValueError(f"refute_below must be <= support_at={support_at}, got {refute}")
+
+    def fn(rows: PerSeed) -> Verdict:
+        if b is None:
+            values, what = _column(rows, a), a
+        else:
+            values, what = _paired(rows, a, b, higher_is_better)
+        bad = _finite_or_inconclusive(values, what)
+        if bad is not None:
+            return bad
+        iv = interval(values, level, method)
+        if not iv.defined:
+            outcome = Outcome.INCONCLUSIVE
+        elif iv.estimate >= support_at and iv.lo > null:
+            outcome = Outcome.SUPPORTED
+        elif iv.hi < refute:
+            outcome = Outcome.NOT_SUPPORTED
+        else:
+            outcome = Outcome.INCONCLUSIVE
+        return Verdict(
+            outcome,
+            f"{what} = {_fmt(iv)}; supported at >= {support_at:.4g} with the interval past {null:.4g}, "
+            f"refuted when the interval lies below {refute:.4g}",
+            iv.estimate,
+            (iv.lo, iv.hi) if iv.defined else None,
+            iv.n,
+        )
+
+    if b is None:
+        synth = _beyond(a, support_at, True)
+        comps: list[Comparison] = []
+    else:
+        synth = _ahead(a, b, higher_is_better, support_at)
+        comps = [Comparison(a, b, higher_is_better)]
+    metrics = [a] if b is None else [a, b]
+    return Decider(fn, metrics, f"effect of {a} >= {support_at}", compares=comps, synthesize=synth)
+
+
+def non_inferior(
+    a: str, b: str, margin: float, level: float = 0.95, method: str = "t", higher_is_better: bool = True
+) -> Decider:
+    """`a` is no worse than `b` by more than `margin` (paired): supported when the interval of the advantage
+    ``a - b`` (``b - a`` when lower is better) lies above ``-margin``; not supported when it lies below."""
+    if margin < 0:
+        raise ValueError(f"margin must be >= 0, got {margin}")
+
+    def fn(rows: PerSeed) -> Verdict:
+        diff, what = _paired(rows, a, b, higher_is_better)
+        return _interval_verdict(diff, -margin, True, what, level, method)
+
+    sign = 1.0 if higher_is_better else -1.0
+    synth: Synthesizer = lambda rows: _set(  # noqa: E731
+        rows, a, lambda i, r: float(r[b]) + sign * (margin * 0.5 + _jitter(i, max(margin, 1e-3)))
+    )
+    return Decider(fn, [a, b], f"{a} within {margin} of {b}", synthesize=synth)
+
+
+def equivalent(a: str, b: str, margin: float, level: float = 0.95, method: str = "t") -> Decider:
+    """Two one-sided tests: supported when the interval of ``a - b`` lies inside ``(-margin, margin)``; not
+    supported when it lies wholly outside; inconclusive otherwise."""
+    if margin <= 0:
+        raise ValueError(f"margin must be > 0, got {margin}")
+
+    def fn(rows: PerSeed) -> Verdict:
+        diff = _column(rows, a) - _column(rows, b)
+        bad = _finite_or_inconclusive(diff, f"{a} - {b}")
+        if bad is not None:
+            return bad
+        iv = interval(diff, level, method)
+        if not iv.defined:
+            outcome = Outcome.INCONCLUSIVE
+        elif -margin < iv.lo and iv.hi < margin:
+            outcome = Outcome.SUPPORTED
+        elif iv.lo > margin or iv.hi < -margin:
+            outcome = Outcome.NOT_SUPPORTED
+        else:
+            outcome = Outcome.INCONCLUSIVE
+        return Verdict(
+            outcome,
+            f"{a} - {b} = {_fmt(iv)}; equivalent when inside +-{margin:.4g}",
+            iv.estimate,
+            (iv.lo, iv.hi) if iv.defined else None,
+            iv.n,
+        )
+
+    synth: Synthesizer = lambda rows: _set(rows, a, lambda i, r: float(r[b]) + _jitter(i, margin))  # noqa: E731
+    return Decider(fn, [a, b], f"{a} == {b} within {margin}", synthesize=synth)
 
 
 def ratio_at_least(
@@ -290,7 +687,10 @@ def ratio_at_least(
             iv.n,
         )
 
-    return Decider(fn, [metric], f"{metric} > {threshold}x")
+    synth: Synthesizer = lambda rows: _set(  # noqa: E731
+        rows, metric, lambda i, _r: threshold * 2.0 * (1.0 + _jitter(i, 1.0))
+    )
+    return Decider(fn, [metric], f"{metric} > {threshold}x", synthesize=synth)
 
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
@@ -305,7 +705,7 @@ _OPS: dict[str, Callable[[float, float], bool]] = {
 def fraction_of_seeds(
     metric: str, op: str, threshold: float, support_at: float, refute_below: float | None = None
 ) -> Decider:
-    """Count the seeds where ``metric op threshold`` holds.
+    """Count the seeds where ``metric op threshold`` holds (k of n).
 
     Supported when the fraction is >= `support_at`; not supported when it is < `refute_below` (default:
     `support_at`, so that the two outcomes partition the counts); inconclusive in between.
@@ -338,7 +738,16 @@ def fraction_of_seeds(
             ok.size,
         )
 
-    return Decider(fn, [metric], f"{metric} {op} {threshold} in >= {support_at:.0%} of seeds")
+    if op == "==":
+        synth: Synthesizer = lambda rows: _set(rows, metric, lambda _i, _r: threshold)  # noqa: E731
+    else:
+        synth = _beyond(metric, threshold, op in (">", ">="))
+    return Decider(
+        fn, [metric], f"{metric} {op} {threshold} in >= {support_at:.0%} of seeds", synthesize=synth
+    )
+
+
+k_of_n = fraction_of_seeds
 
 
 def never_exceeds(metric: str, bound: str | float, tol: float = 0.0) -> Decider:
@@ -363,7 +772,17 @@ def never_exceeds(metric: str, bound: str | float, tol: float = 0.0) -> Decider:
             values.size,
         )
 
-    return Decider(fn, names, f"{metric} <= {bound} (+{tol}) in every seed")
+    def synth(rows: Rows) -> Rows:
+        def value(_i: int, r: dict[str, float]) -> float:
+            limit = float(r[bound]) if isinstance(bound, str) else float(bound)
+            return limit - _clear(limit)
+
+        return _set(rows, metric, value)
+
+    compares = [Comparison(bound, metric, True)] if isinstance(bound, str) else []
+    return Decider(
+        fn, names, f"{metric} <= {bound} (+{tol}) in every seed", compares=compares, synthesize=synth
+    )
 
 
 def combine_outcomes(outcomes: Iterable[Outcome]) -> Outcome:
@@ -376,27 +795,48 @@ def combine_outcomes(outcomes: Iterable[Outcome]) -> Outcome:
     return Outcome.INCONCLUSIVE
 
 
-def all_of(*parts: Decider) -> Decider:
-    """Supported when every part is; not supported when any part is not; inconclusive otherwise."""
+def all_of(*parts: Decider, sanity: Sequence[Decider] = ()) -> Decider:
+    """Supported when every part is; not supported when any part is not; inconclusive otherwise.
+
+    `sanity` parts check the setting rather than the claim (a baseline that trained, a probe that works):
+    when one is not supported the whole is *inconclusive*, never *not supported*.
+    """
     if not parts:
         raise ValueError("all_of needs at least one decider")
+    sanity = tuple(sanity)
 
     def fn(rows: PerSeed) -> Verdict:
         verdicts = [p(rows) for p in parts]
+        checks = [c(rows) for c in sanity]
         outcome = combine_outcomes(v.outcome for v in verdicts)
         text = "; ".join(
             f"({chr(97 + i)}) {v.outcome.value}: {v.explanation}" for i, v in enumerate(verdicts)
         )
+        failed = [c for c in checks if c.outcome is not Outcome.SUPPORTED]
+        if failed:
+            outcome = Outcome.INCONCLUSIVE
+            text += "; sanity check failed: " + "; ".join(
+                f"{c.outcome.value}: {c.explanation}" for c in failed
+            )
         return Verdict(outcome, text, verdicts[0].estimate, verdicts[0].interval, len(rows))
 
-    metrics = [m for p in parts for m in p.metrics]
-    return Decider(fn, list(dict.fromkeys(metrics)), " and ".join(p.description for p in parts))
+    metrics = [m for p in (*parts, *sanity) for m in p.metrics]
+    return Decider(
+        fn,
+        metrics,
+        " and ".join(p.description for p in parts),
+        min_seeds=max(p.min_seeds for p in (*parts, *sanity)),
+        compares=[c for p in parts for c in p.compares],
+        synthesize=_chain(*(p.synthesize for p in (*sanity, *parts))),
+        allow_nonfinite=set().union(*(p.allow_nonfinite for p in (*parts, *sanity))),
+    )
 
 
 def guarded(inner: Decider, metric: str, op: str, threshold: float, reason: str) -> Decider:
     """Turn `inner`'s verdict into *inconclusive* when ``mean(metric) op threshold`` fails.
 
-    Use for floors and ceilings: a baseline that did not train, a metric stuck at the noise floor.
+    Use for floors and ceilings of a measurement (a metric stuck at the noise floor). When the guard says the
+    model did not learn, declare a :class:`Precondition` on the claim instead: that gives *not reproduced*.
     """
     if op not in _OPS:
         raise ValueError(f"op must be one of {', '.join(_OPS)}, got {op!r}")
@@ -415,4 +855,13 @@ def guarded(inner: Decider, metric: str, op: str, threshold: float, reason: str)
             verdict.n_seeds,
         )
 
-    return Decider(fn, [*inner.metrics, metric], f"{inner.description} if {metric} {op} {threshold}")
+    guard_synth = None if op == "==" else _beyond(metric, threshold, op in (">", ">="))
+    return Decider(
+        fn,
+        [*inner.metrics, metric],
+        f"{inner.description} if {metric} {op} {threshold}",
+        min_seeds=inner.min_seeds,
+        compares=inner.compares,
+        synthesize=_chain(guard_synth, inner.synthesize),
+        allow_nonfinite=inner.allow_nonfinite,
+    )

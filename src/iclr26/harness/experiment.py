@@ -173,4 +173,4 @@ class Experiment:
     @property
     def claim_metrics(self) -> list[str]:
         """Every metric name some claim reads (the smoke run must produce all of them)."""
-        return list(dict.fromkeys(m for c in self.claims for m in c.decide.metrics))
+        return list(dict.fromkeys(m for c in self.claims for m in c.metrics))

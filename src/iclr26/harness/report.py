@@ -19,6 +19,7 @@ from pathlib import Path
 
 from iclr26.catalog import Paper, load_catalog
 from iclr26.harness.budget import BUDGETS
+from iclr26.harness.claims import Outcome
 from iclr26.harness.registry import get_experiment
 from iclr26.harness.runner import ClaimVerdict, judge
 from iclr26.harness.store import ResultStore, SeedResult, atomic_write_text
@@ -29,6 +30,7 @@ _BADGE = {
     "supported": "#1a7f37",
     "not supported": "#cf222e",
     "inconclusive": "#9a6700",
+    "not reproduced": "#8250df",
     "not judged": "#6e7781",
 }
 _PREFERENCE = tuple(reversed(BUDGETS))  # full, then quick, then smoke
@@ -112,7 +114,25 @@ def _with_results_first(papers: Sequence[Paper], sections: dict[str, PaperSectio
 
 
 def _verdict_counts(section: PaperSection | None) -> Counter:
-    return Counter(cv.verdict.outcome.value for cv in section.verdicts) if section else Counter()
+    """Outcomes of the paper's claims; checks (true by construction) are counted apart, as ``check: ...``."""
+    if section is None:
+        return Counter()
+    return Counter(
+        cv.verdict.outcome.value if cv.claim.kind == "claim" else f"check: {cv.verdict.outcome.value}"
+        for cv in section.verdicts
+    )
+
+
+def _label(outcome: str) -> str:
+    return Outcome(outcome).label
+
+
+def _key(cv: ClaimVerdict) -> str:
+    return cv.verdict.outcome.value if cv.claim.kind == "claim" else f"check: {cv.verdict.outcome.value}"
+
+
+def _count_label(key: str) -> str:
+    return ("check " + _label(key.removeprefix("check: "))) if key.startswith("check: ") else _label(key)
 
 
 def _provenance_lines(results: list[SeedResult]) -> list[str]:
@@ -149,8 +169,12 @@ code{background:#f6f8fa;padding:0 .2em}
 
 
 def _badge(outcome: str, count: int | None = None) -> str:
-    label = f"{count} {outcome}" if count is not None else outcome
-    return f'<span class="badge" style="background:{_BADGE[outcome]}">{html.escape(label)}</span>'
+    check = outcome.startswith("check: ")
+    base = outcome.removeprefix("check: ")
+    text = ("check " if check else "") + _label(base)
+    label = f"{count} {text}" if count is not None else text
+    colour = "#57606a" if check else _BADGE[base]
+    return f'<span class="badge" style="background:{colour}">{html.escape(label)}</span>'
 
 
 def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
@@ -166,6 +190,11 @@ def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
         + ", ".join(f"{status_counts[s]} {s}" for s in ("reproduced", "implemented", "planned"))
         + f". Verdicts over {len(sections)} papers with results: "
         + " ".join(_badge(o, all_counts[o]) for o in _BADGE if all_counts[o])
+        + "".join(
+            " " + _badge(f"check: {o}", all_counts[f"check: {o}"])
+            for o in _BADGE
+            if all_counts[f"check: {o}"]
+        )
         + "</p>",
     ]
     parts += [f"<div class='warn'>{e(w)}</div>" for w in warnings]
@@ -175,11 +204,7 @@ def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
     for p in _with_results_first(papers, sections):
         s = sections.get(p.slug)
         name = f"<a href='#{p.slug}'>{e(p.slug)}</a>" if s else e(p.slug)
-        verdicts = (
-            "<br>".join(f"{_badge(cv.verdict.outcome.value)} {e(cv.claim.id)}" for cv in s.verdicts)
-            if s
-            else ""
-        )
+        verdicts = "<br>".join(f"{_badge(_key(cv))} {e(cv.claim.id)}" for cv in s.verdicts) if s else ""
         cls = "" if p.status != "planned" else " class='planned'"
         parts.append(
             f"<tr{cls}><td>{name}<br><small>{e(p.title)}</small></td><td>{e(p.domain)}</td><td>{e(p.status)}</td>"
@@ -200,7 +225,7 @@ def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
         for cv in s.verdicts:
             parts.append(
                 f"<tr><td><b>{e(cv.claim.id)}</b><br>{e(cv.claim.statement)}</td><td>{e(cv.claim.paper_value)}</td>"
-                f"<td>{e(cv.verdict.measured())}</td><td>{_badge(cv.verdict.outcome.value)}</td>"
+                f"<td>{e(cv.verdict.measured())}</td><td>{_badge(_key(cv))}</td>"
                 f"<td><small>{e(cv.verdict.explanation)}</small></td></tr>"
             )
         parts.append("</table>")
@@ -239,7 +264,9 @@ def _markdown(sections: dict[str, PaperSection], warnings: list[str], fig_dir: P
     lines += ["", "| paper | domain | status | budget | verdicts |", "|---|---|---|---|---|"]
     for p in _with_results_first(papers, sections):
         s = sections.get(p.slug)
-        counts = ", ".join(f"{n} {o}" for o, n in sorted(_verdict_counts(s).items())) if s else ""
+        counts = (
+            ", ".join(f"{n} {_count_label(o)}" for o, n in sorted(_verdict_counts(s).items())) if s else ""
+        )
         name = f"[{p.slug}](#{p.slug})" if s else p.slug
         lines.append(f"| {name} | {p.domain} | {p.status} | {s.budget if s else ''} | {counts} |")
     for slug, s in sections.items():
@@ -258,7 +285,7 @@ def _markdown(sections: dict[str, PaperSection], warnings: list[str], fig_dir: P
         for cv in s.verdicts:
             lines.append(
                 f"| **{cv.claim.id}**: {_md_cell(cv.claim.statement)} | {_md_cell(cv.claim.paper_value)} | "
-                f"{cv.verdict.measured()} | **{cv.verdict.outcome.value}** |"
+                f"{_md_cell(cv.verdict.measured())} | **{_count_label(_key(cv))}** |"
             )
         lines.append("")
         lines += [f"- {cv.claim.id}: {cv.verdict.explanation}" for cv in s.verdicts]
