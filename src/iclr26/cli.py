@@ -215,10 +215,11 @@ def reproduce(
     targets = reproducible_slugs() if all_papers else list(slugs or [])
     if not targets:
         raise CLIError("name at least one paper slug, or pass --all")
-    for slug in targets:
-        get_experiment(slug)  # unknown or planned papers fail here, before anything runs
     try:
-        resolve_device(device)
+        for (
+            slug
+        ) in targets:  # unknown or planned papers, and devices they do not support, fail before any run
+            resolve_device(device, get_experiment(slug).devices, slug)
     except ValueError as err:
         raise CLIError(str(err)) from None
 

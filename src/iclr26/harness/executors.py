@@ -37,6 +37,7 @@ def run_seed_task(task: SeedTask) -> dict[str, Any]:
     with PeakMemory() as mem:
         out = experiment.run_seed(task.budget, task.seed, task.device)
     wall = time.perf_counter() - t0
+    cuda_peak = PeakMemory.cuda_peak_mb()
     return {
         "slug": task.slug,
         "budget": task.budget,
@@ -45,8 +46,8 @@ def run_seed_task(task: SeedTask) -> dict[str, Any]:
         **out,
         "wall_s": round(wall, 3),
         "peak_rss_mb": mem.peak_mb,
-        "peak_cuda_mb": PeakMemory.cuda_peak_mb(),
-        "provenance": provenance(task.device, started, utc_now()),
+        "peak_cuda_mb": cuda_peak,
+        "provenance": provenance(task.device, started, utc_now(), cuda_peak),
     }
 
 

@@ -127,6 +127,8 @@ class Experiment:
     figures : functions ``fig(results) -> matplotlib Figure`` over the stored per-seed results; the first line
         of each function's docstring is its caption.
     scale_gap : what differs between this reproduction and the paper's setting, in one or two sentences.
+    devices : the devices ``run`` really computes on: ``("cpu",)`` unless it moves its tensors to the ``device``
+        it is given, then ``("cpu", "cuda")``. The CLI refuses any other device.
     """
 
     slug: str
@@ -136,8 +138,18 @@ class Experiment:
     claims: Sequence[Claim]
     figures: Sequence[FigureFn] = ()
     scale_gap: str = ""
+    devices: tuple[str, ...] = ("cpu",)
 
     def __post_init__(self) -> None:
+        self.devices = tuple(self.devices)
+        if (
+            not self.devices
+            or any(d not in ("cpu", "cuda") for d in self.devices)
+            or "cpu" not in self.devices
+        ):
+            raise ValueError(
+                f"experiment {self.slug!r}: devices must include 'cpu' and may add 'cuda', got {self.devices!r}"
+            )
         for name in (*self.configs, *self.seeds):
             check_budget(name)
         missing = [b for b in BUDGETS if b not in self.configs or b not in self.seeds]

@@ -57,14 +57,22 @@ def lock_hash() -> str | None:
         return None
 
 
-def provenance(device: str, started: str, finished: str) -> dict[str, Any]:
+def device_name(device: str, cuda_peak_mb: float | None) -> str:
+    """The device the tensors ran on: the GPU's name only when the run allocated memory on it."""
+    if device == "cuda" and cuda_peak_mb:
+        return torch.cuda.get_device_name()
+    suffix = " (cuda was requested, but no tensor was allocated on it)" if device == "cuda" else ""
+    return f"cpu ({platform.machine()}){suffix}"
+
+
+def provenance(device: str, started: str, finished: str, cuda_peak_mb: float | None = None) -> dict[str, Any]:
     return {
         "iclr26": iclr26.__version__,
         "git": git_commit(),
         "lock": lock_hash(),
         "python": platform.python_version(),
         "torch": torch.__version__,
-        "device": torch.cuda.get_device_name() if device == "cuda" else f"cpu ({platform.machine()})",
+        "device": device_name(device, cuda_peak_mb),
         "threads": torch.get_num_threads(),
         "started": started,
         "finished": finished,

@@ -99,10 +99,10 @@ def reproduce(
     """
     store = store or ResultStore()
     executor = executor or LocalExecutor()
-    device = resolve_device(device)
     experiments = {slug: get_experiment(slug) for slug in slugs}
+    devices = {slug: resolve_device(device, exp.devices, slug) for slug, exp in experiments.items()}
     plans = {slug: plan(exp, budget, store, n_seeds) for slug, exp in experiments.items()}
-    tasks = [SeedTask(slug, budget, seed, device) for slug, p in plans.items() for seed in p.todo]
+    tasks = [SeedTask(slug, budget, seed, devices[slug]) for slug, p in plans.items() for seed in p.todo]
     for record in executor.run(tasks):
         store.write(record)
         if on_result is not None:

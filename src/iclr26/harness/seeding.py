@@ -23,12 +23,26 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def resolve_device(device: str) -> str:
-    """Map ``auto`` to ``cuda`` when a GPU is visible, else ``cpu``; reject unknown names."""
+class UnsupportedDeviceError(ValueError):
+    """An experiment was asked to run on a device it does not support."""
+
+
+def resolve_device(device: str, supported: tuple[str, ...] = ("cpu", "cuda"), what: str = "") -> str:
+    """The concrete device to run on.
+
+    ``auto`` means ``cuda`` when a GPU is visible and ``cuda`` is among `supported`, else ``cpu``. An explicit
+    device outside `supported` raises :class:`UnsupportedDeviceError` (whether or not a GPU is present: an
+    experiment that ignores the device must never be labelled as a GPU run); ``cuda`` without a visible GPU
+    raises ValueError.
+    """
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
     if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
+        return "cuda" if "cuda" in supported and torch.cuda.is_available() else "cpu"
+    if device not in supported:
+        raise UnsupportedDeviceError(
+            f"{what or 'this experiment'} supports --device {' or '.join(supported)} only, got {device!r}"
+        )
     if device == "cuda" and not torch.cuda.is_available():
         raise ValueError("device 'cuda' was requested but torch sees no GPU; use --device cpu or auto")
     return device
