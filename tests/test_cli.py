@@ -97,3 +97,122 @@ def test_bare_command_prints_help(capsys):
 def test_show_planned_paper(capsys):
     code, out, _ = run(capsys, "show", PLANNED)
     assert code == 0 and "Not implemented yet" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--seeds", "1_0"], "--seeds must be a positive integer written in digits"),
+        (["--seeds", "99999999999999999999999"], "--seeds must be a positive integer in 1..10000"),
+        (["--jobs", "0"], "--jobs must be a positive integer"),
+        (["--jobs", "two"], "--jobs must be a positive integer"),
+        (["--out", ""], "--out must name a folder"),
+        (["--out", "/proc/iclr26"], "cannot be written"),
+        (["--out", "x" * 300], "cannot be written"),
+    ],
+)
+def test_reproduce_arguments_checked_before_any_work(capsys, tmp_path, argv, needle):
+    code, out, err = run(capsys, "reproduce", "esp", "--budget", "smoke", *argv)
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+    assert not list(tmp_path.iterdir())
+
+
+def test_out_pointing_at_a_file_is_refused(capsys, tmp_path):
+    target = tmp_path / "f"
+    target.write_text("x")
+    code, _, err = run(capsys, "reproduce", "esp", "--budget", "smoke", "--out", str(target))
+    assert code == 2 and "is not a folder" in err
+    code, _, err = run(capsys, "report", "--out", str(target))
+    assert code == 2 and "is not a folder" in err
+
+
+def test_cuda_is_refused_for_a_cpu_only_experiment(capsys, tmp_path):
+    from dataclasses import dataclass
+
+    from iclr26.harness import Claim, Experiment, mean_at_least
+    from iclr26.harness.registry import register_experiment
+
+    @dataclass(frozen=True)
+    class Cfg:
+        n: int = 1
+
+    exp = Experiment(
+        slug="toy-cpu-only",
+        configs={b: Cfg() for b in ("smoke", "quick", "full")},
+        seeds={"smoke": 1, "quick": 3, "full": 3},
+        run=lambda cfg, seed, device: {"x": 1.0},
+        claims=[Claim("x", "x is positive", "1", mean_at_least("x", 0.0))],
+    )
+    assert exp.devices == ("cpu",)
+    register_experiment(exp)
+    code, _, err = run(capsys, "reproduce", "toy-cpu-only", "--device", "cuda", "--out", str(tmp_path))
+    assert code == 2 and "supports --device cpu only" in err
+    assert not (tmp_path / "toy-cpu-only").exists()
+
+
+def test_provenance_names_the_device_used(tmp_path):
+    from iclr26.harness.provenance import device_name
+
+    assert device_name("cpu", None).startswith("cpu")
+    assert device_name("cuda", None).startswith("cpu") and "no tensor was allocated" in device_name(
+        "cuda", 0.0
+    )
+
+
+def test_jobs_2_equals_jobs_1_file_for_file(capsys, tmp_path):
+    for jobs in ("1", "2"):
+        code, _, err = run(
+            capsys,
+            "reproduce",
+            "esp",
+            "--budget",
+            "smoke",
+            "--seeds",
+            "2",
+            "--jobs",
+            jobs,
+            "--out",
+            str(tmp_path / jobs),
+        )
+        assert code == 0, err
+    for seed in (0, 1):
+        a, b = (
+            json.loads((tmp_path / j / "esp" / "smoke" / f"seed_{seed:03d}.json").read_text()) for j in "12"
+        )
+        for key in ("config", "metrics", "curves", "artifacts"):
+            assert a[key] == b[key], (seed, key)
+
+
+def test_interrupt_prints_one_line_and_exits_130(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "iclr26.cli",
+            "reproduce",
+            "esp",
+            "--budget",
+            "smoke",
+            "--seeds",
+            "200",
+            "--out",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    folder = tmp_path / "esp" / "smoke"
+    deadline = time.time() + 60
+    while time.time() < deadline and not (folder.is_dir() and any(folder.glob("seed_*.json"))):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    stored = len(list(folder.glob("seed_*.json")))
+    assert proc.returncode == 130
+    assert f"interrupted: {stored} of 200 seeds stored" in err and "Traceback" not in err

@@ -6,6 +6,7 @@ problem and the valid choices and exits with code 2, never a traceback.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from collections import Counter
@@ -14,6 +15,7 @@ from typing import Annotated
 
 import click
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -54,6 +56,14 @@ class CLIError(Exception):
     """A user error: printed as one line, exit code 2."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C but reported with exit code 143."""
+
+
+# What an interrupted `reproduce` reports: seeds stored so far out of those it set out to run.
+_RUN = {"stored": 0, "total": 0, "active": False, "sigterm": False}
+
+
 def _choice(value: str, choices: tuple[str, ...], what: str) -> str:
     if value not in choices:
         raise CLIError(f"unknown {what} {value!r}; choose one of {', '.join(choices)}")
@@ -77,9 +87,13 @@ def list_papers(
     if as_json:
         sys.stdout.write(json.dumps([p.to_dict() for p in papers], indent=1, ensure_ascii=False) + "\n")
         return
-    table = Table(title=f"iclr26 catalog ({len(papers)} papers)")
-    for col in ("slug", "domain", "status", "title"):
-        table.add_column(col, overflow="fold")
+    # One line a paper at any terminal width: the title takes what the other columns leave, cut with an ellipsis.
+    widths = [max([len(p.slug) for p in papers] + [4]), max([len(p.domain) for p in papers] + [6]), 11]
+    title_w = max(12, console.width - sum(widths) - 2 * len(widths) - 1)
+    table = Table(title=f"iclr26 catalog ({len(papers)} papers)", box=box.SIMPLE_HEAD, pad_edge=False)
+    for name, w in zip(("slug", "domain", "status"), widths):
+        table.add_column(name, no_wrap=True, width=w)
+    table.add_column("title", no_wrap=True, overflow="ellipsis", max_width=title_w)
     for p in papers:
         style = {"reproduced": "green", "implemented": "cyan"}.get(p.status, "dim")
         table.add_row(p.slug, p.domain, f"[{style}]{p.status}[/]", p.title)
@@ -87,11 +101,14 @@ def list_papers(
 
 
 def _readme_usage(module: str) -> str | None:
-    """The first Python code block of a paper's README, if the package ships one."""
-    from importlib import resources
+    """The first Python code block of a paper's README, if the package ships one (read without importing it)."""
+    from importlib.util import find_spec
 
     try:
-        text = resources.files(module).joinpath("README.md").read_text(encoding="utf-8")
+        spec = find_spec(module)
+        if spec is None or spec.origin is None:
+            return None
+        text = (Path(spec.origin).parent / "README.md").read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError, OSError):
         return None
     start = text.find("```python")
@@ -101,15 +118,30 @@ def _readme_usage(module: str) -> str | None:
     return text[start + 9 : end].strip() if end > 0 else None
 
 
+def _public_names(module: str) -> list[str]:
+    """The package's ``__all__``, read from its ``__init__.py`` without importing it (and torch with it)."""
+    import ast
+    from importlib.util import find_spec
+
+    spec = find_spec(module)
+    if spec is None or spec.origin is None:
+        return []
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            try:
+                return sorted(ast.literal_eval(node.value))
+            except ValueError:
+                break
+    return sorted(getattr(importlib.import_module(module), "__all__", []))
+
+
 @app.command()
 def show(
     slug: Annotated[str, typer.Argument(help="The paper's slug (see `iclr26 list`).")],
     out: Annotated[Path, typer.Option(help="Results directory to read verdicts from.")] = Path(DEFAULT_ROOT),
 ) -> None:
     """Show a paper's card: title, ids, summary, what is implemented, usage and last verdicts."""
-    import importlib
-
-    from iclr26.harness.runner import judge
 
     paper = get_paper(slug)
     console.print(f"[bold]{paper.title}[/]  ({paper.short_name}, {paper.slug})")
@@ -123,8 +155,7 @@ def show(
     if paper.status == "planned":
         console.print("\n[dim]Not implemented yet.[/]")
         return
-    module = importlib.import_module(paper.module)
-    names = sorted(getattr(module, "__all__", []))
+    names = _public_names(paper.module)
     if names:
         console.print(f"\n[bold]Public API[/] ({paper.module}): {', '.join(names)}")
     usage = _readme_usage(paper.module)
@@ -133,13 +164,15 @@ def show(
         console.print(usage, markup=False, highlight=False)
     if paper.status != "reproduced":
         return
-    exp = get_experiment(slug)
     store = ResultStore(out)
     shown = False
     for budget in reversed(BUDGETS):
         loaded = store.load(slug, budget)
         if not loaded.results:
             continue
+        from iclr26.harness.runner import judge
+
+        exp = get_experiment(slug)  # imported only when there is something to judge: it loads torch
         console.print(f"\n[bold]Last verdicts[/] ({budget}, {len(loaded.results)} seeds, from {out})")
         _print_verdicts(judge(exp, budget, loaded.results))
         shown = True
@@ -170,16 +203,48 @@ def _print_verdicts(verdicts) -> None:  # list[ClaimVerdict]
         console.print(f"  [dim]why: {cv.verdict.explanation}[/]", highlight=False)
 
 
-def _parse_seeds(seeds: str | None) -> int | None:
-    if seeds is None:
-        return None
+def _check_out(value: str | Path) -> Path:
+    """The results folder exists (or can be made) and takes a file; else a one-line error before any work."""
+    import tempfile
+
+    if not str(value).strip():
+        raise CLIError(f"--out must name a folder, got {str(value)!r}")
+    out = Path(value)
     try:
-        n = int(seeds)
-    except ValueError:
-        raise CLIError(f"--seeds must be a positive integer, got {seeds!r}") from None
-    if n < 1:
-        raise CLIError(f"--seeds must be a positive integer, got {n}")
+        if out.exists() and not out.is_dir():
+            raise CLIError(f"--out {out} is not a folder")
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-check-"):
+            pass
+    except OSError as err:
+        raise CLIError(f"--out {out} cannot be written: {err.strerror or err}") from None
+    return out
+
+
+def _plan_todo(slug: str, budget: str, n_seeds: int | None, out: Path) -> list[int]:
+    from iclr26.harness.runner import plan
+
+    return plan(get_experiment(slug), budget, ResultStore(out), n_seeds).todo
+
+
+def _parse_positive(flag: str, value: str | None, limit: int) -> int | None:
+    """A positive integer written in plain digits, at most `limit`; else a one-line error."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text.isdigit() or not text.isascii():
+        raise CLIError(f"{flag} must be a positive integer written in digits (1..{limit}), got {value!r}")
+    n = int(text)
+    if not 1 <= n <= limit:
+        raise CLIError(f"{flag} must be a positive integer in 1..{limit}, got {n}")
     return n
+
+
+MAX_SEEDS = 10_000
+
+
+def _parse_seeds(seeds: str | None) -> int | None:
+    return _parse_positive("--seeds", seeds, limit=MAX_SEEDS)
 
 
 @app.command()
@@ -189,8 +254,14 @@ def reproduce(
     budget: Annotated[str, typer.Option(help=f"One of {', '.join(BUDGETS)}.")] = DEFAULT_BUDGET,
     seeds: Annotated[str | None, typer.Option(help="Number of seeds (default: the budget's).")] = None,
     device: Annotated[str, typer.Option(help=f"One of {', '.join(DEVICES)}.")] = "auto",
-    out: Annotated[Path, typer.Option(help="Results directory.")] = Path(DEFAULT_ROOT),
+    out: Annotated[str, typer.Option(help="Results directory.")] = DEFAULT_ROOT,
     executor: Annotated[str, typer.Option(help="local or ray.")] = "local",
+    jobs: Annotated[
+        str | None,
+        typer.Option(
+            help="Local worker processes, each with its share of the cores (default: one per core)."
+        ),
+    ] = None,
     ray_address: Annotated[
         str | None, typer.Option(help="Ray cluster address (default: a local instance).")
     ] = None,
@@ -206,10 +277,14 @@ def reproduce(
     except ValueError as err:
         raise CLIError(str(err)) from None
     n_seeds = _parse_seeds(seeds)
+    out = _check_out(out)
     _choice(device, DEVICES, "device")
     _choice(executor, ("local", "ray"), "executor")
     if ray_address and executor != "ray":
         raise CLIError("--ray-address needs --executor ray")
+    n_jobs = _parse_positive("--jobs", jobs, limit=1024)
+    if n_jobs is not None and executor == "ray":
+        raise CLIError("--jobs is for the local executor; Ray schedules its own workers")
     if all_papers and slugs:
         raise CLIError("give paper slugs or --all, not both")
     targets = reproducible_slugs() if all_papers else list(slugs or [])
@@ -231,13 +306,18 @@ def reproduce(
         except ImportError as err:
             raise CLIError(str(err)) from None
     else:
-        from iclr26.harness.executors import LocalExecutor
+        from iclr26.harness.executors import LocalExecutor, PoolExecutor, default_jobs
 
-        ex = LocalExecutor()
+        n_tasks = sum(len(_plan_todo(slug, budget, n_seeds, out)) for slug in targets)
+        workers = min(n_jobs or default_jobs(), max(n_tasks, 1))
+        ex = LocalExecutor() if workers == 1 else PoolExecutor(workers)
 
     store = ResultStore(out)
 
+    _RUN.update(stored=0, total=sum(len(_plan_todo(s_, budget, n_seeds, out)) for s_ in targets), active=True)
+
     def done(record: dict) -> None:
+        _RUN["stored"] += 1
         console.print(
             f"[dim]{record['slug']} {record['budget']} seed {record['seed']}: {record['wall_s']:.1f} s, "
             f"peak {record['peak_rss_mb']:.0f} MB -> {store.path(record['slug'], record['budget'], record['seed'])}[/]",
@@ -260,14 +340,18 @@ def reproduce(
 
 @app.command()
 def report(
-    out: Annotated[Path, typer.Option(help="Results directory; the report is written there.")] = Path(
-        DEFAULT_ROOT
-    ),
+    out: Annotated[str, typer.Option(help="Results directory; the report is written there.")] = DEFAULT_ROOT,
 ) -> None:
     """Write report.html (self-contained, figures embedded) and report.md from the results directory."""
     from iclr26.harness.report import build_report
 
-    paths = build_report(ResultStore(out), out)
+    out = _check_out(out)
+    try:
+        paths = build_report(ResultStore(out), out)
+    except OSError as err:
+        raise CLIError(
+            f"the report could not be written to {out}: {err.strerror or err}; the previous one is kept"
+        ) from None
     console.print(f"Report written: {paths.html.resolve()}")
     console.print(f"Markdown:       {paths.markdown.resolve()}")
     for warning in paths.warnings:
@@ -279,17 +363,39 @@ def _is_click_error(err: Exception) -> bool:
     return hasattr(err, "format_message") and isinstance(getattr(err, "exit_code", None), int)
 
 
+def _interrupted(code: int) -> int:
+    if _RUN["active"]:
+        line = (
+            f"interrupted: {_RUN['stored']} of {_RUN['total']} seeds stored; rerun the same command to resume"
+        )
+    else:
+        line = "interrupted"
+    err_console.print(line, markup=False, highlight=False)
+    return code
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    _RUN["sigterm"] = True  # typer turns the interrupt into Exit(130): remember it was SIGTERM
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the app, turning user errors into one line and exit code 2."""
-    interrupted = "interrupted: every finished seed is stored; rerun the same command to resume"
+    """Entry point: run the app, turning user errors into one line and exit code 2, an interrupt into one line
+    and 130 (Ctrl-C) or 143 (SIGTERM)."""
+    import signal
+
     try:
-        app(args=argv, standalone_mode=False)
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (an embedding application): leave signals alone
+        previous = None
+    _RUN.update(stored=0, total=0, active=False, sigterm=False)
+    try:
+        rv = app(args=argv, standalone_mode=False)
     except (CLIError, UnknownPaperError, NotReproducibleError) as err:
         err_console.print(f"error: {err}", markup=False, highlight=False)
         return 2
     except (KeyboardInterrupt, click.exceptions.Abort, typer.Abort):
-        err_console.print(interrupted)
-        return 130
+        return _interrupted(143 if _RUN["sigterm"] else 130)
     except Exception as err:
         if not _is_click_error(err):
             raise
@@ -298,6 +404,13 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         err_console.print(f"error: {err.format_message()}", markup=False, highlight=False)
         return err.exit_code
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    if isinstance(rv, int) and rv:
+        if rv == 130:  # typer turns KeyboardInterrupt (and so Terminated) into Exit(130)
+            return _interrupted(143 if _RUN["sigterm"] else 130)
+        return rv
     return 0
 
 

@@ -1,12 +1,15 @@
 """Executors run (paper, seed) tasks and yield each finished seed's record; the caller stores it.
 
-``LocalExecutor`` runs in this process, one seed after another. ``RayExecutor`` sends each task to a Ray
+``LocalExecutor`` runs in this process, one seed after another. ``PoolExecutor`` runs them in a pool of local
+worker processes (``iclr26 reproduce --jobs N``), each with its share of the CPU threads; a seed's result does
+not depend on which worker ran it, since every task is seeded on its own. ``RayExecutor`` sends each task to a Ray
 cluster (``ray.init(address=...)``; a local instance when no address is given) and yields records as they
 complete, so the store fills up in completion order and an interrupted run keeps every finished seed.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -17,7 +20,15 @@ from iclr26.harness.provenance import PeakMemory, provenance, utc_now
 from iclr26.harness.registry import get_experiment
 from iclr26.harness.seeding import seed_everything
 
-__all__ = ["Executor", "LocalExecutor", "RayExecutor", "SeedTask", "run_seed_task"]
+__all__ = [
+    "Executor",
+    "LocalExecutor",
+    "PoolExecutor",
+    "RayExecutor",
+    "SeedTask",
+    "default_jobs",
+    "run_seed_task",
+]
 
 
 @dataclass(frozen=True)
@@ -66,6 +77,75 @@ class LocalExecutor:
                 bar.advance(0, description=f"{t.slug} seed {t.seed}")
                 yield run_seed_task(t)
                 bar.advance(1)
+
+
+def default_jobs() -> int:
+    """As many workers as there are cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def _init_worker(threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+class PoolExecutor:
+    """Runs tasks in `jobs` worker processes (spawned, so no lock is inherited), `threads` CPU threads each.
+
+    Records are yielded in completion order as each seed finishes; an interrupt cancels the seeds not yet
+    started and stops the workers, and every seed already yielded has been stored by the caller.
+    """
+
+    def __init__(self, jobs: int, threads: int | None = None) -> None:
+        if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+            raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
+        self.jobs = jobs
+        self.threads = threads if threads is not None else max(1, default_jobs() // jobs)
+        if not isinstance(self.threads, int) or self.threads < 1:
+            raise ValueError(f"threads must be an int >= 1, got {threads!r}")
+
+    def run(self, tasks: Sequence[SeedTask]) -> Iterator[dict[str, Any]]:
+        if not tasks:
+            return
+        import multiprocessing as mp
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        saved = {k: os.environ.get(k) for k in _THREAD_VARS}
+        os.environ.update({k: str(self.threads) for k in _THREAD_VARS})
+        pool = ProcessPoolExecutor(
+            max_workers=min(self.jobs, len(tasks)),
+            mp_context=mp.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(self.threads,),
+        )
+        try:
+            with progress_task(f"seeds ({self.jobs} workers)", total=len(tasks)) as bar:
+                pending = {pool.submit(run_seed_task, t) for t in tasks}
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        yield fut.result()
+                        bar.advance(1)
+        finally:
+            procs = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in procs:  # stop the seeds still running (an interrupt, an error in another seed)
+                if proc.is_alive():
+                    proc.terminate()
+            for proc in procs:
+                proc.join(timeout=5)
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
 
 class RayExecutor:

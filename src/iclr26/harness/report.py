@@ -21,7 +21,7 @@ from iclr26.catalog import Paper, load_catalog
 from iclr26.harness.budget import BUDGETS
 from iclr26.harness.claims import Outcome
 from iclr26.harness.registry import get_experiment
-from iclr26.harness.runner import ClaimVerdict, judge
+from iclr26.harness.runner import ClaimVerdict, judge, usable
 from iclr26.harness.store import ResultStore, SeedResult, atomic_write_text
 
 __all__ = ["ReportPaths", "build_report"]
@@ -88,18 +88,19 @@ def _sections(store: ResultStore, warnings: list[str]) -> dict[str, PaperSection
         exp = get_experiment(paper.slug)
         for budget in budgets:
             loaded = store.load(paper.slug, budget)
-            local = [str(e) for e in loaded.errors]
+            results, excluded = usable(exp, budget, loaded.results)
+            local = [str(e) for e in loaded.errors] + excluded
             warnings.extend(local)
-            if not loaded.results:
+            if not results:
                 continue
-            figures = _render_figures(exp.figures, loaded.results, paper.slug)
+            figures = _render_figures(exp.figures, results, paper.slug)
             local += [f.error for f in figures if f.error]
             warnings.extend(f.error for f in figures if f.error)
             sections[paper.slug] = PaperSection(
                 paper,
                 budget,
-                loaded.results,
-                judge(exp, budget, loaded.results),
+                results,
+                judge(exp, budget, results),
                 figures,
                 exp.scale_gap,
                 local,
@@ -253,14 +254,19 @@ def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- Markdown
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _md_text(text: object) -> str:
+    """Text from result files or the catalog, safe in Markdown: raw HTML is escaped, never rendered."""
+    return html.escape(str(text), quote=False)
+
+
+def _md_cell(text: object) -> str:
+    return _md_text(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _markdown(sections: dict[str, PaperSection], warnings: list[str], fig_dir: Path, out: Path) -> str:
     papers = load_catalog()
     lines = ["# iclr26 report", ""]
-    lines += [f"> warning: {w}" for w in warnings]
+    lines += [f"> warning: {_md_text(w)}" for w in warnings]
     lines += ["", "| paper | domain | status | budget | verdicts |", "|---|---|---|---|---|"]
     for p in _with_results_first(papers, sections):
         s = sections.get(p.slug)
@@ -288,7 +294,7 @@ def _markdown(sections: dict[str, PaperSection], warnings: list[str], fig_dir: P
                 f"{_md_cell(cv.verdict.measured())} | **{_count_label(_key(cv))}** |"
             )
         lines.append("")
-        lines += [f"- {cv.claim.id}: {cv.verdict.explanation}" for cv in s.verdicts]
+        lines += [f"- {_md_text(cv.claim.id)}: {_md_text(cv.verdict.explanation)}" for cv in s.verdicts]
         if s.scale_gap:
             lines += ["", f"Scale gap: {s.scale_gap}"]
         for i, f in enumerate(s.figures):
@@ -298,12 +304,19 @@ def _markdown(sections: dict[str, PaperSection], warnings: list[str], fig_dir: P
             path = fig_dir / f"{slug}-{i + 1}.png"
             path.write_bytes(f.png)
             lines += ["", f"![{f.caption}]({path.relative_to(out).as_posix()})", f"*{f.caption}*"]
-        lines += [""] + [f"<sub>{x}</sub><br>" for x in _provenance_lines(s.results)]
+        lines += [""] + [f"<sub>{_md_text(x)}</sub><br>" for x in _provenance_lines(s.results)]
     return "\n".join(lines) + "\n"
 
 
 def build_report(store: ResultStore, out: str | Path) -> ReportPaths:
-    """Write ``report.html`` and ``report.md`` (with ``figures/``) into `out` from the results in `store`."""
+    """Write ``report.html`` and ``report.md`` (with ``figures/``) into `out` from the results in `store`.
+
+    The report is written as a unit: everything goes into a temporary folder inside `out` first and is moved into
+    place only when complete, so a failure (a full disk) leaves the previous report as it was.
+    """
+    import shutil
+    import tempfile
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -311,9 +324,19 @@ def build_report(store: ResultStore, out: str | Path) -> ReportPaths:
     out.mkdir(parents=True, exist_ok=True)
     warnings: list[str] = []
     sections = _sections(store, warnings)
-    fig_dir = out / "figures"
-    fig_dir.mkdir(exist_ok=True)
-    html_path, md_path = out / "report.html", out / "report.md"
-    atomic_write_text(html_path, _html(sections, warnings))
-    atomic_write_text(md_path, _markdown(sections, warnings, fig_dir, out))
-    return ReportPaths(html_path, md_path, warnings)
+    staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
+    try:
+        fig_dir = staging / "figures"
+        fig_dir.mkdir()
+        atomic_write_text(staging / "report.html", _html(sections, warnings))
+        atomic_write_text(staging / "report.md", _markdown(sections, warnings, fig_dir, staging))
+        old_figs = out / "figures"
+        retired = staging / "figures.old"
+        if old_figs.exists():
+            old_figs.rename(retired)
+        fig_dir.rename(old_figs)
+        for name in ("report.md", "report.html"):
+            (staging / name).replace(out / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return ReportPaths(out / "report.html", out / "report.md", warnings)

@@ -6,6 +6,7 @@ from there. Verdicts are computed from whatever seeds the store holds; smoke run
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from iclr26.harness.registry import get_experiment
 from iclr26.harness.seeding import resolve_device
 from iclr26.harness.store import ResultStore, SeedResult
 
-__all__ = ["ClaimVerdict", "PlannedRun", "Summary", "judge", "plan", "reproduce"]
+__all__ = ["ClaimVerdict", "PlannedRun", "Summary", "judge", "plan", "reproduce", "usable"]
 
 
 @dataclass(frozen=True)
@@ -63,15 +64,42 @@ def judge(experiment: Experiment, budget: str, results: Sequence[SeedResult]) ->
     return out
 
 
+def usable(
+    experiment: Experiment, budget: str, results: Sequence[SeedResult]
+) -> tuple[list[SeedResult], list[str]]:
+    """The stored seeds a verdict may use: of the current config, with every claim metric present and finite.
+
+    Returns them and one sentence per excluded seed (the reason), so nothing is dropped silently.
+    """
+    config = experiment.config_dict(budget)
+    needed = experiment.claim_metrics if is_judged(budget) else []
+    keep, why = [], []
+    for r in results:
+        if r.config != config:
+            why.append(f"{r.slug} {budget} seed {r.seed} was run with another config; it is not judged")
+            continue
+        bad = [
+            m
+            for m in needed
+            if not isinstance(r.metrics.get(m), (int, float)) or not math.isfinite(r.metrics[m])
+        ]
+        if bad:
+            why.append(f"{r.slug} {budget} seed {r.seed} lacks finite claim metric(s) {', '.join(bad)}")
+            continue
+        keep.append(r)
+    return keep, why
+
+
 def plan(experiment: Experiment, budget: str, store: ResultStore, n_seeds: int | None = None) -> PlannedRun:
-    """Split seeds ``0..n-1`` into those stored with the current config and those to run."""
+    """Split seeds ``0..n-1`` into those stored usably (see :func:`usable`) and those to run (again)."""
     check_budget(budget)
     n = experiment.seeds[budget] if n_seeds is None else n_seeds
     if n < 1:
         raise ValueError(f"seeds must be >= 1, got {n}")
-    config = experiment.config_dict(budget)
+    store.clean_stale_temp(experiment.slug, budget)
     loaded = store.load(experiment.slug, budget)
-    stored = {r.seed for r in loaded.results if r.config == config}
+    good, _ = usable(experiment, budget, loaded.results)
+    stored = {r.seed for r in good}
     seeds = list(range(n))
     return PlannedRun(
         experiment.slug,
@@ -111,7 +139,7 @@ def reproduce(
     for slug, exp in experiments.items():
         loaded = store.load(slug, budget)
         wanted = set(plans[slug].seeds)
-        results = [r for r in loaded.results if r.seed in wanted]
+        results, excluded = usable(exp, budget, [r for r in loaded.results if r.seed in wanted])
         summaries.append(
             Summary(
                 slug,
@@ -120,7 +148,7 @@ def reproduce(
                 ran=plans[slug].todo,
                 skipped=plans[slug].done,
                 verdicts=judge(exp, budget, results),
-                errors=plans[slug].corrupt + [str(e) for e in loaded.errors],
+                errors=plans[slug].corrupt + [str(e) for e in loaded.errors] + excluded,
             )
         )
     return summaries

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import numpy as np
-import torch
 
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 
@@ -20,6 +19,8 @@ def seed_everything(seed: int) -> None:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     random.seed(seed)
     np.random.seed(seed % 2**32)  # noqa: NPY002 - seeds the legacy global state on purpose
+    import torch
+
     torch.manual_seed(seed)
 
 
@@ -35,6 +36,8 @@ def resolve_device(device: str, supported: tuple[str, ...] = ("cpu", "cuda"), wh
     experiment that ignores the device must never be labelled as a GPU run); ``cuda`` without a visible GPU
     raises ValueError.
     """
+    import torch
+
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
     if device == "auto":

@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 __all__ = ["Interval", "bootstrap_interval", "interval", "paired_difference", "t_interval"]
 
@@ -63,6 +62,8 @@ def t_interval(x: Sequence[float] | np.ndarray, level: float = 0.95) -> Interval
     if n < 2:
         return Interval(mean, float("nan"), float("nan"), level, n, "t")
     se = float(arr.std(ddof=1) / np.sqrt(n))
+    from scipy import stats as sps  # imported here: scipy.stats costs half a second at start-up
+
     half = float(sps.t.ppf(0.5 + level / 2.0, df=n - 1)) * se
     return Interval(mean, mean - half, mean + half, level, n, "t")
 

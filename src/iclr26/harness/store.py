@@ -2,7 +2,12 @@
 
 Layout: ``<root>/<slug>/<budget>/seed_<seed>.json``. A write goes to a temporary file in the same folder,
 is flushed to disk, then renamed over the target, so a reader sees either the old file or the new one and
-a killed run never leaves half a file. Verdicts are not stored: the report recomputes them from the seeds.
+a killed run never leaves half a file (a killed writer's temporary file is removed by the next run). Verdicts
+are not stored: the report recomputes them from the seeds.
+
+Reading is defensive: every file is validated against a pydantic schema (:class:`SeedRecord`), its slug, budget
+and seed must match where it lies, and a seed is keyed by its content, so ``seed_0.json`` beside
+``seed_000.json`` is one seed, not two. Whatever is excluded is reported with the reason, never silently used.
 """
 
 from __future__ import annotations
@@ -11,19 +16,27 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from iclr26.harness.budget import BUDGETS, check_budget
 
-__all__ = ["CorruptResultError", "LoadedResults", "ResultStore", "SeedResult", "SCHEMA_VERSION"]
+__all__ = [
+    "CorruptResultError",
+    "LoadedResults",
+    "ResultStore",
+    "SeedResult",
+    "SCHEMA_VERSION",
+    "validate_record",
+]
 
 SCHEMA_VERSION = 1
 DEFAULT_ROOT = "iclr26-results"
-_REQUIRED = ("slug", "budget", "seed", "config", "metrics", "curves", "wall_s", "provenance")
 _SEED_FILE = re.compile(r"^seed_(\d+)\.json$")
+_TEMP_FILE = re.compile(r"^\.seed_\d+\.json\.(\d+)\.[^.]+\.tmp$")
+MAX_FILE_BYTES = 64 * 2**20
 
 
 class CorruptResultError(ValueError):
@@ -76,18 +89,51 @@ class LoadedResults:
     errors: list[CorruptResultError] = field(default_factory=list)
 
 
-def _validate(record: Any, path: Path) -> dict[str, Any]:
+@lru_cache(maxsize=1)
+def _schema() -> Any:
+    """The pydantic model of a results file, built on first use (pydantic is not needed at CLI start-up)."""
+    from typing import Literal
+
+    from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
+
+    number = StrictFloat | StrictInt
+
+    class SeedRecord(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+        schema_: Literal[1] = Field(default=SCHEMA_VERSION, alias="schema")
+        slug: str = Field(min_length=1, max_length=200)
+        budget: Literal["smoke", "quick", "full"]
+        seed: StrictInt = Field(ge=0, le=10**9)
+        config: dict[str, Any]
+        metrics: dict[str, number]
+        curves: dict[str, dict[str, Any]]
+        artifacts: dict[str, Any] = Field(default_factory=dict)
+        wall_s: number = Field(ge=0)
+        peak_rss_mb: number | None = None
+        peak_cuda_mb: number | None = None
+        provenance: dict[str, Any]
+
+    return SeedRecord
+
+
+def validate_record(record: Any, path: Path) -> dict[str, Any]:
+    """Check `record` against the results schema; raise :class:`CorruptResultError` naming the first problems."""
+    from pydantic import ValidationError
+
     if not isinstance(record, dict):
         raise CorruptResultError(path, f"expected a JSON object, found {type(record).__name__}")
-    missing = [k for k in _REQUIRED if k not in record]
-    if missing:
-        raise CorruptResultError(path, f"missing field(s) {', '.join(missing)}")
-    if not isinstance(record["metrics"], dict):
-        raise CorruptResultError(path, "field 'metrics' is not an object")
-    bad = [k for k, v in record["metrics"].items() if not isinstance(v, (int, float)) or isinstance(v, bool)]
-    if bad:
-        raise CorruptResultError(path, f"non-numeric metric(s) {', '.join(bad)}")
+    try:
+        _schema().model_validate(record)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in e['loc']) or 'record'}: {e['msg']}" for e in err.errors()[:3]
+        )
+        raise CorruptResultError(path, problems) from None
     return record
+
+
+_validate = validate_record
 
 
 def _umask() -> int:
@@ -99,7 +145,7 @@ def _umask() -> int:
 def atomic_write_text(path: Path, text: str) -> None:
     """Write `text` to `path` so that readers never see a partial file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; results are ordinary files
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -110,6 +156,18 @@ def atomic_write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # exists (another user's) or cannot tell: leave the file alone
+    return True
 
 
 class ResultStore:
@@ -141,32 +199,74 @@ class ResultStore:
 
     @staticmethod
     def _read_path(path: Path) -> SeedResult:
+        if not path.is_file():
+            raise CorruptResultError(path, "not a regular file")
         try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise CorruptResultError(path, f"larger than {MAX_FILE_BYTES // 2**20} MiB")
             record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise CorruptResultError(path, f"not valid JSON ({err})") from err
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+            reason = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+            raise CorruptResultError(path, f"not valid JSON ({reason})") from None
         try:
-            return SeedResult.from_record(_validate(record, path), path)
-        except (KeyError, TypeError, ValueError) as err:
+            return SeedResult.from_record(validate_record(record, path), path)
+        except (KeyError, TypeError, ValueError, RecursionError) as err:
             if isinstance(err, CorruptResultError):
                 raise
-            raise CorruptResultError(path, f"unexpected content ({err})") from err
+            raise CorruptResultError(path, f"unexpected content ({type(err).__name__})") from None
 
     def load(self, slug: str, budget: str) -> LoadedResults:
-        """Every readable seed of (slug, budget) in seed order; unreadable files are collected, not raised."""
+        """Every valid seed of (slug, budget) in seed order, one per seed; excluded files are collected with
+        the reason (unreadable, invalid, in the wrong folder, a second file for a seed), never raised."""
         out = LoadedResults()
         folder = self.root / slug / check_budget(budget)
         if not folder.is_dir():
             return out
+        by_seed: dict[int, SeedResult] = {}
         for path in sorted(folder.iterdir()):
-            if not _SEED_FILE.match(path.name):
+            match = _SEED_FILE.match(path.name)
+            if not match:
                 continue
             try:
-                out.results.append(self._read_path(path))
+                result = self._read_path(path)
+                if (result.slug, result.budget) != (slug, budget):
+                    raise CorruptResultError(
+                        path,
+                        f"holds {result.slug}/{result.budget}, but lies in the folder of {slug}/{budget}",
+                    )
+                if result.seed != int(match.group(1)):
+                    raise CorruptResultError(
+                        path, f"holds seed {result.seed}, but its name says {match.group(1)}"
+                    )
+                if result.seed in by_seed:
+                    canonical = self.path(slug, budget, result.seed)
+                    keep, drop = (
+                        (result, by_seed[result.seed])
+                        if path == canonical
+                        else (by_seed[result.seed], result)
+                    )
+                    by_seed[result.seed] = keep
+                    raise CorruptResultError(
+                        drop.path or path, f"a second file for seed {result.seed}; {keep.path} is used"
+                    )
+                by_seed[result.seed] = result
             except CorruptResultError as err:
                 out.errors.append(err)
-        out.results.sort(key=lambda r: r.seed)
+        out.results = [by_seed[k] for k in sorted(by_seed)]
         return out
+
+    def clean_stale_temp(self, slug: str, budget: str) -> list[Path]:
+        """Remove temporary files left by killed writers (their process is gone); returns what was removed."""
+        folder = self.root / slug / check_budget(budget)
+        removed = []
+        if not folder.is_dir():
+            return removed
+        for path in folder.iterdir():
+            match = _TEMP_FILE.match(path.name)
+            if match and not _pid_alive(int(match.group(1))):
+                path.unlink(missing_ok=True)
+                removed.append(path)
+        return removed
 
     def slugs(self) -> list[str]:
         if not self.root.is_dir():
@@ -175,8 +275,3 @@ class ResultStore:
 
     def budgets(self, slug: str) -> list[str]:
         return [b for b in BUDGETS if (self.root / slug / b).is_dir()]
-
-    def iter_all(self) -> Iterator[tuple[str, str, LoadedResults]]:
-        for slug in self.slugs():
-            for budget in self.budgets(slug):
-                yield slug, budget, self.load(slug, budget)
