@@ -14,7 +14,7 @@ LINT_PATHS := $(wildcard src tests benchmarks)
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: demo test test-latest lock lint format install install-dev clean
+.PHONY: demo test test-latest lock reference lint format install install-dev clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,14 @@ lock:
 	  .venv-lock/bin/python -m pip freeze --exclude-editable | grep -viE '^(torch|triton|nvidia-)'; } > $(LOCK).new
 	mv $(LOCK).new $(LOCK)
 	rm -rf .venv-lock
+
+# The shipped reference results (quick budget), rerun from the code as it is, then the README's catalog table.
+# SLUGS="a b" limits it to some papers; JOBS sets the worker processes.
+REF_DIR := src/iclr26/reference_results
+JOBS ?= 2
+reference: $(VENV)/.installed
+	$(VENV)/bin/iclr26 reproduce $(if $(SLUGS),$(SLUGS),--all) --budget quick --jobs $(JOBS) --out $(REF_DIR)
+	$(PY) -m iclr26.harness.reference --thin
 
 # Drift on purpose: the suite against whatever pip resolves today, in a venv of its own.
 test-latest:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from iclr26.catalog import DOMAINS, UnknownPaperError, get_paper, load_catalog, markdown_table, paper_module
+from iclr26.catalog import DOMAINS, UnknownPaperError, get_paper, load_catalog, paper_module
 
 SHARED_TSV = Path(__file__).resolve().parents[1].parent / "shared" / "papers" / "catalog.tsv"
 
@@ -58,7 +58,9 @@ def test_planned_paper_has_no_module():
 
 
 def test_readme_table_is_current():
+    from iclr26.harness.reference import catalog_table
+
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    assert markdown_table() in readme, (
-        "README's catalog table is stale: regenerate with `python -m iclr26.catalog`"
+    assert catalog_table() in readme, (
+        "README's catalog table is stale: regenerate with `python -m iclr26.harness.reference`"
     )

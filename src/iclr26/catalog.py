@@ -25,7 +25,6 @@ __all__ = [
     "UnknownPaperError",
     "get_paper",
     "load_catalog",
-    "markdown_table",
     "paper_module",
 ]
 
@@ -124,16 +123,3 @@ def paper_module(slug: str) -> ModuleType:
     if paper.status == "planned":
         raise LookupError(f"paper {slug!r} is planned, not implemented yet")
     return importlib.import_module(paper.module)
-
-
-def markdown_table() -> str:
-    """The README's catalog table (``python -m iclr26.catalog`` prints it)."""
-    lines = ["| paper | title | domain | status |", "|---|---|---|---|"]
-    for p in load_catalog():
-        title = p.title.replace("|", "\\|")
-        lines.append(f"| `{p.slug}` | {title} | {p.domain} | {p.status} |")
-    return "\n".join(lines)
-
-
-if __name__ == "__main__":
-    print(markdown_table())  # noqa: T201 - the module's command-line use

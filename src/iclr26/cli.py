@@ -339,15 +339,81 @@ def reproduce(
 
 
 @app.command()
+def verify(
+    slugs: Annotated[list[str] | None, typer.Argument(help="Paper slugs to verify.")] = None,
+    all_papers: Annotated[bool, typer.Option("--all", help="Every paper with reference results.")] = False,
+    budget: Annotated[str, typer.Option(help="The budget of the reference seeds.")] = "quick",
+    jobs: Annotated[str | None, typer.Option(help="Local worker processes (default: one per core).")] = None,
+) -> None:
+    """Rerun the shipped reference seeds and check that metrics and verdicts come out the same (exit 0 only then)."""
+    from iclr26.harness.executors import LocalExecutor, PoolExecutor, default_jobs
+    from iclr26.harness.reference import reference_store
+    from iclr26.harness.verify import verify as run_verify
+
+    try:
+        check_budget(budget)
+    except ValueError as err:
+        raise CLIError(str(err)) from None
+    n_jobs = _parse_positive("--jobs", jobs, limit=1024)
+    store = reference_store()
+    if all_papers and slugs:
+        raise CLIError("give paper slugs or --all, not both")
+    targets = (
+        [s for s in reproducible_slugs() if budget in store.budgets(s)] if all_papers else list(slugs or [])
+    )
+    if not targets:
+        raise CLIError(
+            "name at least one paper slug, or pass --all" + ("" if slugs else " (no reference results found)")
+        )
+    for slug in targets:
+        get_experiment(slug)
+    workers = n_jobs or default_jobs()
+    ex = LocalExecutor() if workers == 1 else PoolExecutor(workers)
+    from iclr26.harness.progress import reporting
+    from iclr26.progress_bar import RichReporter
+
+    with RichReporter(console) as reporter, reporting(reporter):
+        checks = run_verify(targets, budget, ex, store)
+    table = Table(title=f"verify against the shipped reference ({budget})")
+    for col in ("paper", "seeds equal", "max rel. diff", "tolerance", "verdicts", "result"):
+        table.add_column(col, overflow="fold")
+    for c in checks:
+        if c.problem:
+            table.add_row(c.slug, "-", "-", f"{c.tolerance:g}", "-", f"[red]{c.problem}[/]")
+            continue
+        equal = sum(s.equal for s in c.seeds)
+        worst = max((s.max_rel_diff for s in c.seeds), default=0.0)
+        verdicts = "same" if not c.verdict_changes else "; ".join(c.verdict_changes)
+        result = "[green]agrees[/]" if c.agrees else "[red]differs[/]"
+        table.add_row(c.slug, f"{equal}/{len(c.seeds)}", f"{worst:.3g}", f"{c.tolerance:g}", verdicts, result)
+    console.print(table)
+    for c in checks:
+        for s in c.seeds:
+            if not s.equal:
+                console.print(
+                    f"{c.slug} seed {s.seed}: differs in {', '.join(s.differing[:8])}", highlight=False
+                )
+    bad = [c.slug for c in checks if not c.agrees]
+    if bad:
+        err_console.print(f"{len(bad)} of {len(checks)} papers differ from the reference: {', '.join(bad)}")
+        raise typer.Exit(1)
+    console.print(f"all {len(checks)} papers agree with the reference")
+
+
+@app.command()
 def report(
     out: Annotated[str, typer.Option(help="Results directory; the report is written there.")] = DEFAULT_ROOT,
+    reference: Annotated[
+        bool, typer.Option(help="Show the shipped reference results beside yours (and where you have none).")
+    ] = True,
 ) -> None:
     """Write report.html (self-contained, figures embedded) and report.md from the results directory."""
+    from iclr26.harness.reference import reference_store
     from iclr26.harness.report import build_report
 
     out = _check_out(out)
     try:
-        paths = build_report(ResultStore(out), out)
+        paths = build_report(ResultStore(out), out, reference_store() if reference else None)
     except OSError as err:
         raise CLIError(
             f"the report could not be written to {out}: {err.strerror or err}; the previous one is kept"

@@ -127,6 +127,8 @@ class Experiment:
     figures : functions ``fig(results) -> matplotlib Figure`` over the stored per-seed results; the first line
         of each function's docstring is its caption.
     scale_gap : what differs between this reproduction and the paper's setting, in one or two sentences.
+    tolerance : how far (relative, ``|a - b| <= tol * max(1, |b|)``) a rerun's metrics may differ from the shipped
+        reference seeds because of platform-dependent numerics; 0 means bit for bit (``iclr26 verify`` states it).
     devices : the devices ``run`` really computes on: ``("cpu",)`` unless it moves its tensors to the ``device``
         it is given, then ``("cpu", "cuda")``. The CLI refuses any other device.
     """
@@ -139,8 +141,13 @@ class Experiment:
     figures: Sequence[FigureFn] = ()
     scale_gap: str = ""
     devices: tuple[str, ...] = ("cpu",)
+    tolerance: float = 0.0
 
     def __post_init__(self) -> None:
+        if not isinstance(self.tolerance, (int, float)) or not 0.0 <= self.tolerance < 1.0:
+            raise ValueError(
+                f"experiment {self.slug!r}: tolerance must lie in [0, 1), got {self.tolerance!r}"
+            )
         self.devices = tuple(self.devices)
         if (
             not self.devices

@@ -59,6 +59,19 @@ class PaperSection:
     figures: list[FigureOut]
     scale_gap: str
     warnings: list[str]
+    source: str = "yours"
+    other: PaperSection | None = None  # the reference section, when the user's own results are shown
+
+    def differs(self) -> list[str]:
+        """Claims whose verdict differs between the user's results and the reference."""
+        if self.other is None:
+            return []
+        ref = {cv.claim.id: cv.verdict.outcome for cv in self.other.verdicts}
+        return [
+            cv.claim.id
+            for cv in self.verdicts
+            if cv.claim.id in ref and ref[cv.claim.id] is not cv.verdict.outcome
+        ]
 
 
 def _render_figures(fns: Sequence, results: list[SeedResult], slug: str) -> list[FigureOut]:
@@ -76,7 +89,9 @@ def _render_figures(fns: Sequence, results: list[SeedResult], slug: str) -> list
     return out
 
 
-def _sections(store: ResultStore, warnings: list[str]) -> dict[str, PaperSection]:
+def _sections(
+    store: ResultStore, warnings: list[str], source: str = "yours", no_figures: frozenset[str] = frozenset()
+) -> dict[str, PaperSection]:
     sections = {}
     for paper in load_catalog():
         budgets = [b for b in _PREFERENCE if b in store.budgets(paper.slug)]
@@ -93,7 +108,7 @@ def _sections(store: ResultStore, warnings: list[str]) -> dict[str, PaperSection
             warnings.extend(local)
             if not results:
                 continue
-            figures = _render_figures(exp.figures, results, paper.slug)
+            figures = [] if paper.slug in no_figures else _render_figures(exp.figures, results, paper.slug)
             local += [f.error for f in figures if f.error]
             warnings.extend(f.error for f in figures if f.error)
             sections[paper.slug] = PaperSection(
@@ -104,9 +119,35 @@ def _sections(store: ResultStore, warnings: list[str]) -> dict[str, PaperSection
                 figures,
                 exp.scale_gap,
                 local,
+                source,
             )
             break
     return sections
+
+
+def merged_sections(
+    store: ResultStore, reference: ResultStore | None, warnings: list[str]
+) -> dict[str, PaperSection]:
+    """The user's sections where they have results (with the reference beside them), else the reference's."""
+    mine = _sections(store, warnings)
+    if reference is None or reference.root.resolve() == store.root.resolve():
+        return mine
+    ref_warnings: list[str] = []
+    ref = _sections(reference, ref_warnings, "reference", no_figures=frozenset(mine))
+    warnings.extend(f"reference results: {w}" for w in ref_warnings)
+    from iclr26.harness.reference import reference_stamp
+
+    out = {}
+    for paper in load_catalog():
+        r = ref.get(paper.slug)
+        if r is not None:
+            r.source = f"reference ({reference_stamp(r.results)})"
+        if paper.slug in mine:
+            out[paper.slug] = mine[paper.slug]
+            out[paper.slug].other = r
+        elif r is not None:
+            out[paper.slug] = r
+    return out
 
 
 def _with_results_first(papers: Sequence[Paper], sections: dict[str, PaperSection]) -> list[Paper]:
@@ -178,6 +219,44 @@ def _badge(outcome: str, count: int | None = None) -> str:
     return f'<span class="badge" style="background:{colour}">{html.escape(label)}</span>'
 
 
+def _summary_figure(sections: dict[str, PaperSection]) -> bytes | None:
+    """Claims per domain, stacked by outcome (checks apart): the picture a reader wants first."""
+    from matplotlib.figure import Figure
+
+    domains = sorted({s.paper.domain for s in sections.values()})
+    if not domains:
+        return None
+    order = ["supported", "not supported", "inconclusive", "not reproduced", "not judged"]
+    counts = {d: Counter() for d in domains}
+    for s in sections.values():
+        counts[s.paper.domain].update(
+            cv.verdict.outcome.value for cv in s.verdicts if cv.claim.kind == "claim"
+        )
+    fig = Figure(figsize=(8, 0.45 * len(domains) + 1.2))
+    ax = fig.subplots()
+    left = [0] * len(domains)
+    for outcome in order:
+        widths = [counts[d][outcome] for d in domains]
+        if any(widths):
+            ax.barh(domains, widths, left=left, color=_BADGE[outcome], label=_label(outcome))
+            left = [a + b for a, b in zip(left, widths)]
+    ax.set_xlabel("claims")
+    ax.invert_yaxis()
+    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    ax.set_title("Verdicts per domain")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    return buf.getvalue()
+
+
+_FILTER_JS = """
+function iclrFilter(){var o=document.getElementById('f-outcome').value,d=document.getElementById('f-domain').value;
+document.querySelectorAll('tr.paper-row').forEach(function(r){
+var ok=(!d||r.dataset.domain===d)&&(!o||(' '+r.dataset.outcomes+' ').indexOf(' '+o+' ')>=0);
+r.style.display=ok?'':'none';});}
+"""
+
+
 def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
     e = html.escape
     papers = load_catalog()
@@ -198,18 +277,37 @@ def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
         )
         + "</p>",
     ]
+    summary = _summary_figure(sections)
+    if summary is not None:
+        data = base64.b64encode(summary).decode("ascii")
+        parts.append(f"<figure><img alt='verdicts per domain' src='data:image/png;base64,{data}'></figure>")
     parts += [f"<div class='warn'>{e(w)}</div>" for w in warnings]
+    domains = sorted({p.domain for p in papers})
     parts.append(
-        "<table><tr><th>paper</th><th>domain</th><th>status</th><th>budget</th><th>verdicts</th></tr>"
+        "<p>Filter: <select id='f-outcome' onchange='iclrFilter()'><option value=''>any outcome</option>"
+        + "".join(f"<option value='{e(o.replace(' ', '-'))}'>{e(_label(o))}</option>" for o in _BADGE)
+        + "</select> <select id='f-domain' onchange='iclrFilter()'><option value=''>any domain</option>"
+        + "".join(f"<option value='{e(d)}'>{e(d)}</option>" for d in domains)
+        + f"</select></p><script>{_FILTER_JS}</script>"
+    )
+    parts.append(
+        "<table><tr><th>paper</th><th>domain</th><th>status</th><th>results</th><th>verdicts</th></tr>"
     )
     for p in _with_results_first(papers, sections):
         s = sections.get(p.slug)
         name = f"<a href='#{p.slug}'>{e(p.slug)}</a>" if s else e(p.slug)
         verdicts = "<br>".join(f"{_badge(_key(cv))} {e(cv.claim.id)}" for cv in s.verdicts) if s else ""
-        cls = "" if p.status != "planned" else " class='planned'"
+        if s and s.differs():
+            verdicts += f"<br><b>differs from the reference: {e(', '.join(s.differs()))}</b>"
+        outcomes = (
+            " ".join(sorted({cv.verdict.outcome.value.replace(" ", "-") for cv in s.verdicts})) if s else ""
+        )
+        cls = "paper-row" + ("" if p.status != "planned" else " planned")
+        source = f"{e(s.source)}, {e(s.budget)}" if s else ""
         parts.append(
-            f"<tr{cls}><td>{name}<br><small>{e(p.title)}</small></td><td>{e(p.domain)}</td><td>{e(p.status)}</td>"
-            f"<td>{e(s.budget) if s else ''}</td><td>{verdicts}</td></tr>"
+            f"<tr class='{cls}' data-domain='{e(p.domain)}' data-outcomes='{e(outcomes)}'>"
+            f"<td>{name}<br><small>{e(p.title)}</small></td><td>{e(p.domain)}</td><td>{e(p.status)}</td>"
+            f"<td><small>{source}</small></td><td>{verdicts}</td></tr>"
         )
     parts.append("</table>")
     for slug, s in sections.items():
@@ -218,6 +316,7 @@ def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
         parts += [
             f"<section id='{e(slug)}'><h2>{e(p.short_name)}: {e(p.title)}</h2>",
             f"<p><code>{e(slug)}</code> · {e(p.domain)} · budget <b>{e(s.budget)}</b> · {len(s.results)} seeds"
+            + f" · {e(s.source)}"
             + (f" · {links}" if links else "")
             + "</p>",
             f"<p>{e(p.summary)}</p>",
@@ -230,6 +329,23 @@ def _html(sections: dict[str, PaperSection], warnings: list[str]) -> str:
                 f"<td><small>{e(cv.verdict.explanation)}</small></td></tr>"
             )
         parts.append("</table>")
+        if s.other is not None:
+            ref = {cv.claim.id: cv for cv in s.other.verdicts}
+            parts.append(
+                f"<p>Beside the {e(s.other.source)}:</p><table><tr><th>claim</th><th>reference</th>"
+                "<th>yours</th></tr>"
+            )
+            for cv in s.verdicts:
+                r = ref.get(cv.claim.id)
+                flag = (
+                    " <b>differs</b>" if r is not None and r.verdict.outcome is not cv.verdict.outcome else ""
+                )
+                rv = f"{_badge(_key(r))} {e(r.verdict.measured())}" if r is not None else "-"
+                parts.append(
+                    f"<tr><td>{e(cv.claim.id)}</td><td>{rv}</td>"
+                    f"<td>{_badge(_key(cv))} {e(cv.verdict.measured())}{flag}</td></tr>"
+                )
+            parts.append("</table>")
         gaps = [s.scale_gap] + [
             f"{cv.claim.id}: {cv.claim.scale_gap}" for cv in s.verdicts if cv.claim.scale_gap
         ]
@@ -282,7 +398,7 @@ def _markdown(sections: dict[str, PaperSection], warnings: list[str], fig_dir: P
             f'<a id="{slug}"></a>',
             f"## {p.short_name}: {p.title}",
             "",
-            f"`{slug}` · budget **{s.budget}** · {len(s.results)} seeds",
+            f"`{slug}` · budget **{s.budget}** · {len(s.results)} seeds · {_md_text(s.source)}",
             "",
             p.summary,
             "",
@@ -308,11 +424,12 @@ def _markdown(sections: dict[str, PaperSection], warnings: list[str], fig_dir: P
     return "\n".join(lines) + "\n"
 
 
-def build_report(store: ResultStore, out: str | Path) -> ReportPaths:
+def build_report(store: ResultStore, out: str | Path, reference: ResultStore | None = None) -> ReportPaths:
     """Write ``report.html`` and ``report.md`` (with ``figures/``) into `out` from the results in `store`.
 
     The report is written as a unit: everything goes into a temporary folder inside `out` first and is moved into
-    place only when complete, so a failure (a full disk) leaves the previous report as it was.
+    place only when complete, so a failure (a full disk) leaves the previous report as it was. `reference`
+    (the shipped reference results) fills in every paper the user has no results for and sits beside the rest.
     """
     import shutil
     import tempfile
@@ -323,7 +440,7 @@ def build_report(store: ResultStore, out: str | Path) -> ReportPaths:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     warnings: list[str] = []
-    sections = _sections(store, warnings)
+    sections = merged_sections(store, reference, warnings)
     staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
     try:
         fig_dir = staging / "figures"
