@@ -70,7 +70,7 @@ lock:
 REF_DIR := src/iclr26/reference_results
 JOBS ?= 2
 reference: $(VENV)/.installed
-	$(VENV)/bin/iclr26 reproduce $(if $(SLUGS),$(SLUGS),--all) --budget quick --jobs $(JOBS) --out $(REF_DIR)
+	$(VENV)/bin/iclr26 reproduce $(if $(SLUGS),$(SLUGS),--all) --budget quick --rerun --jobs $(JOBS) --out $(REF_DIR)
 	$(PY) -m iclr26.harness.reference --thin
 
 # Drift on purpose: the suite against whatever pip resolves today, in a venv of its own.

@@ -221,10 +221,11 @@ def _check_out(value: str | Path) -> Path:
     return out
 
 
-def _plan_todo(slug: str, budget: str, n_seeds: int | None, out: Path) -> list[int]:
+def _plan_todo(slug: str, budget: str, n_seeds: int | None, out: Path, rerun: bool = False) -> list[int]:
     from iclr26.harness.runner import plan
 
-    return plan(get_experiment(slug), budget, ResultStore(out), n_seeds).todo
+    p = plan(get_experiment(slug), budget, ResultStore(out), n_seeds)
+    return p.seeds if rerun else p.todo
 
 
 def _parse_positive(flag: str, value: str | None, limit: int) -> int | None:
@@ -262,6 +263,7 @@ def reproduce(
             help="Local worker processes, each with its share of the cores (default: one per core)."
         ),
     ] = None,
+    rerun: Annotated[bool, typer.Option(help="Run every seed again, even those already stored.")] = False,
     ray_address: Annotated[
         str | None, typer.Option(help="Ray cluster address (default: a local instance).")
     ] = None,
@@ -303,18 +305,22 @@ def reproduce(
 
         try:
             ex = RayExecutor(address=ray_address)
-        except ImportError as err:
+            if ray_address:
+                ex.check_reachable(ray_address)
+        except (ImportError, ValueError, ConnectionError) as err:
             raise CLIError(str(err)) from None
     else:
         from iclr26.harness.executors import LocalExecutor, PoolExecutor, default_jobs
 
-        n_tasks = sum(len(_plan_todo(slug, budget, n_seeds, out)) for slug in targets)
+        n_tasks = sum(len(_plan_todo(slug, budget, n_seeds, out, rerun)) for slug in targets)
         workers = min(n_jobs or default_jobs(), max(n_tasks, 1))
         ex = LocalExecutor() if workers == 1 else PoolExecutor(workers)
 
     store = ResultStore(out)
 
-    _RUN.update(stored=0, total=sum(len(_plan_todo(s_, budget, n_seeds, out)) for s_ in targets), active=True)
+    _RUN.update(
+        stored=0, total=sum(len(_plan_todo(s_, budget, n_seeds, out, rerun)) for s_ in targets), active=True
+    )
 
     def done(record: dict) -> None:
         _RUN["stored"] += 1
@@ -326,7 +332,7 @@ def reproduce(
         )
 
     with RichReporter(console) as reporter, reporting(reporter):
-        summaries = run_reproduce(targets, budget, n_seeds, device, store, ex, on_result=done)
+        summaries = run_reproduce(targets, budget, n_seeds, device, store, ex, on_result=done, rerun=rerun)
     for s in summaries:
         console.print(
             f"\n[bold]{s.slug}[/] ({s.budget}): {len(s.results)} seeds "

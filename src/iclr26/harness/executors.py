@@ -176,12 +176,35 @@ class RayExecutor:
         self.num_cpus = num_cpus
         self.cpus_per_task = cpus_per_task
         self.gpus_per_task = gpus_per_task
+        self._started_local = False
+
+    @staticmethod
+    def check_reachable(address: str, timeout_s: float = 10.0) -> None:
+        """Fail fast, with a clear error, when a ``host:port`` cluster address does not answer (``ray.init``
+        itself would wait for minutes)."""
+        import socket
+
+        if address in ("auto", "local"):
+            return
+        hostport = address.split("://", 1)[-1].rstrip("/")
+        host, sep, port = hostport.rpartition(":")
+        if not sep or not port.isdigit() or not host:
+            raise ValueError(f"--ray-address must be host:port, ray://host:port or auto, got {address!r}")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+                pass
+        except OSError as err:
+            raise ConnectionError(
+                f"no Ray cluster answers at {address!r} within {timeout_s:g} s ({err.strerror or err})"
+            ) from None
 
     def _init(self) -> None:
         import ray
 
         if ray.is_initialized():
             return
+        if self.address:
+            self.check_reachable(self.address)
         kwargs: dict[str, Any] = {
             "ignore_reinit_error": True,
             "log_to_driver": False,
@@ -191,6 +214,7 @@ class RayExecutor:
             ray.init(address=self.address, **kwargs)
         else:
             ray.init(num_cpus=self.num_cpus, **kwargs)
+            self._started_local = True
 
     def run(self, tasks: Sequence[SeedTask]) -> Iterator[dict[str, Any]]:
         if not tasks:
@@ -210,6 +234,9 @@ class RayExecutor:
             finally:
                 for ref in pending:
                     ray.cancel(ref)
+                if self._started_local:  # a local instance we started goes with us, agents included
+                    ray.shutdown()
+                    self._started_local = False
 
     @staticmethod
     def shutdown() -> None:

@@ -119,17 +119,22 @@ def reproduce(
     store: ResultStore | None = None,
     executor: Executor | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
+    rerun: bool = False,
 ) -> list[Summary]:
     """Run every missing seed of every slug, store each as it finishes, and judge.
 
     Results are written by this process the moment each seed finishes, whichever executor ran it, so an
-    interruption loses at most the seeds in flight.
+    interruption loses at most the seeds in flight. ``rerun=True`` runs every seed again, stored or not.
     """
     store = store or ResultStore()
     executor = executor or LocalExecutor()
     experiments = {slug: get_experiment(slug) for slug in slugs}
     devices = {slug: resolve_device(device, exp.devices, slug) for slug, exp in experiments.items()}
     plans = {slug: plan(exp, budget, store, n_seeds) for slug, exp in experiments.items()}
+    if rerun:  # every seed again, whatever is stored (the code changed, the config did not)
+        plans = {
+            s: PlannedRun(p.slug, p.budget, p.seeds, [], list(p.seeds), p.corrupt) for s, p in plans.items()
+        }
     tasks = [SeedTask(slug, budget, seed, devices[slug]) for slug, p in plans.items() for seed in p.todo]
     for record in executor.run(tasks):
         store.write(record)
