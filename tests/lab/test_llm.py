@@ -225,8 +225,11 @@ def stub():
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             state.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
             status, payload = state.replies.pop(0) if state.replies else ok_reply()
+            location = payload.pop("__location__", None) if isinstance(payload, dict) else None
             data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
             self.send_response(status)
+            if location:
+                self.send_header("Location", location)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -516,3 +519,94 @@ def test_make_backend_rejects_bad_specs(spec, tmp_path):
 def test_completion_defaults():
     c = Completion("t")
     assert (c.prompt_tokens, c.completion_tokens, c.raw, c.logprobs, c.finish_reason) == (None,) * 5
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Redirects and credentials
+
+
+@pytest.fixture
+def other_stub():
+    """A second server: another origin (another port) that records whatever reaches it."""
+    yield from _serve()
+
+
+def _serve():
+    state = StubState()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the http.server hook name
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            state.requests.append({"path": self.path, "headers": dict(self.headers)})
+            data = json.dumps(ok_reply("from elsewhere")[1]).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+def test_http_redirect_to_another_origin_never_gets_the_key(stub, other_stub, code):
+    url, state = stub
+    other_url, other = other_stub
+    for allow in (False, True):
+        state.replies = [(code, {"__location__": other_url + "/chat/completions"})]
+        llm = OpenAICompatibleBackend(
+            url, "m", api_key=SECRET, backoff_s=0, max_retries=0, allow_redirects=allow
+        )
+        with pytest.raises(LLMError, match="redirect") as info:
+            llm.complete("hi")
+        assert SECRET not in str(info.value)
+    assert other.requests == []
+
+
+def test_http_same_origin_redirect_only_when_allowed(stub):
+    url, state = stub
+    state.replies = [(307, {"__location__": url + "/chat/completions?v=2"})]
+    with pytest.raises(LLMError, match="redirects are refused"):
+        OpenAICompatibleBackend(url, "m", api_key=SECRET, backoff_s=0, max_retries=0).complete("hi")
+    state.replies = [(307, {"__location__": url + "/chat/completions?v=2"}), ok_reply("moved")]
+    llm = OpenAICompatibleBackend(url, "m", api_key=SECRET, backoff_s=0, max_retries=0, allow_redirects=True)
+    assert llm.complete("hi").text == "moved"
+
+
+def test_cache_never_writes_a_key_the_server_echoes(stub, tmp_path):
+    url, state = stub
+    state.replies = [ok_reply(f"your key is {SECRET.upper()}", echo={"authorization": f"Bearer {SECRET}"})]
+    llm = CachedBackend(OpenAICompatibleBackend(url, "m", api_key=SECRET), tmp_path)
+    llm.complete("hi", temperature=0.0)
+    written = "".join(p.read_text() for p in tmp_path.glob("*.json"))
+    assert (
+        written and SECRET not in written and SECRET.upper() not in written and SECRET.lower() not in written
+    )
+    assert "chatcmpl-1" not in written  # the raw response is not stored at all
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sk-proj-abcdefgh12345678",
+        "SK-ABCDEFGHIJKLMNOP",
+        "Bearer abc.def.ghi-123",
+        "hf_abcdefghijklmnop",
+        '"api_key": "s3cr3tvalue"',
+        "X-API-KEY=s3cr3tvalue",
+    ],
+)
+def test_credential_shaped_strings_are_redacted(text):
+    from iclr26.lab.llm.redact import redact_secrets
+
+    out = redact_secrets(f"before {text} after")
+    assert "***" in out and out.startswith("before") and out.endswith("after")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from iclr26.lab.llm.base import ChatRequest, Completion, LLMBackend
+from iclr26.lab.llm.redact import redact_tree
 
 CACHE_FORMAT = "iclr26.llm-cache/1"
 _COMPLETION_FIELDS = {f.name for f in fields(Completion)}
@@ -116,7 +117,11 @@ class CachedBackend(LLMBackend):
         return _completion_from_json(data, key)
 
     def _store(self, key: str, material: dict[str, Any], completion: Completion) -> None:
-        entry = {"key": key, "request": material, "completion": asdict(completion)}
+        # Only what a cache hit returns; never the server's raw response (a server may echo credentials), and
+        # any credential-shaped string in what remains is redacted.
+        kept = asdict(completion) | {"raw": None}
+        entry = redact_tree({"key": key, "request": material, "completion": kept})
+        entry["key"] = key
         fd, tmp = tempfile.mkstemp(dir=self.cache_dir, prefix=f".{key[:16]}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

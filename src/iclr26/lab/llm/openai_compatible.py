@@ -19,10 +19,46 @@ import urllib.request
 from typing import Any
 
 from iclr26.lab.llm.base import ChatRequest, Completion, LLMBackend, LLMError
+from iclr26.lab.llm.redact import redact_secrets
 
 logger = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port or default
+
+
+class _RedirectPolicy(urllib.request.HTTPRedirectHandler):
+    """Redirects are errors unless allowed, and never leave the endpoint's origin (scheme, host, port): the API
+    key must not be re-sent to another host, and an answer from elsewhere must not be trusted or cached."""
+
+    def __init__(self, base_url: str, allow: bool) -> None:
+        self.origin = _origin(base_url)
+        self.allow = allow
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001 - urllib's signature
+        if not self.allow:
+            raise LLMError(
+                f"{req.full_url} answered a redirect (HTTP {code}) to {redact_secrets(newurl)}; redirects are refused "
+                "(pass allow_redirects=True to follow same-origin ones)",
+                status=code,
+            )
+        if _origin(newurl) != self.origin:
+            raise LLMError(
+                f"{req.full_url} redirected (HTTP {code}) to another origin, {redact_secrets(newurl)}; refused so "
+                "that credentials are never sent there",
+                status=code,
+            )
+        # Same origin and allowed: re-send the same POST (an API call is not turned into a GET).
+        return urllib.request.Request(
+            newurl, data=req.data, headers=dict(req.header_items()), method=req.get_method()
+        )
+
+
 _LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
@@ -54,6 +90,9 @@ class OpenAICompatibleBackend(LLMBackend):
         ``api_key_env``; when that is unset too, no header is sent (typical for local servers).
     api_key_env : str or None
         The environment variable to read the key from.
+    allow_redirects : bool
+        Follow HTTP redirects that stay on the endpoint's origin; by default any redirect is an error. A redirect
+        to another origin is always refused, so the key is never re-sent elsewhere.
     timeout : float
         Seconds to wait for each HTTP attempt.
     max_retries : int
@@ -76,6 +115,7 @@ class OpenAICompatibleBackend(LLMBackend):
         model: str,
         api_key: str | None = None,
         api_key_env: str | None = "OPENAI_API_KEY",
+        allow_redirects: bool = False,
         timeout: float = 60,
         max_retries: int = 2,
         backoff_s: float = 0.5,
@@ -107,7 +147,10 @@ class OpenAICompatibleBackend(LLMBackend):
         )
         # A server on this machine is never reached through a proxy, whatever http_proxy says.
         proxies = {} if parts.hostname in _LOOPBACK_HOSTS or parts.hostname.startswith("127.") else None
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler(proxies))
+        self.allow_redirects = allow_redirects
+        self._opener = urllib.request.build_opener(
+            urllib.request.ProxyHandler(proxies), _RedirectPolicy(self.base_url, allow_redirects)
+        )
 
     @property
     def identity(self) -> str:
@@ -119,7 +162,7 @@ class OpenAICompatibleBackend(LLMBackend):
         return f"{self.base_url}/chat/completions"
 
     def _redact(self, text: str) -> str:
-        return text.replace(self.__api_key, "***") if self.__api_key else text
+        return redact_secrets(text, [self.__api_key])
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
