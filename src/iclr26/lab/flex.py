@@ -43,6 +43,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_choice, check_float, check_tensor
+
 __all__ = [
     "BlockSparseResult",
     "BlockStats",
@@ -81,6 +83,9 @@ def _check_qkv(q: Tensor, k: Tensor, v: Tensor) -> None:
             raise ValueError(
                 f"{name} must be a 4-D tensor (batch, heads, seq, dim), got {getattr(t, 'shape', t)}"
             )
+        check_tensor(name, t, floating=True)
+    if not q.dtype == k.dtype == v.dtype:
+        raise TypeError(f"q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
     if q.shape[:2] != k.shape[:2] or k.shape[:3] != v.shape[:3]:
         raise ValueError(
             f"q, k, v must share batch and heads, and k, v their length: q {tuple(q.shape)}, k {tuple(k.shape)}, "
@@ -123,9 +128,23 @@ def attention(
     return_weights : also return the (B, H, Tq, Tk) attention weights (dense only).
     """
     _check_qkv(q, k, v)
-    if backend not in ("auto", "dense", "flex"):
-        raise ValueError(f"backend must be 'auto', 'dense' or 'flex', got {backend!r}")
-    scale = q.shape[-1] ** -0.5 if scale is None else float(scale)
+    check_choice("backend", backend, ("auto", "dense", "flex"))
+    scale = q.shape[-1] ** -0.5 if scale is None else check_float("scale", scale, 0.0, low_open=True)
+    b, h, tq, _ = q.shape
+    tk = k.shape[2]
+    mod_heads = getattr(score_mod, "n_heads", None)
+    if mod_heads is not None and mod_heads != h:
+        raise ValueError(f"score_mod is built for {mod_heads} heads (e.g. alibi slopes) but q has {h} heads")
+    if bias is not None:
+        check_tensor("bias", bias, floating=True)
+        try:
+            torch.broadcast_shapes(bias.shape, (b, h, tq, tk))
+        except RuntimeError:
+            raise ValueError(
+                f"bias must broadcast to (batch, heads, Tq, Tk) = {(b, h, tq, tk)}, got {tuple(bias.shape)}"
+            ) from None
+        if torch.broadcast_shapes(bias.shape, (b, h, tq, tk)) != (b, h, tq, tk):
+            raise ValueError(f"bias {tuple(bias.shape)} would grow the scores beyond {(b, h, tq, tk)}")
     use_flex = backend == "flex" or (backend == "auto" and q.is_cuda and not return_weights and bias is None)
     if use_flex:
         if return_weights or bias is not None:
@@ -133,8 +152,6 @@ def attention(
                 "backend='flex' supports neither return_weights nor a bias tensor; use score_mod"
             )
         return _flex(q, k, v, score_mod, mask_mod, scale)
-    b, h, tq, _ = q.shape
-    tk = k.shape[2]
     scores = torch.matmul(q, k.transpose(-1, -2)) * scale
     if bias is not None:
         scores = scores + bias
@@ -142,7 +159,13 @@ def attention(
     if score_mod is not None:
         scores = score_mod(scores, *idx).expand(b, h, tq, tk)
     if mask_mod is not None:
-        keep = torch.as_tensor(mask_mod(*idx), device=q.device).bool().expand(b, h, tq, tk)
+        keep = torch.as_tensor(mask_mod(*idx), device=q.device)
+        try:
+            keep = keep.bool().expand(b, h, tq, tk)
+        except RuntimeError:
+            raise ValueError(
+                f"mask_mod must return a mask broadcastable to {(b, h, tq, tk)}, got {tuple(keep.shape)}"
+            ) from None
         scores = scores.masked_fill(~keep, float("-inf"))
     weights = torch.softmax(scores, dim=-1)
     if mask_mod is not None:
@@ -221,15 +244,21 @@ def _slopes(slopes: Sequence[float] | Tensor) -> Tensor:
     s = torch.as_tensor(slopes, dtype=torch.float32).flatten()
     if s.numel() < 1:
         raise ValueError("slopes must hold one value per head")
+    if not bool(torch.isfinite(s).all()):
+        raise ValueError(f"slopes must be finite, got {s.tolist()}")
     return s
 
 
 def alibi(slopes: Sequence[float] | Tensor) -> ScoreMod:
-    """ALiBi (Press et al., 2022): ``score - m_h |q - kv|`` with one slope ``m_h`` per head."""
+    """ALiBi (Press et al., 2022): ``score - m_h |q - kv|`` with one slope ``m_h`` per head.
+
+    The number of slopes must equal the number of heads of the scores it is applied to (checked at use)."""
     s = _slopes(slopes)
 
     def mod(score: Tensor, b: Tensor, h: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
         return score - s.to(score.device, score.dtype)[h] * (q_idx - kv_idx).abs()
+
+    mod.n_heads = s.numel()  # type: ignore[attr-defined] - checked by attention()
 
     return mod
 

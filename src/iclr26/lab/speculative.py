@@ -44,6 +44,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int, check_token_ids
+
 __all__ = [
     "CachedLM",
     "DecodeStats",
@@ -199,14 +201,18 @@ def speculative_decode(
         )
     if input_ids.shape[1] < 1:
         raise ValueError("input_ids must hold at least one token")
-    if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
-        raise ValueError(f"gamma must be an int >= 1, got {gamma!r}")
-    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
-        raise ValueError(f"max_new_tokens must be an int >= 1, got {max_new_tokens!r}")
+    if not callable(verifier):
+        raise TypeError(f"verifier must be a Verifier (callable), got {type(verifier).__name__}")
+    check_int("gamma", gamma, low=1)
+    check_int("max_new_tokens", max_new_tokens, low=1)
+    check_int("seed", seed, low=0)
     if _vocab(target) != _vocab(drafter):
         raise ValueError(
             f"target and drafter must share a vocabulary, got {_vocab(target)} and {_vocab(drafter)}"
         )
+    check_token_ids("input_ids", input_ids, _vocab(target))
+    if eos_token_id is not None:
+        check_int("eos_token_id", eos_token_id, low=0, high=_vocab(target) - 1)
     sampler = draft_sampler or _greedy
     gen = _generator(seed)
     device = next(target.parameters()).device

@@ -1,0 +1,133 @@
+"""Argument checks shared by every layer (harness, lab, papers): each error names the argument, the value given
+and what is accepted, so bad input never surfaces as an obscure error from deep inside torch or NumPy.
+
+>>> check_int("gamma", 0, low=1)
+Traceback (most recent call last):
+...
+ValueError: gamma must be an int >= 1, got 0
+>>> check_float("lr", float("inf"), low=0.0, low_open=True)
+Traceback (most recent call last):
+...
+ValueError: lr must be a finite float > 0, got inf
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+__all__ = [
+    "check_choice",
+    "check_float",
+    "check_int",
+    "check_probability",
+    "check_tensor",
+    "check_token_ids",
+]
+
+
+def _range(low: float | None, high: float | None, low_open: bool = False, high_open: bool = False) -> str:
+    parts = []
+    if low is not None:
+        parts.append(f"{'>' if low_open else '>='} {low:g}")
+    if high is not None:
+        parts.append(f"{'<' if high_open else '<='} {high:g}")
+    return (" " + " and ".join(parts)) if parts else ""
+
+
+def check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
+    """`value` as an int within ``[low, high]``; bools and floats are refused."""
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    if (
+        not ok and hasattr(value, "dtype") and getattr(value, "ndim", None) == 0
+    ):  # NumPy / torch integer scalars
+        kind = str(value.dtype)
+        ok = "int" in kind and "uint8" not in kind or kind.startswith("uint")
+        value = int(value) if ok else value
+    if not ok or (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{name} must be an int{_range(low, high)}, got {value!r}")
+    return int(value)
+
+
+def check_float(
+    name: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+    finite: bool = True,
+) -> float:
+    """`value` as a float within the range (a NaN never passes; infinities only with ``finite=False``)."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        and not (hasattr(value, "dtype") and getattr(value, "ndim", None) == 0)
+    ):
+        raise ValueError(
+            f"{name} must be a {'finite ' if finite else ''}float{_range(low, high, low_open, high_open)}, got {value!r}"
+        )
+    x = float(value)
+    bad = math.isnan(x) or (finite and math.isinf(x))
+    bad = bad or (low is not None and (x <= low if low_open else x < low))
+    bad = bad or (high is not None and (x >= high if high_open else x > high))
+    if bad:
+        kind = "finite float" if finite else "float"
+        raise ValueError(f"{name} must be a {kind}{_range(low, high, low_open, high_open)}, got {value!r}")
+    return x
+
+
+def check_probability(name: str, value: Any, *, open_low: bool = False, open_high: bool = False) -> float:
+    return check_float(name, value, 0.0, 1.0, low_open=open_low, high_open=open_high)
+
+
+def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
+    choices = tuple(choices)
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}")
+    return value
+
+
+def check_tensor(
+    name: str,
+    x: Any,
+    *,
+    ndim: int | Sequence[int] | None = None,
+    floating: bool | None = None,
+    finite: bool = False,
+    shape: Sequence[int | None] | None = None,
+) -> Any:
+    """A torch tensor of the given rank, dtype kind (floating or integer) and shape (None = any size); with
+    ``finite=True`` it must hold no NaN or infinity."""
+    import torch
+
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if x.ndim not in allowed:
+            raise ValueError(f"{name} must be {'/'.join(map(str, allowed))}-D, got shape {tuple(x.shape)}")
+    if shape is not None and (
+        len(shape) != x.ndim or any(s is not None and s != d for s, d in zip(shape, x.shape))
+    ):
+        want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+        raise ValueError(f"{name} must have shape {want}, got {tuple(x.shape)}")
+    if floating is True and not x.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}")
+    if floating is False and (x.is_floating_point() or x.is_complex() or x.dtype == torch.bool):
+        raise TypeError(f"{name} must be an integer tensor, got {x.dtype}")
+    if finite and x.is_floating_point() and not bool(torch.isfinite(x).all()):
+        raise ValueError(f"{name} must be finite, but holds NaN or infinite values")
+    return x
+
+
+def check_token_ids(name: str, ids: Any, vocab_size: int) -> Any:
+    """An integer tensor of token ids, each in ``[0, vocab_size)``."""
+    check_tensor(name, ids, floating=False)
+    if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
+        raise ValueError(
+            f"{name} must hold token ids in [0, {vocab_size}), got values in [{int(ids.min())}, {int(ids.max())}]"
+        )
+    return ids

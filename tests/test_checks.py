@@ -1,0 +1,103 @@
+"""The shared argument checks, and the lab components that use them on the inputs an outside probe tried."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from iclr26.checks import check_choice, check_float, check_int, check_tensor, check_token_ids
+from iclr26.lab import flex
+
+
+@pytest.mark.parametrize("bad", [True, 1.0, "3", None, 0, 11])
+def test_check_int_names_argument_value_and_range(bad):
+    with pytest.raises(ValueError, match=r"^n must be an int >= 1 and <= 10, got "):
+        check_int("n", bad, 1, 10)
+
+
+def test_check_int_accepts_numpy_integers():
+    assert check_int("n", np.int64(3), 1) == 3
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -1e-9, "0.1", True])
+def test_check_float(bad):
+    with pytest.raises(ValueError, match="lr must be a finite float >= 0"):
+        check_float("lr", bad, 0.0)
+    assert check_float("lr", 0.5, 0.0, 1.0, high_open=True) == 0.5
+
+
+def test_check_choice_and_tensor():
+    with pytest.raises(ValueError, match="mode must be one of 'a', 'b', got 'c'"):
+        check_choice("mode", "c", ("a", "b"))
+    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+        check_tensor("x", torch.zeros(2, dtype=torch.long), floating=True)
+    with pytest.raises(ValueError, match=r"x must have shape \(2, \*\)"):
+        check_tensor("x", torch.zeros(3, 4), shape=(2, None))
+    with pytest.raises(ValueError, match="must be finite"):
+        check_tensor("x", torch.tensor([1.0, math.nan]), finite=True)
+    with pytest.raises(ValueError, match=r"ids must hold token ids in \[0, 5\), got values in \[-1, 7\]"):
+        check_token_ids("ids", torch.tensor([[-1, 7]]), 5)
+    with pytest.raises(TypeError, match="integer tensor"):
+        check_token_ids("ids", torch.tensor([[0.5]]), 5)
+
+
+Q = torch.randn(1, 2, 5, 4)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"bias": torch.zeros(3, 5, 5)}, ValueError, "bias must broadcast"),
+        (
+            {"bias": torch.zeros(1, 2, 5, 5, dtype=torch.long)},
+            TypeError,
+            "bias must be a floating-point tensor",
+        ),
+        ({"scale": "x"}, ValueError, "scale must be a finite float > 0"),
+        ({"scale": math.nan}, ValueError, "scale must be a finite float > 0"),
+        ({"score_mod": flex.alibi([0.5, 0.25, 0.125])}, ValueError, "built for 3 heads"),
+        (
+            {"mask_mod": lambda b, h, q, k: torch.ones(7, 7, dtype=torch.bool)},
+            ValueError,
+            "mask_mod must return",
+        ),
+        ({"backend": "fast"}, ValueError, "backend must be one of"),
+    ],
+)
+def test_flex_attention_rejects_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        flex.attention(Q, Q, Q, **kwargs)
+
+
+def test_flex_attention_rejects_integer_inputs():
+    ids = torch.zeros(1, 2, 5, 4, dtype=torch.long)
+    with pytest.raises(TypeError, match="q must be a floating-point tensor"):
+        flex.attention(ids, ids, ids)
+
+
+def test_speculative_decode_rejects_bad_ids_and_arguments():
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from iclr26.lab.speculative import speculative_decode
+
+    torch.manual_seed(0)
+    cfg = GPT2Config(vocab_size=11, n_positions=32, n_embd=8, n_layer=1, n_head=2)
+    lm = GPT2LMHeadModel(cfg).eval()
+
+    def verifier(target_rows, draft_logits, draft_ids, gen):
+        return 0, int(target_rows[0].argmax())
+
+    cases = [
+        (torch.tensor([[3, 11]]), {}, ValueError, r"input_ids must hold token ids in \[0, 11\)"),
+        (torch.tensor([[3, -1]]), {}, ValueError, "input_ids must hold token ids"),
+        (torch.tensor([[3.0, 1.0]]), {}, TypeError, "input_ids must be an integer tensor"),
+        (torch.tensor([[3, 1]]), {"seed": -1}, ValueError, "seed must be an int >= 0"),
+        (torch.tensor([[3, 1]]), {"gamma": 0}, ValueError, "gamma must be an int >= 1"),
+        (torch.tensor([[3, 1]]), {"eos_token_id": 11}, ValueError, "eos_token_id must be an int"),
+    ]
+    for ids, kwargs, error, match in cases:
+        with pytest.raises(error, match=match):
+            speculative_decode(lm, lm, ids, verifier, **kwargs)
+    with pytest.raises(TypeError, match="verifier must be a Verifier"):
+        speculative_decode(lm, lm, torch.tensor([[3, 1]]), None)
