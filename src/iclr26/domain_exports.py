@@ -26,7 +26,9 @@ def lazy_exports(
     def getattr_(name: str) -> Any:
         if name not in names:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(f"{package}.{names[name]}"), name)
+        target = names[name]  # a paper of the domain, or an absolute module (a shared piece in iclr26.lab)
+        module = target if target.startswith("iclr26.") else f"{package}.{target}"
+        return getattr(importlib.import_module(module), name)
 
     def dir_() -> list[str]:
         return sorted(names)

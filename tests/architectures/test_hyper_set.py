@@ -264,8 +264,19 @@ def test_digit_patches_reassemble_images():
     assert np.bincount(y_tr.numpy()).min() > 100  # stratified
 
 
-def _rows(diffs, ratio=0.1, descent=0.95):
-    return [{"acc_diff": d, "param_ratio": ratio, "energy_descent_frac": descent} for d in diffs]
+def _rows(diffs, ratio=0.1, descent=0.95, vanilla=92.0, loss=0.8):
+    return [
+        {
+            "acc_hyperset": vanilla + d,
+            "acc_vanilla": vanilla,
+            "params_hyperset": ratio * 300_000.0,
+            "params_vanilla": 300_000.0,
+            "energy_descent_frac": descent,
+            "final_loss_hyperset": loss,
+            "final_loss_vanilla": 0.5,
+        }
+        for d in diffs
+    ]
 
 
 def test_decider_outcomes():
@@ -277,6 +288,23 @@ def test_decider_outcomes():
     assert dec(_rows([0.1, 0.2, 0.0, 0.3, 0.1], descent=0.65)).outcome == Outcome.INCONCLUSIVE
     assert dec(_rows([-1.0, -4.0, 1.0, -3.0, -2.0])).outcome == Outcome.INCONCLUSIVE
     assert dec(_rows([0.0])).outcome == Outcome.INCONCLUSIVE
+    assert dec(dec.synthesize(_rows([-9.0, -8.0, -9.5], descent=0.1))).outcome == Outcome.SUPPORTED
+
+
+def test_claim_preconditions_need_trained_models():
+    from iclr26.architectures.hyper_set.experiment import EXPERIMENT
+
+    (claim,) = EXPERIMENT.claims
+    # trained models (accuracy far above chance, loss below ln 10) give a real verdict either way
+    assert claim.judge(_rows([-0.5, 0.3, -0.2, 0.1, -0.4])).outcome == Outcome.SUPPORTED
+    assert claim.judge(_rows([-6.0, -5.5, -7.0, -6.2, -5.8])).outcome == Outcome.NOT_SUPPORTED
+    # the earlier quick run: Hyper-SET 74.9% vs 92.8%, loss 0.87-1.17: both arms learned, so it stays judged
+    earlier = _rows([69.7 - 92.5, 83.6 - 94.7, 71.4 - 90.6, 73.1 - 94.4, 76.9 - 91.9], descent=0.22)
+    assert claim.judge(earlier).outcome == Outcome.NOT_SUPPORTED
+    # a Hyper-SET stuck at chance, or whose loss never left the uniform prediction's, is not judged
+    stuck = [{**r, "acc_hyperset": 11.0} for r in _rows([0.0] * 5)]
+    assert claim.judge(stuck).outcome == Outcome.NOT_REPRODUCED
+    assert claim.judge(_rows([0.0] * 5, loss=2.31)).outcome == Outcome.NOT_REPRODUCED
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))

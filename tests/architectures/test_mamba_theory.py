@@ -19,11 +19,11 @@ from iclr26.architectures.mamba_theory import (
 )
 from iclr26.architectures.mamba_theory.claim_check import (
     alignment_decider,
-    gap_code,
+    gap_keys,
     gap_slope_decider,
     locality_decider,
 )
-from iclr26.architectures.mamba_theory.experiment import alignment_ratio
+from iclr26.architectures.mamba_theory.experiment import EXPERIMENT, alignment_ratio
 from iclr26.harness.claims import Outcome
 from iclr26.lab.threads import limited_threads
 
@@ -193,45 +193,89 @@ def test_alignment_ratio():
     assert math.isinf(alignment_ratio([1.0, 1.0, 0.0])) and math.isnan(alignment_ratio([0.0, 0.0, 0.0]))
 
 
-def _gap_rows(slope: float, seeds: int = 3, censor: tuple[float, ...] = (), noise: float = 0.05):
+def _gap_rows(
+    slope: float, seeds: int = 3, censor: tuple[float, ...] = (), noise: float = 0.05, decay: str = "gated"
+):
     rows = []
     gen = torch.Generator().manual_seed(0)
     for _ in range(seeds):
-        row = {"e2_n_gaps": 4.0}
+        row = {}
         for g in (0.1, 0.15, 0.2, 0.3):
             eps = noise * float(torch.randn(1, generator=gen))
-            row[f"e2_main_steps_g{gap_code(g)}"] = 30.0 * (g / 0.3) ** slope * math.exp(eps)
-            row[f"e2_main_censored_g{gap_code(g)}"] = float(g in censor)
+            steps_key, cens_key = gap_keys(g, decay)
+            row[steps_key] = 30.0 * (g / 0.3) ** slope * math.exp(eps)
+            row[cens_key] = float(g in censor)
         rows.append(row)
     return rows
 
 
 def test_gap_slope_decider_three_outcomes():
     dec = gap_slope_decider()
+    assert set(dec.metrics) == {k for g in (0.1, 0.15, 0.2, 0.3) for k in gap_keys(g, "gated")}
     ok = dec(_gap_rows(-2.0))
     assert ok.outcome is Outcome.SUPPORTED and ok.estimate == pytest.approx(-2.0, abs=0.15)
     assert dec(_gap_rows(0.0)).outcome is Outcome.NOT_SUPPORTED
     assert dec(_gap_rows(-0.5)).outcome is Outcome.INCONCLUSIVE
     cens = dec(_gap_rows(-2.0, censor=(0.1, 0.15)))
     assert cens.outcome is Outcome.INCONCLUSIVE and "2 gap value" in cens.explanation
+    assert dec(dec.synthesize(_gap_rows(0.0))).outcome is Outcome.SUPPORTED
+    assert gap_slope_decider("none")(_gap_rows(-2.0, decay="none")).outcome is Outcome.SUPPORTED
+
+
+def _locality_rows(steps, cens=None):
+    out = []
+    for shift in (0, 10, -10):
+        row = {}
+        for k, s in enumerate(steps, 1):
+            row[f"e3_steps_dl{k}"] = s + shift
+            row[f"e3_censored_dl{k}"] = float(cens is not None and k in cens)
+        row["e3_n_reached"] = float(
+            sum(not (cens is not None and k in cens) for k in range(1, len(steps) + 1))
+        )
+        out.append(row)
+    return out
 
 
 def test_alignment_and_locality_deciders():
     a = alignment_decider()
-    assert a([{"e1_alignment_ratio": r} for r in (8, 9, 20)]).outcome is Outcome.SUPPORTED
-    assert a([{"e1_alignment_ratio": r} for r in (8, 2, 20)]).outcome is Outcome.NOT_SUPPORTED
+    assert a.metrics == ("e1_alignment_ratio_gated",)
+    assert a([{"e1_alignment_ratio_gated": r} for r in (8, 9, 20)]).outcome is Outcome.SUPPORTED
+    assert a([{"e1_alignment_ratio_gated": r} for r in (8, 2, 20)]).outcome is Outcome.NOT_SUPPORTED
     dec = locality_decider()
+    assert len(dec.metrics) == 12
+    assert dec(_locality_rows([20, 300, 750, 1600, 2000, 2000], {5, 6})).outcome is Outcome.SUPPORTED
+    assert dec(_locality_rows([900, 300, 750, 100, 200, 500])).outcome is Outcome.NOT_SUPPORTED
+    assert dec(_locality_rows([2000] * 6, set(range(1, 7)))).outcome is Outcome.INCONCLUSIVE  # rho undefined
 
-    def rows(steps, cens=None):
-        out = []
-        for shift in (0, 10, -10):
-            row = {"e3_n_dl": 6.0}
-            for k, s in enumerate(steps, 1):
-                row[f"e3_steps_dl{k}"] = s + shift
-                row[f"e3_censored_dl{k}"] = float(cens is not None and k in cens)
-            out.append(row)
-        return out
 
-    assert dec(rows([20, 300, 750, 1600, 2000, 2000], {5, 6})).outcome is Outcome.SUPPORTED
-    assert dec(rows([900, 300, 750, 100, 200, 500])).outcome is Outcome.NOT_SUPPORTED
-    assert dec(rows([20, 2000, 2000, 2000, 2000, 2000], {2, 3, 4, 5, 6})).outcome is Outcome.INCONCLUSIVE
+def _claim(claim_id):
+    return next(c for c in EXPERIMENT.claims if c.id == claim_id)
+
+
+def test_locality_claim_needs_three_learned_settings():
+    claim = _claim("locality-steps-grow-with-distance")
+    learned = _locality_rows([20, 300, 750, 1600, 2000, 2000], {5, 6})
+    assert claim.judge(learned).outcome is Outcome.SUPPORTED
+    assert claim.judge(_locality_rows([900, 300, 750, 100, 200, 500])).outcome is Outcome.NOT_SUPPORTED
+    untrained = _locality_rows([20, 2000, 2000, 2000, 2000, 2000], {2, 3, 4, 5, 6})
+    assert claim.judge(untrained).outcome is Outcome.NOT_REPRODUCED
+
+
+def _majority_rows(decay, ratios, error, slope=-2.0):
+    rows = _gap_rows(slope, seeds=len(ratios), decay=decay)
+    return [
+        {**r, f"e1_alignment_ratio_{decay}": q, f"e1_final_error_{decay}": error}
+        for r, q in zip(rows, ratios)
+    ]
+
+
+def test_main_claim_judges_the_gated_model_and_needs_it_to_learn():
+    claim = _claim("gate-alignment-and-gap-scaling")
+    assert set(claim.metrics) >= {"e1_alignment_ratio_gated", "e1_final_error_gated", *gap_keys(0.1, "gated")}
+    assert not any(m.endswith("_none") for m in claim.metrics)
+    assert claim.judge(_majority_rows("gated", (8, 9, 20), 0.02)).outcome is Outcome.SUPPORTED
+    assert claim.judge(_majority_rows("gated", (3.2, 3.4, 4.3), 0.02)).outcome is Outcome.NOT_SUPPORTED
+    # the earlier quick run: the gated model ended E1 at 27-28% test error, so nothing is judged
+    assert claim.judge(_majority_rows("gated", (4.3, 3.4, 3.2), 0.27)).outcome is Outcome.NOT_REPRODUCED
+    variant = _claim("gate-alignment-and-gap-scaling-accumulate-variant")
+    assert variant.judge(_majority_rows("none", (72, 105, 78), 0.01)).outcome is Outcome.SUPPORTED

@@ -19,7 +19,7 @@ from iclr26.attention.hdla import (
     rank_generalized_recurrence,
     transition_matrices,
 )
-from iclr26.attention.hdla.claim_check import hdla_mqar_decider
+from iclr26.attention.hdla.claim_check import LEARNED_PRECONDITION, hdla_mqar_decider
 from iclr26.attention.hdla.experiment import EXPERIMENT, MIXERS, matched_d_mlp
 from iclr26.harness.claims import Outcome
 from iclr26.lab.linear_attention import gla_terms
@@ -209,13 +209,47 @@ def test_mixer_rejects_score_bias_and_bad_state():
 
 
 def rows(a, b, chance=1 / 64):
-    return [{"acc_h": x, "acc_g": y, "chance": chance} for x, y in zip(a, b)]
+    return [
+        {"acc_h": x, "acc_g": y, "acc_best_above_chance": max(x, y) - chance} for x, y in zip(a, b)
+    ]
 
 
 def test_claim_rule_supported_not_supported_inconclusive():
-    decide = hdla_mqar_decider("acc_h", "acc_g", "chance")
+    decide = hdla_mqar_decider("acc_h", "acc_g")
     assert decide(rows([0.60, 0.65, 0.62], [0.50, 0.52, 0.55])).outcome is Outcome.SUPPORTED
-    assert decide(rows([0.50, 0.52, 0.48], [0.55, 0.53, 0.50])).outcome is Outcome.NOT_SUPPORTED
+    # the whole interval lies below the claimed 3 points
+    assert decide(rows([0.50, 0.52, 0.48], [0.51, 0.53, 0.49])).outcome is Outcome.NOT_SUPPORTED
     assert decide(rows([0.52, 0.60, 0.49], [0.50, 0.52, 0.51])).outcome is Outcome.INCONCLUSIVE  # noisy
     assert decide(rows([0.995, 1.0, 0.999], [0.99, 0.995, 0.992])).outcome is Outcome.INCONCLUSIVE  # ceiling
-    assert decide(rows([0.03, 0.05, 0.04], [0.02, 0.02, 0.03])).outcome is Outcome.INCONCLUSIVE  # floor
+    assert decide(rows([0.60], [0.50])).outcome is Outcome.INCONCLUSIVE  # one seed
+
+
+def test_claim_negative_mean_with_a_wide_interval_is_inconclusive_not_refuted():
+    """The brief refuted on mean <= 0; an interval that still reaches +3 points no longer refutes."""
+    decide = hdla_mqar_decider("acc_h", "acc_g")
+    verdict = decide(rows([0.40, 0.70, 0.45], [0.50, 0.52, 0.55]))
+    assert verdict.estimate < 0 and verdict.interval[1] > 0.03
+    assert verdict.outcome is Outcome.INCONCLUSIVE
+
+
+def test_claim_floor_is_not_reproduced_and_learned_models_are_judged():
+    claim = next(c for c in EXPERIMENT.claims if c.id == "hdla-beats-gdn-mqar")
+    assert claim.preconditions == (LEARNED_PRECONDITION,)
+    chance = 1 / 64
+
+    def claim_rows(a, b):
+        return [
+            {"acc_hdla": x, "acc_gated_deltanet": y, "acc_best_above_chance": max(x, y) - chance}
+            for x, y in zip(a, b)
+        ]
+
+    floor = claim.judge(claim_rows([0.03, 0.05, 0.04], [0.02, 0.02, 0.03]))
+    assert floor.outcome is Outcome.NOT_REPRODUCED and "acc_best_above_chance" in floor.explanation
+    # one seed at the floor is enough
+    one = claim.judge(claim_rows([0.60, 0.65, 0.03], [0.50, 0.52, 0.02]))
+    assert one.outcome is Outcome.NOT_REPRODUCED
+    # learned: a real verdict, in both directions
+    assert claim.judge(claim_rows([0.60, 0.65, 0.62], [0.50, 0.52, 0.55])).outcome is Outcome.SUPPORTED
+    assert claim.judge(claim_rows([0.30, 0.32, 0.28], [0.50, 0.52, 0.49])).outcome is Outcome.NOT_SUPPORTED
+    # HDLA learned and GDN did not: still a judged (winning) comparison
+    assert claim.judge(claim_rows([0.30, 0.35, 0.33], [0.02, 0.03, 0.02])).outcome is Outcome.SUPPORTED

@@ -24,7 +24,13 @@ from iclr26.attention.hilbert_attention import (
     swin_window_attention,
     to_curve,
 )
-from iclr26.attention.hilbert_attention.claim_check import accuracy_decider, sparsity_decider, speed_decider
+from iclr26.attention.hilbert_attention.claim_check import (
+    accuracy_decider,
+    sparsity_decider,
+    speed_decider,
+    strict_everywhere_decider,
+)
+from iclr26.attention.hilbert_attention.experiment import EXPERIMENT
 from iclr26.harness.claims import Outcome
 from iclr26.lab import flex
 
@@ -317,24 +323,64 @@ def test_accuracy_decider_three_outcomes():
     assert dec(good).outcome is Outcome.SUPPORTED
     assert dec(bad).outcome is Outcome.NOT_SUPPORTED
     assert dec(unsure).outcome is Outcome.INCONCLUSIVE
+    assert dec(good[:1]).outcome is Outcome.INCONCLUSIVE  # an interval needs two seeds
+    assert not dec.compares  # non-inferiority: the baseline against itself is non-inferior
+
+
+def test_accuracy_decider_refutes_only_when_the_interval_excludes_the_claim():
+    """The brief refuted on mean <= -2.5 points; now the whole interval must lie below the claimed -1 point."""
+    dec = accuracy_decider("hwa", "swin")
+    wide = _rows(acc_hwa=[0.90, 0.95, 0.86], acc_swin=[0.95, 0.95, 0.95])
+    verdict = dec(wide)
+    assert verdict.estimate <= -0.025 and verdict.interval[1] > -0.01
+    assert verdict.outcome is Outcome.INCONCLUSIVE
+    narrow = _rows(acc_hwa=[0.93, 0.935, 0.93], acc_swin=[0.95, 0.95, 0.95])  # about -1.8 points, tight
+    assert dec(narrow).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_accuracy_claims_need_a_baseline_that_learned():
+    claims = {c.id: c for c in EXPERIMENT.claims}
+    for cid, base, other in (
+        ("hwa-accuracy-vs-swin-window", "acc_swin", "acc_hwa"),
+        ("hsa-accuracy-vs-neighborhood", "acc_nat", "acc_hsa"),
+    ):
+        claim = claims[cid]
+        assert [p.metric for p in claim.preconditions] == [base]
+        learned = _rows(**{other: [0.95, 0.96, 0.955], base: [0.955, 0.958, 0.957]})
+        assert claim.judge(learned).outcome is Outcome.SUPPORTED
+        worse = _rows(**{other: [0.90, 0.91, 0.92], base: [0.95, 0.95, 0.95]})
+        assert claim.judge(worse).outcome is Outcome.NOT_SUPPORTED
+        at_chance = _rows(**{other: [0.11, 0.12, 0.10], base: [0.10, 0.12, 0.35]})
+        assert claim.judge(at_chance).outcome is Outcome.NOT_REPRODUCED
+
+
+SPARSE_OK = {
+    "worked_rowmajor_empty_pct": 87.5,
+    "worked_hilbert_empty_pct": 96.875,
+    "configs_hilbert_worse": 0.0,
+    "nonempty_rowmajor_total": 100.0,
+    "nonempty_hilbert_total": 80.0,
+    "partial_rowmajor_total": 50.0,
+    "partial_hilbert_total": 30.0,
+}
+NAN = float("nan")
 
 
 def test_sparsity_and_speed_deciders_can_fail():
-    ok = {
-        "worked_rowmajor_empty_pct": 87.5,
-        "worked_hilbert_empty_pct": 96.875,
-        "configs_hilbert_worse": 0.0,
-        "nonempty_rowmajor_total": 100.0,
-        "nonempty_hilbert_total": 80.0,
-        "partial_rowmajor_total": 50.0,
-        "partial_hilbert_total": 30.0,
-    }
-    assert sparsity_decider([ok]).outcome is Outcome.SUPPORTED
+    ok = SPARSE_OK
+    assert sparsity_decider([ok]).outcome is Outcome.SUPPORTED  # deterministic: one seed suffices
     assert sparsity_decider([ok | {"worked_hilbert_empty_pct": 93.75}]).outcome is Outcome.NOT_SUPPORTED
     assert sparsity_decider([ok | {"configs_hilbert_worse": 1.0}]).outcome is Outcome.NOT_SUPPORTED
-    cpu = {"flop_ratio_window": 3.9, "flop_ratio_slide": 1.6}
+    for comp in sparsity_decider.compares:  # the Hilbert numbers replaced by the raster ones
+        assert sparsity_decider([ok | {comp.method: ok[comp.baseline]}]).outcome is Outcome.NOT_SUPPORTED
+    strict = {"configs_not_strict": 0.0, "n_configs": 12.0}
+    assert strict_everywhere_decider([strict]).outcome is Outcome.SUPPORTED
+    assert strict_everywhere_decider([strict | {"configs_not_strict": 2.0}]).outcome is Outcome.NOT_SUPPORTED
+    cpu = {"flop_ratio_window": 3.9, "flop_ratio_slide": 1.6, "gpu_speedup_window": NAN, "gpu_speedup_slide": NAN}
     assert speed_decider([cpu]).outcome is Outcome.INCONCLUSIVE
+    assert "CPU" in speed_decider([cpu]).explanation
     assert speed_decider([cpu | {"flop_ratio_window": 0.8}]).outcome is Outcome.NOT_SUPPORTED
     gpu = cpu | {"gpu_speedup_window": 3.5, "gpu_speedup_slide": 12.0}
     assert speed_decider([gpu]).outcome is Outcome.SUPPORTED
     assert speed_decider([gpu | {"gpu_speedup_slide": 1.1}]).outcome is Outcome.NOT_SUPPORTED
+    assert speed_decider([gpu, cpu]).outcome is Outcome.INCONCLUSIVE  # GPU numbers in one seed only

@@ -17,7 +17,14 @@ from iclr26.attention.lla import (
     nadaraya_watson,
     ridge_coefficients,
 )
-from iclr26.attention.lla.claim_check import lla_claim_decider, study_a_decider, study_b_decider
+from iclr26.attention.lla.claim_check import (
+    LEARNED_PRECONDITION,
+    lla_claim_decider,
+    study_a_decider,
+    study_b_decider,
+)
+from iclr26.attention.lla.experiment import CLAIM_DRAWS, EXPERIMENT, LLAConfig
+from iclr26.attention.lla.study_a import BASELINES, FAMILIES
 from iclr26.harness.claims import Outcome
 from iclr26.lab.flex import attention, causal
 from iclr26.lab.transformer import Transformer
@@ -208,30 +215,32 @@ def test_bad_arguments_raise(kwargs, words):
 
 
 FAMS = ("f1", "f2", "f3")
-BASES = ("nw", "ridge")
+BASES = ("nw", "ridge")  # the last one is the best baseline in claim_rows
 
 
-def claim_rows(lla_factor, b_ratio, seeds=3, draws=10):
+def claim_rows(lla_factor, b_ratio, seeds=3, draws=10, trivial=1.0, fams=FAMS, bases=BASES):
     """Hand-made per-seed metrics: LLA's Study A MSE = factor x the best baseline's; Study B ratio per seed."""
     rng = np.random.default_rng(0)
     rows = []
     for s in range(seeds):
-        row = {"b_lla_mse": 0.5 * b_ratio[s], "b_softmax_mse": 0.5, "b_trivial_mse": 1.0}
-        for f, fac in zip(FAMS, lla_factor):
+        row = {"b_lla_mse": 0.5 * b_ratio[s], "b_softmax_mse": 0.5}
+        row["b_best_mse_to_trivial"] = min(row["b_lla_mse"], row["b_softmax_mse"]) / trivial
+        for f, fac in zip(fams, lla_factor):
             for r in range(draws):
                 base = 0.1 * np.exp(rng.normal(scale=0.1))
-                row[f"claimA_{f}_ridge_mse_{r:02d}"] = base
-                row[f"claimA_{f}_nw_mse_{r:02d}"] = 3 * base
+                row[f"claimA_{f}_{bases[-1]}_mse_{r:02d}"] = base
+                for other in bases[:-1]:
+                    row[f"claimA_{f}_{other}_mse_{r:02d}"] = 3 * base
                 row[f"claimA_{f}_lla_mse_{r:02d}"] = fac * base * np.exp(rng.normal(scale=0.05))
         rows.append(row)
     return rows
 
 
 def test_claim_decider_supported_not_supported_inconclusive():
-    decide = lla_claim_decider(FAMS, BASES)
+    decide = lla_claim_decider(FAMS, BASES, 10)
     good = claim_rows((0.5, 0.6, 1.5), (0.8, 0.7, 0.85))
     assert decide(good).outcome == Outcome.SUPPORTED
-    assert study_a_decider(FAMS, BASES)(good).outcome == Outcome.SUPPORTED
+    assert study_a_decider(FAMS, BASES, 10)(good).outcome == Outcome.SUPPORTED
     assert study_b_decider()(good).outcome == Outcome.SUPPORTED
     # sabotage: LLA worse than the best baseline in two families -> not supported
     assert decide(claim_rows((1.5, 1.4, 0.5), (0.8, 0.7, 0.85))).outcome == Outcome.NOT_SUPPORTED
@@ -239,8 +248,50 @@ def test_claim_decider_supported_not_supported_inconclusive():
     assert decide(claim_rows((0.5, 0.6, 0.5), (1.2, 1.3, 1.15))).outcome == Outcome.NOT_SUPPORTED
     # Study A wins, Study B too close to call -> inconclusive
     assert decide(claim_rows((0.5, 0.6, 0.5), (0.95, 1.02, 0.93))).outcome == Outcome.INCONCLUSIVE
-    # neither model beat the zero predictor: Study B cannot speak, even with a 2x gap
-    untrained = claim_rows((0.5, 0.6, 0.5), (2.1, 2.0, 2.05))
-    for row in untrained:
-        row["b_trivial_mse"] = 0.5
-    assert study_b_decider()(untrained).outcome == Outcome.INCONCLUSIVE
+
+
+def test_study_a_declares_every_draw_it_reads_and_one_seed_is_judged():
+    dec = study_a_decider(FAMS, BASES, 10)
+    assert len(dec.metrics) == 3 * 3 * 10
+    rows = claim_rows((0.5, 0.6, 1.5), (0.8, 0.7, 0.85))
+    assert dec(rows[:1]).outcome == Outcome.SUPPORTED  # 10 pooled draws give the interval
+    missing = [{k: v for k, v in r.items() if not k.endswith("_mse_09")} for r in rows]
+    assert dec(missing).outcome == Outcome.INCONCLUSIVE and "missing" in dec(missing).explanation
+    # sabotage: LLA's draws replaced by the best baseline's (ridge) in every family -> never supported
+    same = [
+        {
+            **r,
+            **{
+                f"claimA_{f}_lla_mse_{i:02d}": r[f"claimA_{f}_ridge_mse_{i:02d}"]
+                for f in FAMS
+                for i in range(10)
+            },
+        }
+        for r in rows
+    ]
+    assert dec(same).outcome is not Outcome.SUPPORTED
+
+
+def test_study_b_claims_are_not_reproduced_when_neither_model_learned():
+    claims = {c.id: c for c in EXPERIMENT.claims}
+    for cid in ("lla-beats-baselines", "study-b-in-context-regression"):
+        claim = claims[cid]
+
+        def rows(*args, **kw):
+            return claim_rows(*args, fams=FAMILIES, bases=BASELINES, **kw)
+
+        assert LEARNED_PRECONDITION in claim.preconditions
+        # neither model beat the zero predictor: Study B cannot speak, even with a 2x gap
+        untrained = rows((0.5, 0.6, 0.5), (2.1, 2.0, 2.05), trivial=0.5)
+        verdict = claim.judge(untrained)
+        assert verdict.outcome is Outcome.NOT_REPRODUCED and "b_best_mse_to_trivial" in verdict.explanation
+        # learned: real verdicts both ways
+        assert claim.judge(rows((0.5, 0.6, 1.5), (0.8, 0.7, 0.85))).outcome is Outcome.SUPPORTED
+        assert claim.judge(rows((0.5, 0.6, 0.5), (1.2, 1.3, 1.15))).outcome is Outcome.NOT_SUPPORTED
+    assert not claims["study-a-test-time-regression"].preconditions  # Study A trains nothing
+
+
+def test_every_budget_has_the_claims_number_of_draws():
+    assert all(cfg.a_draws == CLAIM_DRAWS for cfg in EXPERIMENT.configs.values())
+    with pytest.raises(ValueError, match="a_draws"):
+        LLAConfig(a_draws=3)

@@ -17,6 +17,7 @@ from iclr26.attention.swax import (
     swax_mixer_factory,
 )
 from iclr26.attention.swax.claim_check import stochastic_window_decider
+from iclr26.attention.swax.experiment import EXPERIMENT
 from iclr26.harness.claims import Outcome
 from iclr26.lab.flex import sliding_window
 from iclr26.lab.transformer import BlockSpec
@@ -266,6 +267,66 @@ def test_sabotage_decider_on_baseline_numbers_is_not_supported():
     decide = stochastic_window_decider()
     same = _rows([0.40, 0.41, 0.42], [0.40, 0.41, 0.42], [0.9] * 3, [0.9] * 3)
     assert decide(same).outcome is not Outcome.SUPPORTED
+
+
+def _claim(cid):
+    return next(c for c in EXPERIMENT.claims if c.id == cid)
+
+
+def _above_chance(rows, recall_chance=0.25, local_chance=1 / 16):
+    out = []
+    for r in rows:
+        r = dict(r)
+        for cond in ("stochastic", "fixed_long", "fixed_short"):
+            if f"{cond}_recall_acc" in r:
+                r[f"{cond}_recall_above_chance"] = r[f"{cond}_recall_acc"] - recall_chance
+            if f"{cond}_local_acc" in r:
+                r[f"{cond}_local_above_chance"] = r[f"{cond}_local_acc"] - local_chance
+        out.append(r)
+    return out
+
+
+def test_c2_not_reproduced_when_a_model_never_learned_recall():
+    claim = _claim("swax-c2-stochastic-window")
+    assert {p.metric for p in claim.preconditions} == {
+        "stochastic_recall_above_chance",
+        "fixed_long_recall_above_chance",
+        "fixed_long_local_above_chance",
+    }
+    # the earlier quick run: the stochastic model stayed at chance (1/4) on recall in every seed
+    earlier = _rows([0.253, 0.270, 0.277], [0.743, 1.0, 0.969], [0.898, 0.341, 0.723], [0.247, 0.208, 0.259])
+    assert stochastic_window_decider()(earlier).outcome is Outcome.NOT_SUPPORTED  # the unguarded rule
+    verdict = claim.judge(_above_chance(earlier))
+    assert verdict.outcome is Outcome.NOT_REPRODUCED and "stochastic_recall_above_chance" in verdict.explanation
+    # every model learned: real verdicts both ways
+    good = _rows([0.80, 0.82, 0.78], [0.50, 0.51, 0.52], [0.9, 0.9, 0.91], [0.9, 0.9, 0.9])
+    assert claim.judge(_above_chance(good)).outcome is Outcome.SUPPORTED
+    worse = _rows([0.40, 0.41, 0.39], [0.60, 0.61, 0.62], [0.9] * 3, [0.9] * 3)
+    assert claim.judge(_above_chance(worse)).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_c1_and_secondary_need_both_models_to_learn_their_task():
+    c1 = _claim("swax-c1-short-window-recall")
+    rows = [
+        {"fixed_short_recall_acc": a, "fixed_long_recall_acc": b}
+        for a, b in zip([0.90, 0.95, 0.92], [0.60, 0.62, 0.61])
+    ]
+    assert c1.judge(_above_chance(rows)).outcome is Outcome.SUPPORTED
+    rows[1]["fixed_short_recall_acc"] = 0.27  # one seed at chance
+    assert c1.judge(_above_chance(rows)).outcome is Outcome.NOT_REPRODUCED
+    local = _claim("swax-short-window-hurts-local")
+    rows = [
+        {"fixed_long_local_acc": a, "fixed_short_local_acc": b}
+        for a, b in zip([0.995, 0.945, 0.944], [0.247, 0.208, 0.259])
+    ]  # both models learned the local task: a real verdict
+    assert local.judge(_above_chance(rows)).outcome is Outcome.SUPPORTED
+    rows = [{"fixed_long_local_acc": a, "fixed_short_local_acc": b} for a, b in zip([0.07] * 3, [0.9] * 3)]
+    assert local.judge(_above_chance(rows)).outcome is Outcome.NOT_REPRODUCED
+
+
+def test_precondition_metrics_subtract_the_task_chance():
+    cfg = EXPERIMENT.configs["quick"]
+    assert (cfg.n_pairs, cfg.n_filler) == (4, 16)  # chance 1/4 and 1/16 as in the tests above
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="flex_attention path needs CUDA")

@@ -26,7 +26,7 @@ from iclr26.decision.delayed_lipschitz_bandit import (
 )
 from iclr26.decision.delayed_lipschitz_bandit.claim_check import delayed_bandit_decider, fit_slope
 from iclr26.decision.delayed_lipschitz_bandit.coverage import ball_key
-from iclr26.decision.delayed_lipschitz_bandit.experiment import delay_model, make_algorithm
+from iclr26.decision.delayed_lipschitz_bandit.experiment import EXPERIMENT, delay_model, make_algorithm
 from iclr26.decision.delayed_lipschitz_bandit.grid_ucb import grid_arms
 from iclr26.harness import Outcome
 
@@ -331,6 +331,7 @@ def _rows(n=8, dz_delay=1.2, dlpp_delay=1.05, dlpp_learned=0.3, slope=0.6, seed=
             row[f"regret_{f}_geometric50_dlpp"] = (
                 row[f"regret_{f}_none_dlpp"] * dlpp_delay * rng.uniform(0.97, 1.03)
             )
+            row[f"dlpp_regret_vs_uniform_{f}"] = row[f"regret_{f}_none_dlpp"] / uniform
         for i, T in enumerate(horizons):
             row[f"sweep_horizon_{i}"] = float(T)
             row[f"regret_sweep_{i}"] = 3.0 * T**slope * rng.uniform(0.95, 1.05)
@@ -338,8 +339,11 @@ def _rows(n=8, dz_delay=1.2, dlpp_delay=1.05, dlpp_learned=0.3, slope=0.6, seed=
     return rows
 
 
+CLAIM = EXPERIMENT.claims[0]
+
+
 def test_claim_supported_on_good_metrics():
-    verdict = delayed_bandit_decider()(_rows())
+    verdict = CLAIM.judge(_rows())
     assert verdict.outcome is Outcome.SUPPORTED, verdict.explanation
 
 
@@ -352,18 +356,37 @@ def test_claim_supported_on_good_metrics():
     ],
 )
 def test_claim_check_fails_on_sabotaged_metrics(sabotage):
-    verdict = delayed_bandit_decider()(_rows(**sabotage))
+    verdict = CLAIM.judge(_rows(**sabotage))
     assert verdict.outcome is Outcome.NOT_SUPPORTED, verdict.explanation
 
 
-def test_claim_guard_makes_a_dlpp_that_did_not_learn_inconclusive():
-    verdict = delayed_bandit_decider()(_rows(dlpp_learned=0.99))
-    assert verdict.outcome is Outcome.INCONCLUSIVE and "guard" in verdict.explanation
+def test_a_dlpp_that_did_not_learn_is_not_reproduced():
+    verdict = CLAIM.judge(_rows(dlpp_learned=0.99))
+    assert verdict.outcome is Outcome.NOT_REPRODUCED, verdict.explanation
+    assert "dlpp_regret_vs_uniform_trig1d" in verdict.explanation
+    # even a refuted rule is not reported as evidence against the paper when DLPP did not learn
+    assert CLAIM.judge(_rows(dlpp_learned=0.99, dz_delay=2.5)).outcome is Outcome.NOT_REPRODUCED
+
+
+def test_the_precondition_holds_when_dlpp_learned_in_every_seed():
+    rows = _rows(dlpp_learned=0.6)
+    assert not CLAIM.unmet(rows)
+    assert CLAIM.judge(rows).outcome is Outcome.SUPPORTED
+    rows[0] = {**rows[0], "dlpp_regret_vs_uniform_bimodal2d": 0.9}  # one seed that did not learn is enough
+    assert CLAIM.judge(rows).outcome is Outcome.NOT_REPRODUCED
 
 
 def test_claim_borderline_is_inconclusive_and_one_seed_is_not_judged():
-    assert delayed_bandit_decider()(_rows(dz_delay=1.6)).outcome is Outcome.INCONCLUSIVE
-    assert delayed_bandit_decider()(_rows(n=1)).outcome is Outcome.INCONCLUSIVE
+    assert CLAIM.judge(_rows(dz_delay=1.6)).outcome is Outcome.INCONCLUSIVE
+    assert CLAIM.judge(_rows(n=1)).outcome is Outcome.INCONCLUSIVE
+
+
+def test_the_decider_reads_only_declared_metrics_and_states_each_part():
+    rows = [{m: r[m] for m in CLAIM.metrics} for r in _rows()]
+    verdict = delayed_bandit_decider()(rows)
+    assert verdict.outcome is Outcome.SUPPORTED
+    for part in ("(a) trig1d", "(a) bimodal2d", "(b) trig1d", "(b) bimodal2d", "(c)"):
+        assert part in verdict.explanation
 
 
 def test_fit_slope_recovers_a_power_law():

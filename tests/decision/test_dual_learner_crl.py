@@ -26,6 +26,7 @@ from iclr26.decision.dual_learner_crl import (
     wilson_interval,
 )
 from iclr26.decision.dual_learner_crl.claim_check import fame_decider, warmup_decider
+from iclr26.decision.dual_learner_crl.experiment import EXPERIMENT
 from iclr26.harness.claims import Outcome
 from iclr26.lab.rl import ReplayBuffer
 from iclr26.lab.threads import limited_threads
@@ -276,17 +277,25 @@ def test_wilson_matches_statsmodels():
         assert np.allclose(wilson_interval(s, n), proportion_confint(s, n, method="wilson"))
 
 
-def _rows(adv, gap, seen=(3, 3), new=(0, 1)):
+def _rows(adv, gap, seen=(3, 3), new=(0, 1), learned=0.8, meta=0.8):
+    """Per-seed rows: FAME's advantage over the best baseline `adv` (the best is LargeBuffer, 0.4) and
+    Finetune's forgetting minus FAME's `gap`; `learned` / `meta` are the precondition metrics."""
     return [
         {
-            "fame_adv": a,
-            "forget_gap": g,
+            "avg_fame": 0.4 + a,
+            "avg_reset": 0.3,
+            "avg_finetune": 0.1,
+            "avg_largebuffer": 0.4,
+            "forget_fame": 0.2,
+            "forget_finetune": 0.2 + g,
             "seen_meta": seen[0],
             "seen_n": seen[1],
             "new_meta": new[0],
             "new_n": new[1],
+            "end_of_task_fame": learned,
+            "meta_acc_norm_final": meta,
         }
-        for a, g in zip(adv, gap)
+        for a, g in zip(adv, gap, strict=True)
     ]
 
 
@@ -294,12 +303,54 @@ def test_claim_deciders_can_pass_fail_and_abstain():
     judge = fame_decider()
     assert judge(_rows([0.2, 0.25, 0.3], [0.1, 0.2, 0.15])).outcome is Outcome.SUPPORTED
     assert judge(_rows([-0.2, -0.25, -0.3], [0.1, 0.2, 0.15])).outcome is Outcome.NOT_SUPPORTED
+    assert (
+        judge(_rows([0.2, 0.25, 0.3], [-0.1, -0.2, -0.15])).outcome is Outcome.NOT_SUPPORTED
+    )  # (b) reversed
     assert judge(_rows([-0.2, 0.25, 0.1], [0.1, 0.2, 0.15])).outcome is Outcome.INCONCLUSIVE
     assert judge(_rows([0.2, 0.25, 0.3], [0.1, 0.2, 0.15], seen=(1, 3))).outcome is Outcome.INCONCLUSIVE
+    # a refuted warm-up alone never refutes the combined claim
+    assert judge(_rows([0.2, 0.25, 0.3], [0.1, 0.2, 0.15], seen=(0, 5))).outcome is Outcome.INCONCLUSIVE
     warm = warmup_decider()
     assert warm(_rows([0] * 3, [0] * 3)).outcome is Outcome.SUPPORTED
     assert warm(_rows([0] * 5, [0] * 5, seen=(0, 3))).outcome is Outcome.NOT_SUPPORTED
     assert warm(_rows([0] * 3, [0] * 3, seen=(2, 3))).outcome is Outcome.INCONCLUSIVE
+
+
+def test_fame_is_judged_against_the_best_baseline_of_each_seed():
+    rows = _rows([0.05, 0.06, 0.07], [0.1, 0.2, 0.15])
+    assert fame_decider()(rows).outcome is Outcome.SUPPORTED
+    rows[1] = {**rows[1], "avg_reset": 0.9}  # in one seed Reset is far ahead of FAME
+    assert fame_decider()(rows).outcome is Outcome.INCONCLUSIVE
+    same = [{**r, "avg_fame": r["avg_largebuffer"]} for r in _rows([0.1] * 3, [0.1] * 3)]
+    assert fame_decider()(same).outcome is not Outcome.SUPPORTED
+
+
+@pytest.mark.parametrize("claim_id", ["fame-beats-baselines", "adaptive-warmup-selection"])
+def test_preconditions_pass_when_fame_learned_and_give_not_reproduced_when_not(claim_id):
+    claim = next(c for c in EXPERIMENT.claims if c.id == claim_id)
+    good = _rows([0.2, 0.25, 0.3], [0.1, 0.2, 0.15])
+    assert not claim.unmet(good)
+    assert claim.judge(good).outcome is Outcome.SUPPORTED
+    bad_meta = _rows([0.2, 0.25, 0.3], [0.1, 0.2, 0.15], meta=0.2)
+    assert claim.judge(bad_meta).outcome is Outcome.NOT_REPRODUCED
+    # a FAME that did not learn is not evidence against the paper, even when the rule alone would refute it
+    refuted = _rows([-0.2, -0.25, -0.3], [0.1, 0.2, 0.15], seen=(0, 5), learned=0.1, meta=0.1)
+    assert claim.decide(refuted).outcome is Outcome.NOT_SUPPORTED
+    assert claim.judge(refuted).outcome is Outcome.NOT_REPRODUCED
+    if claim_id == "fame-beats-baselines":
+        assert claim.judge(_rows([0.2, 0.25, 0.3], [0.1, 0.2, 0.15], learned=0.3)).outcome is (
+            Outcome.NOT_REPRODUCED
+        )
+
+
+def test_chance_accuracy_is_the_random_policys_shortest_path_rate():
+    from iclr26.decision.dual_learner_crl.experiment import _chance_accuracy
+
+    env = GridTasks(layouts=("A", "B", "C", "D"))
+    cells = env.start_cells("A")
+    hits = env.oracle_actions(cells, "A").sum(1)
+    assert 1 <= hits.min() and hits.max() <= 2  # one or two shortest-path moves per cell
+    assert np.isclose(_chance_accuracy(("A",), 50), np.mean(hits / 4))
 
 
 @pytest.mark.parametrize("bad", [dict(kl_weight=-0.1), dict(fast2meta=500), dict(detection_steps=40)])

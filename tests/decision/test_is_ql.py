@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from iclr26.decision.is_ql import DQN, ISDQN, SharedHeadQNet, TargetFreeDQN, train
-from iclr26.decision.is_ql.claim_check import gap_recovery_decider, param_decider
+from iclr26.decision.is_ql.claim_check import gap_recovery_decider, param_decider, pooled_auc
+from iclr26.decision.is_ql.experiment import EXPERIMENT
 from iclr26.harness.claims import Outcome
 from iclr26.lab.threads import limited_threads
 
@@ -184,21 +185,28 @@ def test_acting_draws_a_learned_head_per_member():
     assert q.shape == (4, 3)
 
 
-def rows(dqn, tf, is4, is1=None, n=3):
+def rows(dqn, tf, is4, is1=None, n=3, learned=0.5):
+    """`n` seeds of 4 members; `{env}_{method}_auc` is the members' mean, as run() writes it."""
     out = []
     for s in range(n):
         r = {}
         for env in ("cartpole", "acrobot"):
             for m, v in (("dqn", dqn), ("tf", tf), ("is4", is4), ("is1", is1 if is1 is not None else tf)):
-                for j in range(4):
-                    r[f"{env}_{m}_auc_m{j}"] = (
-                        v + 0.5 * ((s * 4 + j) % 5) - 1.0 + (0.3 * j - 0.45 if m == "dqn" else 0.0)
-                    )
-                r[f"{env}_{m}_auc"] = v
+                members = [
+                    v + 0.5 * ((s * 4 + j) % 5) - 1.0 + (0.3 * j - 0.45 if m == "dqn" else 0.0)
+                    for j in range(4)
+                ]
+                for j, a in enumerate(members):
+                    r[f"{env}_{m}_auc_m{j}"] = a
+                r[f"{env}_{m}_auc"] = float(np.mean(members))
             r[f"{env}_dqn_params"], r[f"{env}_tf_params"], r[f"{env}_is4_params"] = 34820, 17410, 18442
             r[f"{env}_is1_params"] = 17668
+            r[f"{env}_dqn_learned"] = learned
         out.append(r)
     return out
+
+
+CLAIMS = {c.id: c for c in EXPERIMENT.claims}
 
 
 def test_gap_recovery_decider_three_outcomes_and_sabotage():
@@ -218,9 +226,36 @@ def test_gap_recovery_decider_three_outcomes_and_sabotage():
 def test_param_decider():
     dec = param_decider(("cartpole", "acrobot"))
     assert dec(rows(1, 1, 1)).outcome is Outcome.SUPPORTED
+    assert dec(rows(1, 1, 1, n=1)).outcome is Outcome.SUPPORTED  # deterministic: one seed suffices
     r = rows(1, 1, 1)
     r[0]["acrobot_is4_params"] = 20000
     assert dec(r).outcome is Outcome.NOT_SUPPORTED
+    assert CLAIMS["is-dqn-memory"].kind == "check"  # true by construction, reported apart
+
+
+def test_replicates_are_the_members_anchored_on_the_seed_mean():
+    r = rows(100, 40, 90)
+    members = np.array([[row[f"cartpole_is4_auc_m{j}"] for j in range(4)] for row in r]).ravel()
+    np.testing.assert_allclose(pooled_auc(r, "cartpole", "is4", 4), members, rtol=0, atol=1e-12)
+    # replacing the method's per-seed AUC by TF's moves all its replicates there (the sabotage the suite runs)
+    sabotaged = [{**row, "cartpole_is4_auc": row["cartpole_tf_auc"]} for row in r]
+    dec = gap_recovery_decider(("cartpole", "acrobot"), "is4", 0.5)
+    assert dec(sabotaged).outcome is not Outcome.SUPPORTED
+    assert dec([{k: v for k, v in row.items() if k != "cartpole_tf_auc_m3"} for row in r]).outcome is (
+        Outcome.INCONCLUSIVE
+    )  # every member is declared: a missing one is not silently skipped
+
+
+@pytest.mark.parametrize("claim_id", ["is-dqn-bridges-gap", "is-dqn-k1-beats-tf"])
+def test_precondition_dqn_learned(claim_id):
+    claim = CLAIMS[claim_id]
+    assert not claim.unmet(rows(100, 40, 90, is1=90))  # DQN learned: the rule's verdict stands
+    assert claim.judge(rows(100, 40, 90, is1=90)).outcome is Outcome.SUPPORTED
+    assert claim.judge(rows(100, 40, 40)).outcome is Outcome.NOT_SUPPORTED
+    low = rows(100, 40, 40)
+    low[1] = {**low[1], "acrobot_dqn_learned": 0.05}  # one seed where DQN barely beat random play
+    assert claim.judge(low).outcome is Outcome.NOT_REPRODUCED
+    assert claim.judge(rows(100, 40, 90, learned=0.0)).outcome is Outcome.NOT_REPRODUCED
 
 
 @pytest.mark.parametrize(

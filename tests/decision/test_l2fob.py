@@ -21,8 +21,15 @@ from iclr26.decision.l2fob import (
     fluid_benchmark,
     run_bidder,
 )
-from iclr26.decision.l2fob.claim_check import N_SWEEP, l2fob_claim, regret_slope
-from iclr26.decision.l2fob.experiment import METHODS, L2fobConfig, make_bidder
+from iclr26.decision.l2fob.claim_check import (
+    N_SWEEP,
+    eta_part,
+    l2fob_claim,
+    regret_slope,
+    roi_part,
+    slope_part,
+)
+from iclr26.decision.l2fob.experiment import EXPERIMENT, METHODS, L2fobConfig, make_bidder
 from iclr26.harness.claims import Outcome
 
 GRID = np.linspace(0.0, 1.0, 101)
@@ -377,6 +384,21 @@ def test_roi_part_between_the_thresholds_is_inconclusive():
         row["roi_l2fob"] = 1.65 if i % 2 else 1.81  # mean 1.73 < 1.75, interval reaching above 1.75
     verdict = l2fob_claim()(data)
     assert verdict.outcome is Outcome.INCONCLUSIVE and "(b) inconclusive" in verdict.explanation
+
+
+def test_each_part_is_its_own_decider_on_declared_metrics():
+    claim = EXPERIMENT.claims[0]
+    data = [{m: r[m] for m in claim.metrics} for r in rows()]
+    assert claim.judge(data).outcome is Outcome.SUPPORTED
+    assert roi_part()(rows(roi=1.65)).outcome is Outcome.NOT_SUPPORTED  # the whole interval below 1.75
+    assert roi_part()(rows(roi=1.76)).outcome is Outcome.SUPPORTED
+    assert slope_part()(rows(slope=-0.05)).outcome is Outcome.INCONCLUSIVE  # (c) can fail, never refute
+    assert eta_part()(rows(eta60=300.0)).outcome is Outcome.INCONCLUSIVE  # (d) likewise
+    win = claim.decide.synthesize(data)
+    assert claim.judge(win).outcome is Outcome.SUPPORTED
+    assert (
+        claim.judge([{**r, "reward_l2fob": r["reward_wang"]} for r in win]).outcome is not Outcome.SUPPORTED
+    )
 
 
 def test_regret_slope():

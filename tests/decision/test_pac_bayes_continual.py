@@ -31,6 +31,7 @@ from iclr26.decision.pac_bayes_continual import (
     split_digits,
 )
 from iclr26.decision.pac_bayes_continual.claim_check import certificate_decider, oracle_decider
+from iclr26.decision.pac_bayes_continual.experiment import EXPERIMENT
 from iclr26.harness.claims import Outcome
 from tests.conformance.bad_inputs.pac_bayes_continual import CASES
 
@@ -328,6 +329,57 @@ def test_oracle_decider_outcomes():
     assert dec(_rows([0] * 3, [1] * 3, [0.01, 0.02, 0.0])).outcome is Outcome.SUPPORTED
     assert dec(_rows([0] * 3, [1] * 3, [0.2, 0.25, 0.3])).outcome is Outcome.NOT_SUPPORTED
     assert dec(_rows([0] * 3, [1] * 3, [0.05, 0.09, 0.15])).outcome is Outcome.INCONCLUSIVE
+
+
+CLAIMS = {c.id: c for c in EXPERIMENT.claims}
+
+
+def test_a_certificate_equal_to_the_loss_is_not_supported():
+    """The suite's sabotage (certificate := the loss it certifies) must not pass: zero slack is inconclusive."""
+    tight = _rows([0.30, 0.31, 0.29], [0.30, 0.46, 0.44], [0.01] * 3)
+    assert certificate_decider()(tight).outcome is Outcome.INCONCLUSIVE
+    split = CLAIMS["split-certificate"]
+    rows = [{"split_vi_cul": c, "split_vi_bound": b} for c, b in ((0.03, 0.24), (0.035, 0.25), (0.04, 0.23))]
+    assert split.judge(rows).outcome is Outcome.SUPPORTED
+    assert (
+        split.judge([{**r, "split_vi_bound": r["split_vi_cul"]} for r in rows]).outcome
+        is Outcome.INCONCLUSIVE
+    )
+    assert (
+        split.judge([{**r, "split_vi_bound": 1.0} for r in rows]).outcome is Outcome.NOT_SUPPORTED
+    )  # vacuous
+    violated = [dict(r) for r in rows]
+    violated[1]["split_vi_cul"] = 0.3
+    assert split.judge(violated).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_preconditions_vi_learned():
+    good = _rows([0.30, 0.31, 0.29], [0.45, 0.46, 0.44], [0.01, 0.02, 0.015])
+    claim = CLAIMS["cul-certificate"]
+    assert not claim.unmet(good) and claim.judge(good).outcome is Outcome.SUPPORTED
+    # the quick run's VI: (1/T) CuL 0.574 learned, but a vacuous certificate: a real not supported
+    learned_vacuous = _rows([0.57, 0.58, 0.57], [1.05, 1.06, 1.05], [0.01] * 3)
+    assert claim.judge(learned_vacuous).outcome is Outcome.NOT_SUPPORTED
+    untrained = _rows([0.88, 0.89, 0.9], [0.95, 0.96, 0.97], [0.01] * 3)  # near chance 0.9
+    assert claim.decide(untrained).outcome is Outcome.SUPPORTED  # a free pass for a near-chance learner
+    assert claim.judge(untrained).outcome is Outcome.NOT_REPRODUCED
+    split = CLAIMS["split-certificate"]
+    near_chance = [{"split_vi_cul": 0.48, "split_vi_bound": 0.6} for _ in range(3)]
+    assert split.decide(near_chance).outcome is Outcome.SUPPORTED  # a free, meaningless pass ...
+    assert split.judge(near_chance).outcome is Outcome.NOT_REPRODUCED  # ... which the precondition blocks
+    seq = CLAIMS["sequential-prior-tighter"]
+    row = {
+        "perm_vi_naive_bound": 2.7,
+        "perm_vi_bound": 1.05,
+        "split_vi_naive_bound": 1.2,
+        "split_vi_bound": 0.24,
+    }
+    rows = [
+        {**row, "perm_vi_cul": 0.57 + 0.01 * i, "split_vi_cul": 0.03, "perm_vi_bound": 1.05 + 0.01 * i}
+        for i in range(3)
+    ]
+    assert seq.judge(rows).outcome is Outcome.SUPPORTED
+    assert seq.judge([{**r, "perm_vi_cul": 0.85} for r in rows]).outcome is Outcome.NOT_REPRODUCED
 
 
 def test_bad_input_cases_raise():

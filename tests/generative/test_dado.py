@@ -290,18 +290,44 @@ def test_same_seed_same_history() -> None:
 
 
 # ----------------------------------------------------------------------------- claim rule
-def _rows(gaps60: list[list[float]], gaps20: list[list[float]]) -> list[dict[str, float]]:
+def _rows(
+    gaps60: list[list[float]],
+    gaps20: list[list[float]],
+    base: float = 0.5,
+    sizes: tuple[str, str] = ("L20", "L60"),
+) -> list[dict[str, float]]:
+    """Seeds of per-instance scores: the baseline at `base`, DADO ahead by the given gaps."""
     rows = []
     for g60, g20 in zip(gaps60, gaps20):
-        row = {"L60_gap_ar": float(np.mean(g60)), "L20_gap_ar": float(np.mean(g20))}
-        row |= {f"L60_i{k}_gap_ar": v for k, v in enumerate(g60)}
-        row |= {f"L20_i{k}_gap_ar": v for k, v in enumerate(g20)}
+        row: dict[str, float] = {}
+        for size, gaps in ((sizes[1], g60), (sizes[0], g20)):
+            row |= {f"{size}_i{k}_eda_ar_score": base for k in range(len(gaps))}
+            row |= {f"{size}_i{k}_dado_score": base + g for k, g in enumerate(gaps)}
+            row[f"{size}_eda_ar_score"] = base
+            row[f"{size}_dado_score"] = base + float(np.mean(gaps))
         rows.append(row)
     return rows
 
 
+def _old_rule(rows, n):  # the rule before the harness migration, on precomputed per-run gaps
+    from iclr26.harness.stats import bootstrap_interval
+
+    def gaps(size):
+        return np.array(
+            [r[f"{size}_i{k}_dado_score"] - r[f"{size}_i{k}_eda_ar_score"] for r in rows for k in range(n)]
+        )
+
+    g60, g20 = gaps("L60"), gaps("L20")
+    iv = bootstrap_interval(g60)
+    if iv.hi <= 0:
+        return Outcome.NOT_SUPPORTED
+    if iv.estimate >= 0.05 and iv.lo > 0 and g60.mean() - g20.mean() > 0:
+        return Outcome.SUPPORTED
+    return Outcome.INCONCLUSIVE
+
+
 def test_gap_decider_three_outcomes() -> None:
-    decide = gap_decider("ar", ("L20", "L60"))
+    decide = gap_decider("ar", ("L20", "L60"), n_instances=3)
     good = _rows([[0.2, 0.25, 0.15], [0.18, 0.22, 0.3]], [[0.05, 0.02, 0.04], [0.03, 0.06, 0.01]])
     assert decide(good).outcome is Outcome.SUPPORTED
     bad = _rows([[-0.2, -0.25, -0.15], [-0.18, -0.22, -0.3]], [[0.0, 0.1, 0.0], [0.1, 0.0, 0.1]])
@@ -310,6 +336,56 @@ def test_gap_decider_three_outcomes() -> None:
     assert decide(no_growth).outcome is Outcome.INCONCLUSIVE
     tiny = _rows([[0.02, 0.03, 0.01], [0.02, 0.03, 0.02]], [[0.0, 0.0, 0.01], [0.0, 0.01, 0.0]])
     assert decide(tiny).outcome is Outcome.INCONCLUSIVE
+    # one seed with several independent runs is enough for the pooled interval
+    assert decide(good[:1]).outcome is Outcome.SUPPORTED
+    # DADO's seed score replaced by the baseline's: no longer a win
+    sabotaged = [{**r, "L60_dado_score": r["L60_eda_ar_score"]} for r in good]
+    assert decide(sabotaged).outcome is not Outcome.SUPPORTED
+
+
+def test_gap_decider_declares_every_metric_it_reads() -> None:
+    decide = gap_decider("ar", ("L20", "L60"), n_instances=3)
+    good = _rows([[0.2, 0.25, 0.15], [0.18, 0.22, 0.3]], [[0.05, 0.02, 0.04], [0.03, 0.06, 0.01]])
+    only = [{m: r[m] for m in decide.metrics} for r in good]
+    assert decide(only).outcome is Outcome.SUPPORTED
+    assert decide([{k: v for k, v in r.items() if k != "L60_i2_dado_score"} for r in good]).outcome is (
+        Outcome.INCONCLUSIVE
+    )
+    with pytest.raises(ValueError, match="n_instances"):
+        gap_decider("ar", n_instances=1)
+
+
+def test_gap_decider_matches_the_old_rule_on_random_rows() -> None:
+    rng = np.random.default_rng(0)
+    decide = gap_decider("ar", ("L20", "L60"), n_instances=4)
+    for _ in range(60):
+        loc = rng.normal(0.05, 0.08)
+        rows = _rows(
+            rng.normal(loc, 0.08, size=(3, 4)).tolist(), rng.normal(0.03, 0.08, size=(3, 4)).tolist()
+        )
+        assert decide(rows).outcome is _old_rule(rows, 4)
+
+
+def test_learned_preconditions_give_not_reproduced_or_a_real_verdict() -> None:
+    from iclr26.generative.dado.experiment import EXPERIMENT, N_INSTANCES
+
+    claim = next(c for c in EXPERIMENT.claims if c.id == "dado-beats-autoregressive-eda")
+    assert [p.metric for p in claim.preconditions] == ["large_dado_score", "large_eda_ar_score"]
+    gaps = [[0.2 + 0.01 * k for k in range(N_INSTANCES)]] * 3
+    small = [[0.05 + 0.01 * k for k in range(N_INSTANCES)]] * 3
+    learned = _rows(gaps, small, base=0.7, sizes=("small", "large"))
+    assert claim.judge(learned).outcome is Outcome.SUPPORTED
+    # neither search distribution left uniform sampling: not judged, whatever the gap says
+    zeros = [[0.0] * N_INSTANCES] * 3
+    stuck = _rows(zeros, zeros, base=0.02, sizes=("small", "large"))
+    assert claim.judge(stuck).outcome is Outcome.NOT_REPRODUCED
+    assert claim.decide(stuck).outcome is Outcome.NOT_SUPPORTED  # what the rule alone would have said
+
+
+def test_judged_budgets_run_the_instances_the_claims_read() -> None:
+    from iclr26.generative.dado.experiment import EXPERIMENT, N_INSTANCES
+
+    assert all(cfg.n_instances == N_INSTANCES for cfg in EXPERIMENT.configs.values())
 
 
 def test_growth_interval_two_sample_bootstrap() -> None:

@@ -287,8 +287,26 @@ def test_checkerboards():
     assert bool(hyperbolic_in_cell(x, h).all()) and float(h.point_error(x).max()) < 1e-5
 
 
-def _rows(gains, mmds):
-    return [{"s2_incell_gain": a, "s2_mmd_diff": b, "s2_ran": 1.0} for a, b in zip(gains, mmds)]
+def _rows(gains, mmds, task="s2", method="rgvfm", base_in=0.6, base_mmd=0.01, learned=0.5):
+    """Per-seed metrics with RFM at `base_*` and `method` ahead by `gains` (in-cell) and `mmds` (MMD^2)."""
+    return [
+        {
+            f"{task}_{method}_incell": base_in + g,
+            f"{task}_rfm_incell": base_in,
+            f"{task}_{method}_mmd": base_mmd + m,
+            f"{task}_rfm_mmd": base_mmd,
+            f"{task}_{method}_learned": learned,
+            f"{task}_rfm_learned": learned,
+            f"{task}_ran": 1.0,
+        }
+        for g, m in zip(gains, mmds)
+    ]
+
+
+def _not_run(task="s2", method="rgvfm"):
+    row = {f"{task}_{method}_{k}": float("nan") for k in ("incell", "mmd", "learned")}
+    row |= {f"{task}_rfm_{k}": float("nan") for k in ("incell", "mmd", "learned")}
+    return {**row, f"{task}_ran": 0.0}
 
 
 def test_decider_outcomes():
@@ -298,12 +316,40 @@ def test_decider_outcomes():
     assert d(_rows([0.05, 0.06, 0.04], [0.01] * 3)).outcome is Outcome.INCONCLUSIVE  # MMD worse
     assert d(_rows([0.05, -0.04, 0.01], [-0.01] * 3)).outcome is Outcome.INCONCLUSIVE
     assert d(_rows([0.05], [-0.01])).outcome is Outcome.INCONCLUSIVE
-    # seeds without the task's metrics (H^2 on fewer seeds) are skipped
-    rows = _rows([0.05, 0.06, 0.04], [-0.01] * 3) + [
-        {"s2_incell_gain": float("nan"), "s2_mmd_diff": float("nan"), "s2_ran": 0.0}
-    ]
-    assert d(rows).n_seeds == 3
-    proj = incell_gain_decider("s2", prefix="proj_")
-    assert proj.metrics == ("s2_proj_incell_gain", "s2_proj_mmd_diff", "s2_ran")
-    rows = [{"s2_proj_incell_gain": -0.1, "s2_proj_mmd_diff": 0.0, "s2_ran": 1.0}] * 3
-    assert proj(rows).outcome is Outcome.NOT_SUPPORTED
+    # seeds where the task did not run (NaN by design) are skipped
+    rows = _rows([0.05, 0.06, 0.04], [-0.01] * 3) + [_not_run()]
+    verdict = d(rows)
+    assert verdict.outcome is Outcome.SUPPORTED and verdict.n_seeds == 3
+    # a NaN in a seed that did run is not skipped
+    bad = _rows([0.05, 0.06, 0.04], [-0.01] * 3)
+    bad[1]["s2_rgvfm_mmd"] = float("nan")
+    assert d(bad).outcome is Outcome.INCONCLUSIVE
+    proj = incell_gain_decider("s2", method="rgvfm_proj")
+    assert set(proj.metrics) == {
+        "s2_rgvfm_proj_incell",
+        "s2_rfm_incell",
+        "s2_rgvfm_proj_mmd",
+        "s2_rfm_mmd",
+        "s2_ran",
+    }
+    assert proj(_rows([-0.1] * 3, [0.0] * 3, method="rgvfm_proj")).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_learned_preconditions():
+    from iclr26.generative.rg_vfm.experiment import EXPERIMENT
+
+    claim = next(c for c in EXPERIMENT.claims if c.id == "rgvfm-s2-incell")
+    assert {p.metric for p in claim.preconditions} == {"s2_rgvfm_learned", "s2_rfm_learned"}
+    win = _rows([0.05, 0.06, 0.04, 0.05, 0.07], [-0.001] * 5)
+    assert claim.judge(win).outcome is Outcome.SUPPORTED  # both flows learned: a real verdict
+    lose = _rows([-0.05, -0.06, -0.04], [0.0] * 3)
+    assert claim.judge(lose).outcome is Outcome.NOT_SUPPORTED
+    # the quick run's headline: RG-VFM barely left its initialisation (in-cell 0.526 vs the base's 0.5)
+    stuck = [{**r, "s2_rgvfm_learned": (0.526 - 0.5) / 0.5} for r in lose]
+    assert claim.judge(stuck).outcome is Outcome.NOT_REPRODUCED
+    h2 = next(c for c in EXPERIMENT.claims if c.id == "rgvfm-h2-incell")
+    assert h2.judge(_rows([0.05] * 3, [0.0] * 3, task="h2") + [_not_run("h2")]).outcome is (
+        Outcome.NOT_REPRODUCED  # a seed without H^2 cannot show that the flows learned there
+    )
+    assert EXPERIMENT.configs["quick"].h2_seeds >= EXPERIMENT.seeds["quick"]
+    assert EXPERIMENT.configs["full"].h2_seeds >= EXPERIMENT.seeds["full"]

@@ -347,3 +347,42 @@ def test_claim_decider_three_outcomes():
     mixed = seed_only([{"b_tv": b, "w_tv": w} for b, w in [(0.5, 1.0), (1.2, 1.0), (0.6, 1.0), (1.1, 1.0)]])
     assert mixed.outcome is Outcome.INCONCLUSIVE
     assert seed_only([{"b_tv": 0.1, "w_tv": 0.2}]).outcome is Outcome.INCONCLUSIVE
+
+
+def test_claim_decider_refutes_only_when_the_claimed_effect_is_excluded():
+    seed_only = relative_improvement("b_tv", "w_tv")
+    # interval covering 0 with a relative improvement < 5 %: the brief called this "not supported"; the
+    # interval still reaches the claimed 20 % (0.2 of the worse mean 1.0), so it is inconclusive now
+    wide = [{"b_tv": b, "w_tv": 1.0} for b in (1.0, 0.5, 1.45, 0.95, 1.0)]
+    verdict = seed_only(wide)
+    assert verdict.interval[0] <= 0 and verdict.interval[1] >= 0.2
+    assert verdict.outcome is Outcome.INCONCLUSIVE
+    # the whole interval below the claimed 20 % (a real but small improvement): not supported
+    small = [{"b_tv": b, "w_tv": 1.0} for b in (0.95, 0.94, 0.96, 0.95, 0.95)]
+    verdict = seed_only(small)
+    assert verdict.interval[0] > 0 and verdict.interval[1] < 0.2
+    assert verdict.outcome is Outcome.NOT_SUPPORTED
+
+
+def test_claim_preconditions_model_fit_and_collapse():
+    from iclr26.generative.smc_discrete_diffusion.experiment import EXPERIMENT
+
+    claim = next(c for c in EXPERIMENT.claims if c.id == "amortised-lowers-weight-variance")
+    assert {p.metric for p in claim.preconditions} == {"model_fit_ratio", "a05_n8_smc_amortised_off_mode"}
+    rows = [
+        {
+            "a05_n8_smc_amortised_var_logw": 0.1 + 0.01 * i,
+            "a05_n8_smc_base_var_logw": 2.5 + 0.05 * i,
+            "model_fit_ratio": 0.07,
+            "a05_n8_smc_amortised_off_mode": 0.9,
+        }
+        for i in range(5)
+    ]
+    assert claim.judge(rows).outcome is Outcome.SUPPORTED  # the model learned, the proposal covers the target
+    # the quick run: the amortised proposal returned only the modal string (TV exactly 0.125 at every N)
+    collapsed = [{**r, "a05_n8_smc_amortised_off_mode": 0.0} for r in rows]
+    assert claim.judge(collapsed).outcome is Outcome.NOT_REPRODUCED
+    unfit = [{**r, "model_fit_ratio": 0.8} for r in rows]
+    assert claim.judge(unfit).outcome is Outcome.NOT_REPRODUCED
+    for c in EXPERIMENT.claims:
+        assert "model_fit_ratio" in {p.metric for p in c.preconditions}

@@ -14,14 +14,16 @@ from iclr26.inference.cactus import (
     InterpVerifier,
     SpSVerifier,
     TableLM,
+    TopKVerifier,
     TypicalVerifier,
     acceptance_probability,
     binary_kl,
     cactus_h,
+    enumerate_rule,
     one_step_output_distribution,
     speculative_generate,
 )
-from iclr26.inference.cactus.claim_check import cactus_decider
+from iclr26.inference.cactus.claim_check import divergence_check, frontier_decider
 from iclr26.lab.speculative import SamplingVerifier, speculative_decode
 from iclr26.lab.threads import limited_threads
 
@@ -209,19 +211,85 @@ def test_sabotage_wrong_residual_breaks_losslessness() -> None:
     assert float((one_step_output_distribution(p, q, BrokenSpS()) - q).abs().max()) > 1e-3
 
 
-def test_decider_three_outcomes() -> None:
-    good = {
-        "a_exact_kl_excess": 0.0,
-        "a_klr_monotone": 1.0,
-        "a_klr_small_delta": 1e-4,
-        "b_kl_diff": -0.05,
-        "b_acc_ratio": 1.0,
-        "c_tau_gain": 0.3,
-        "c_acc_drop": 0.0,
-    }
-    rows = [dict(good, b_kl_diff=-0.05 + 0.01 * i, c_tau_gain=0.3 + 0.02 * i) for i in range(3)]
-    assert cactus_decider(rows).outcome is Outcome.SUPPORTED
-    bad = [dict(r, b_kl_diff=0.02 + 0.01 * i) for i, r in enumerate(rows)]
-    assert cactus_decider(bad).outcome is Outcome.NOT_SUPPORTED
-    weak_c = [dict(r, c_acc_drop=0.2) for r in rows]
-    assert cactus_decider(weak_c).outcome is Outcome.INCONCLUSIVE
+def _frontier_rows(diffs, gains, drop=0.0):
+    return [
+        {
+            "b2_tasloose_kl": 0.075,
+            "b2_cactus_kl": 0.075 + d,
+            "tau_sps": 2.3,
+            "tau_cactus": 2.3 + g,
+            "acc_sps": 0.2,
+            "acc_cactus": 0.2 - drop,
+            "b2_acc_ratio": 1.0,
+            "target_nll_over_unigram": 0.4,
+        }
+        for d, g in zip(diffs, gains)
+    ]
+
+
+def test_frontier_decider_outcomes() -> None:
+    good = _frontier_rows([-0.05, -0.04, -0.03], [0.3, 0.32, 0.34])
+    assert frontier_decider(good).outcome is Outcome.SUPPORTED
+    worse = _frontier_rows([0.02, 0.03, 0.04], [0.3, 0.32, 0.34])
+    assert frontier_decider(worse).outcome is Outcome.NOT_SUPPORTED  # interval above 0: refuted
+    # (b) undecided: the interval contains 0 (the old rule called this a failure, i.e. "not supported")
+    mixed = _frontier_rows([-0.05, 0.01, -0.03], [0.3, 0.32, 0.34])
+    assert frontier_decider(mixed).outcome is Outcome.INCONCLUSIVE
+    weak_c = _frontier_rows([-0.05, -0.04, -0.03], [0.3, 0.32, 0.34], drop=0.2)
+    assert frontier_decider(weak_c).outcome is Outcome.INCONCLUSIVE
+    no_gain = _frontier_rows([-0.05, -0.04, -0.03], [0.0, 0.0, 0.0])
+    assert frontier_decider(no_gain).outcome is Outcome.INCONCLUSIVE
+
+
+def test_frontier_claim_preconditions() -> None:
+    from iclr26.inference.cactus.experiment import EXPERIMENT
+
+    claim = next(c for c in EXPERIMENT.claims if c.id == "cactus-frontier-beats-tas")
+    good = _frontier_rows([-0.021, -0.022, -0.020], [0.9, 0.8, 1.0])
+    assert claim.judge(good).outcome is Outcome.SUPPORTED  # acceptance matched, target learned
+    unmatched = [{**r, "b2_acc_ratio": 0.95} for r in good]
+    assert claim.judge(unmatched).outcome is Outcome.NOT_REPRODUCED
+    untrained = [{**r, "target_nll_over_unigram": 1.0} for r in good]
+    assert claim.judge(untrained).outcome is Outcome.NOT_REPRODUCED
+    check = next(c for c in EXPERIMENT.claims if c.id == "cactus-controlled-divergence")
+    assert check.kind == "check"
+
+
+def test_divergence_check() -> None:
+    good = [{"a_exact_kl_excess": -1e-12, "a_klr_monotone": 1.0, "a_klr_small_delta": 2e-3}] * 3
+    assert divergence_check()(good).outcome is Outcome.SUPPORTED
+    for key, value in (("a_exact_kl_excess", 1e-6), ("a_klr_monotone", 0.0), ("a_klr_small_delta", 0.02)):
+        bad = [good[0], good[1], {**good[2], key: value}]
+        assert divergence_check()(bad).outcome is Outcome.NOT_SUPPORTED, key
+
+
+def test_topk_official_rule_accepts_ties_at_the_kth_value() -> None:
+    q = torch.tensor([0.3, 0.2, 0.2, 0.2, 0.1], dtype=torch.float64)
+    p = torch.full((5,), 0.2, dtype=torch.float64)
+    acc, res = enumerate_rule(p, q, TopKVerifier(2))
+    assert acc.tolist() == [1.0, 1.0, 1.0, 1.0, 0.0]  # every token at the 2nd largest value 0.2
+    strict, _ = enumerate_rule(p, q, TopKVerifier(2, exact_k=True))
+    assert strict.sum() == 2 and strict[0] == 1 and strict[4] == 0
+    # residual (1[q >= 0.2] - p)_+ over the tied set
+    torch.testing.assert_close(res[4], torch.tensor([0.25, 0.25, 0.25, 0.25, 0.0], dtype=torch.float64))
+
+
+def test_topk_official_rule_with_fewer_than_k_nonzero_accepts_anything() -> None:
+    q = torch.tensor([0.7, 0.3, 0.0, 0.0], dtype=torch.float64)
+    p = torch.tensor([0.1, 0.1, 0.4, 0.4], dtype=torch.float64)
+    acc, _ = enumerate_rule(p, q, TopKVerifier(3))
+    assert acc.tolist() == [1.0, 1.0, 1.0, 1.0]  # the 3rd largest value is 0: even q_n = 0 is accepted
+    r = one_step_output_distribution(p, q, TopKVerifier(3))
+    torch.testing.assert_close(r, p)  # everything accepted: the draft's law comes out
+    strict, _ = enumerate_rule(p, q, TopKVerifier(3, exact_k=True))
+    assert strict.sum() == 3 and strict[0] == 1 and strict[1] == 1
+    with pytest.raises(TypeError, match="exact_k"):
+        TopKVerifier(2, exact_k=1)  # type: ignore[arg-type]
+
+
+def test_topk_rules_agree_without_ties() -> None:
+    q, p = _dirichlet((50,), 12, 40), _dirichlet((50,), 12, 41)
+    for k in (1, 3, 5):
+        a = one_step_output_distribution(p, q, TopKVerifier(k))
+        b = one_step_output_distribution(p, q, TopKVerifier(k, exact_k=True))
+        torch.testing.assert_close(a, b, atol=0, rtol=0)

@@ -353,6 +353,48 @@ def test_decider_supported_not_supported_inconclusive():
     assert decide(good[:1]).outcome is Outcome.INCONCLUSIVE
 
 
+def test_decider_ablation_interval_containing_zero_is_inconclusive():
+    """The quick run: dParallel - CE-only = +5.8 points [-1.5, 13.0] over 3 seeds. The interval reaches 0 but also
+    the claimed 3 points: the brief's rule said "not supported", the three-way rule says inconclusive."""
+    decide = dparallel_decider()
+    rows = _rows([0.74, 0.74, 0.74], [0.80, 0.79, 0.784], [0.71, 0.75, 0.73])
+    verdict = decide(rows)
+    assert verdict.outcome is Outcome.INCONCLUSIVE
+    # the whole gain interval below the claimed 3 points: not supported
+    small = _rows([0.74, 0.74, 0.74], [0.80, 0.79, 0.785], [0.79, 0.78, 0.775])
+    assert decide(small).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_teacher_learned_precondition():
+    from iclr26.inference.dparallel.experiment import EXPERIMENT
+
+    claim = next(c for c in EXPERIMENT.claims if c.id == "parallel-at-quarter-steps")
+    good = _rows([0.90, 0.91, 0.89], [0.90, 0.90, 0.895], [0.80, 0.82, 0.79])
+    assert claim.judge(good).outcome is Outcome.SUPPORTED  # the teacher learned: a real verdict
+    untrained = _rows([0.01, 0.0, 0.02], [0.0, 0.0, 0.01], [0.0, 0.0, 0.0])
+    assert claim.judge(untrained).outcome is Outcome.NOT_REPRODUCED
+    speed = next(c for c in EXPERIMENT.claims if c.id == "distilled-speedup-at-tau-half")
+    rows = [{"speedup_dparallel_tau0.5": 5.0 + 0.1 * i, "acc_teacher_1tok": 0.74} for i in range(3)]
+    assert speed.judge(rows).outcome is Outcome.SUPPORTED
+    assert speed.judge([{**r, "acc_teacher_1tok": 0.05} for r in rows]).outcome is Outcome.NOT_REPRODUCED
+
+
+def test_from_pretrained_does_not_trust_remote_code_by_default(monkeypatch):
+    import transformers
+
+    seen = {}
+
+    def fake(name, **kwargs):
+        seen.update(kwargs, name=name)
+        return torch.nn.Identity()
+
+    monkeypatch.setattr(transformers.AutoModel, "from_pretrained", staticmethod(fake))
+    HFMaskedDiffusionAdapter.from_pretrained("some/dllm", mask_id=3)
+    assert seen["trust_remote_code"] is False
+    HFMaskedDiffusionAdapter.from_pretrained("some/dllm", mask_id=3, trust_remote_code=True, revision="abc")
+    assert seen["trust_remote_code"] is True and seen["revision"] == "abc"
+
+
 def test_bad_inputs_raise():
     for call, exc, words in CASES:
         with pytest.raises(exc) as info:

@@ -308,14 +308,45 @@ def test_repr_and_errors_never_reveal_secrets() -> None:
 def _row(
     gain50: float, gain100: float, drop: float, nll: float, exact: float = 0.0, base50: float = 0.5
 ) -> dict[str, float]:
+    """Raw per-method metrics of one seed with the given TPR gains, tokens-to-detect reduction and NLL shift."""
     return {
         "tpr_dipmark_n1_t50": base50,
-        "tpr_gain_t50": gain50,
-        "tpr_gain_t100": gain100,
-        "ttd_reduction": drop,
-        "nll_rel_diff_n3": nll,
+        "tpr_dipmark_n3_t50": base50 + gain50,
+        "tpr_dipmark_n1_t100": 0.5,
+        "tpr_dipmark_n3_t100": 0.5 + gain100,
+        "ttd_median_dipmark_n1": 40.0,
+        "ttd_median_dipmark_n3": 40.0 * (1.0 - drop),
+        "nll_plain": 4.0,
+        "nll_dipmark_n3": 4.0 * (1.0 + nll),
         "exact_unbiased_err": exact,
+        "lm_nll_over_unigram": 0.83,
     }
+
+
+def _old_rule(rows) -> Outcome:  # the main rule before the harness migration (refuted on "CI contains 0")
+    from iclr26.harness.stats import t_interval
+
+    def col(a, b):
+        return np.array([r[a] - r[b] for r in rows])
+
+    g50 = t_interval(col("tpr_dipmark_n3_t50", "tpr_dipmark_n1_t50"))
+    g100 = t_interval(col("tpr_dipmark_n3_t100", "tpr_dipmark_n1_t100"))
+    drop = t_interval(np.array([1 - r["ttd_median_dipmark_n3"] / r["ttd_median_dipmark_n1"] for r in rows]))
+    nll = t_interval(np.array([(r["nll_dipmark_n3"] - r["nll_plain"]) / r["nll_plain"] for r in rows]))
+
+    def passes(iv, m):
+        return iv.lo > 0 and iv.estimate >= m
+
+    detect50 = passes(g50, 0.10) and passes(drop, 0.25)
+    if max(r["exact_unbiased_err"] for r in rows) > 1e-12 or nll.lo > 0 or nll.hi < 0:
+        return Outcome.NOT_SUPPORTED
+    if np.mean([r["tpr_dipmark_n1_t50"] for r in rows]) > 0.9:
+        return Outcome.INCONCLUSIVE
+    if detect50 and abs(nll.estimate) <= 0.01:
+        return Outcome.SUPPORTED
+    if detect50 or passes(g100, 0.10):
+        return Outcome.INCONCLUSIVE
+    return Outcome.NOT_SUPPORTED
 
 
 def test_claim_decider_supported_not_supported_inconclusive() -> None:
@@ -332,6 +363,53 @@ def test_claim_decider_supported_not_supported_inconclusive() -> None:
     assert decide([_row(0.3, 0.2, 0.5, 0.0, exact=1e-3)] * 3).outcome is Outcome.NOT_SUPPORTED
     ceiling = [_row(0.0, 0.0, 0.6, 0.001, base50=1.0), _row(0.0, 0.0, 0.5, -0.002, base50=0.98)] * 2
     assert decide(ceiling).outcome is Outcome.INCONCLUSIVE
+    # a gain whose interval contains 0 but also the claimed 10 points: no longer "not supported"
+    wide = [_row(0.25, 0.0, 0.5, 0.001), _row(-0.1, 0.0, 0.5, -0.001), _row(0.15, 0.0, 0.5, 0.0)]
+    assert _old_rule(wide) is Outcome.NOT_SUPPORTED and decide(wide).outcome is Outcome.INCONCLUSIVE
+
+
+def test_claim_decider_changes_only_where_the_claimed_effect_is_not_excluded() -> None:
+    """On random rows the new rule agrees with the old one, except that an old "not supported" from detection
+    intervals that still contain the claimed effect is now "inconclusive"."""
+    decide = ens_decider()
+    rng = np.random.default_rng(0)
+    changed = 0
+    for _ in range(300):
+        rows = [
+            _row(
+                *rng.normal([0.1, 0.1, 0.25, 0.0], [0.1, 0.1, 0.2, 0.01]),
+                base50=float(rng.uniform(0.3, 0.95)),
+            )
+            for _ in range(3)
+        ]
+        old, new = _old_rule(rows), decide(rows).outcome
+        if old is not new:
+            assert (old, new) == (Outcome.NOT_SUPPORTED, Outcome.INCONCLUSIVE)
+            changed += 1
+    assert changed > 0
+
+
+def test_preconditions_and_secondary_claims() -> None:
+    from iclr26.inference.ens_watermark.experiment import EXPERIMENT
+
+    claims = {c.id: c for c in EXPERIMENT.claims}
+    good = [_row(0.3, 0.2, 0.5, 0.002), _row(0.35, 0.2, 0.45, -0.004), _row(0.28, 0.2, 0.55, 0.001)]
+    assert claims["ens-fewer-tokens-same-quality"].judge(good).outcome is Outcome.SUPPORTED  # the LM learned
+    untrained = [{**r, "lm_nll_over_unigram": 1.0} for r in good]
+    for c in claims.values():
+        assert c.judge([{**r, **_robust(0.1)} for r in untrained]).outcome is Outcome.NOT_REPRODUCED, c.id
+    assert claims["ens-tokens-to-detect"].judge(good).outcome is Outcome.SUPPORTED
+    robust = claims["ens-robust-substitution"]
+    assert robust.judge([{**r, **_robust(0.05 + 0.01 * i)} for i, r in enumerate(good)]).outcome is (
+        Outcome.SUPPORTED
+    )
+    assert robust.judge([{**r, **_robust(-0.05 - 0.01 * i)} for i, r in enumerate(good)]).outcome is (
+        Outcome.NOT_SUPPORTED
+    )
+
+
+def _robust(gain: float) -> dict[str, float]:
+    return {"tpr_dipmark_n1_substitution_eps0.2": 0.9, "tpr_dipmark_n3_substitution_eps0.2": 0.9 + gain}
 
 
 def test_quality_decider_outcomes() -> None:

@@ -203,8 +203,25 @@ def test_block_influence_is_zero_for_an_identity_layer() -> None:
     assert int(bi.argmin()) == 2
 
 
-def _rows(elm, dense, diff):
-    return [{"elm_acc": e, "dense_acc": d, "elm_minus_best_baseline": f} for e, d, f in zip(elm, dense, diff)]
+def _rows(elm, dense, gain, dense_loss_ratio=0.6):
+    """Seeds with ELM accuracy `elm`, every baseline `gain` below it (the first one best)."""
+    return [
+        {
+            "elm_acc": e,
+            "dense_acc": d,
+            "drop_ft_acc": e - f,
+            "single_layer_acc": e - f - 0.05,
+            "linear_acc": e - f - 0.1,
+            "dense_loss_over_unigram": dense_loss_ratio,
+        }
+        for e, d, f in zip(elm, dense, gain)
+    ]
+
+
+def _claim(claim_id: str):
+    from iclr26.inference.equilibrium_lm.experiment import EXPERIMENT
+
+    return next(c for c in EXPERIMENT.claims if c.id == claim_id)
 
 
 def test_claim_decider_three_outcomes() -> None:
@@ -213,12 +230,56 @@ def test_claim_decider_three_outcomes() -> None:
     assert ok.outcome == Outcome.SUPPORTED
     bad = decide(_rows([0.40, 0.41, 0.39], [0.6, 0.6, 0.6], [0.10, 0.12, 0.09]))  # retention 0.67
     assert bad.outcome == Outcome.NOT_SUPPORTED
-    worse = decide(_rows([0.60, 0.61, 0.59], [0.6, 0.6, 0.6], [-0.02, 0.01, -0.01]))  # interval crosses 0
-    assert worse.outcome == Outcome.NOT_SUPPORTED
-    weak = decide(_rows([0.10, 0.11, 0.09], [0.1, 0.1, 0.1], [0.10, 0.12, 0.09]))  # dense too weak
-    assert weak.outcome == Outcome.INCONCLUSIVE
+    below = decide(_rows([0.60, 0.61, 0.59], [0.6, 0.6, 0.6], [-0.02, 0.005, -0.01]))  # excludes +3 points
+    assert below.outcome == Outcome.NOT_SUPPORTED
     small = decide(_rows([0.57, 0.58, 0.57], [0.6, 0.6, 0.6], [0.010, 0.012, 0.011]))  # 95% retention, +1 pt
-    assert small.outcome == Outcome.INCONCLUSIVE
+    assert (
+        small.outcome == Outcome.INCONCLUSIVE
+    )  # significant but below 3 points: the brief says inconclusive
+    mid = decide(_rows([0.58, 0.585, 0.58], [0.6, 0.6, 0.6], [0.04, 0.05, 0.06]))  # 96.9% retention
+    assert mid.outcome == Outcome.INCONCLUSIVE
+
+
+def test_claim_decider_interval_reaching_zero_is_not_a_refutation() -> None:
+    # the old rule refuted whenever the lower end was <= 0; an interval that still reaches +3 points is open
+    wide = elm_claim_decider()(_rows([0.60, 0.61, 0.59], [0.6, 0.6, 0.6], [-0.02, 0.10, 0.04]))
+    assert wide.interval[0] <= 0 < 0.03 <= wide.interval[1]
+    assert wide.outcome == Outcome.INCONCLUSIVE
+
+
+def test_claim_reads_the_best_baseline_itself() -> None:
+    rows = _rows([0.60, 0.61, 0.59], [0.6, 0.6, 0.6], [0.10, 0.12, 0.09])
+    rows = [{**r, "linear_acc": r["elm_acc"]} for r in rows]  # one baseline as good as ELM
+    assert elm_claim_decider()(rows).outcome == Outcome.NOT_SUPPORTED
+
+
+def test_dense_precondition_turns_a_weak_dense_model_into_not_reproduced() -> None:
+    claim = _claim("elm-retains-and-beats-baselines")
+    weak = claim.judge(_rows([0.010, 0.011, 0.009], [0.0104] * 3, [-0.01, 0.0, 0.01]))  # 1 of 96 problems
+    assert weak.outcome == Outcome.NOT_REPRODUCED
+    learned = claim.judge(_rows([0.60, 0.61, 0.59], [0.6, 0.6, 0.6], [0.10, 0.12, 0.09]))
+    assert learned.outcome == Outcome.SUPPORTED  # a dense model that learned gives a real verdict
+    assert claim.judge(_rows([0.40, 0.41, 0.39], [0.6] * 3, [0.1] * 3)).outcome == Outcome.NOT_SUPPORTED
+
+
+def test_loss_claims_need_a_dense_model_beyond_unigram() -> None:
+    def rows(elm: list[float], ratio: float) -> list[dict[str, float]]:
+        return [
+            {
+                "elm_loss": e,
+                "drop_ft_loss": 2.0,
+                "single_layer_loss": 2.1,
+                "linear_loss": 2.5,
+                "elm_cache_ppl_gap": 1e-4 * (1 + i),
+                "dense_loss_over_unigram": ratio,
+            }
+            for i, e in enumerate(elm)
+        ]
+
+    for claim_id in ("elm-loss-beats-baselines", "elm-one-step-cache-lossless"):
+        claim = _claim(claim_id)
+        assert claim.judge(rows([1.90, 1.91, 1.89], 0.98)).outcome == Outcome.NOT_REPRODUCED
+        assert claim.judge(rows([1.90, 1.91, 1.89], 0.6)).outcome == Outcome.SUPPORTED
 
 
 def test_loss_gain_decider_three_outcomes() -> None:

@@ -185,18 +185,80 @@ def test_verifier_counts():
     assert (n, nxt) == (2, 3) and v.mismatches == 2 and v.forgiven == 1
 
 
+def _claim_rows(kept, ratio, speedup_sd=1.2, target=(0.40, 0.35, 0.32), over_majority=0.3):
+    return [
+        {
+            "acc_target": t,
+            "acc_fly": t * k,
+            "tau_sd": 2.7,
+            "tau_fly": 2.7 * r,
+            "speedup_sd": speedup_sd,
+            "acc_target_over_majority": over_majority,
+        }
+        for t, k, r in zip(target, kept, ratio)
+    ]
+
+
+def _fly_claim(claim_id="fly-keeps-accuracy-longer-acceptance"):
+    from iclr26.inference.fly.experiment import EXPERIMENT
+
+    return next(c for c in EXPERIMENT.claims if c.id == claim_id)
+
+
 def test_claim_decider_three_outcomes():
     from iclr26.harness.claims import Outcome
     from iclr26.inference.fly.claim_check import fly_decider
 
-    def rows(ret, diff, ratio):
-        return [{"acc_retained": a, "acc_diff": b, "tau_ratio": c} for a, b, c in zip(ret, diff, ratio)]
-
-    good = rows([1.0, 1.0, 0.995], [0.0, 0.0, -0.005], [1.30, 1.32, 1.31])
+    good = _claim_rows([1.0, 1.0, 0.995], [1.30, 1.32, 1.31])
     assert fly_decider(good).outcome == Outcome.SUPPORTED
-    lossy = rows([0.90, 0.92, 0.91], [-0.08, -0.07, -0.08], [1.30, 1.32, 1.31])
+    lossy = _claim_rows([0.80, 0.82, 0.81], [1.30, 1.32, 1.31])
     assert fly_decider(lossy).outcome == Outcome.NOT_SUPPORTED
-    no_gain = rows([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], [0.95, 1.05, 1.01])
+    no_gain = _claim_rows([1.0, 1.0, 1.0], [1.00, 1.01, 1.02])  # the interval lies below the claimed 1.10
     assert fly_decider(no_gain).outcome == Outcome.NOT_SUPPORTED
-    middle = rows([0.98, 0.98, 0.98], [-0.01, -0.01, -0.01], [1.30, 1.32, 1.31])
+    middle = _claim_rows([0.98, 0.98, 0.98], [1.30, 1.32, 1.31])
     assert fly_decider(middle).outcome == Outcome.INCONCLUSIVE
+
+
+def test_tau_interval_reaching_one_is_not_a_refutation():
+    from iclr26.harness.claims import Outcome
+    from iclr26.inference.fly.claim_check import fly_decider
+
+    wide = fly_decider(_claim_rows([1.0, 1.0, 1.0], [0.95, 1.25, 1.10]))
+    assert wide.outcome == Outcome.INCONCLUSIVE  # the old rule refuted it (lower end <= 1)
+
+
+def test_claim_inconclusive_when_exact_sd_is_slower_than_the_target():
+    from iclr26.harness.claims import Outcome
+    from iclr26.inference.fly.claim_check import fly_decider
+
+    # the brief's guard: exact SD below 1x wall-clock speedup means report tau only
+    assert (
+        fly_decider(_claim_rows([1.0, 1.0, 0.995], [1.3, 1.32, 1.31], 0.45)).outcome == Outcome.INCONCLUSIVE
+    )
+    assert (
+        fly_decider(_claim_rows([0.15, 0.16, 0.14], [1.18, 1.2, 1.16], 0.45)).outcome == Outcome.INCONCLUSIVE
+    )
+
+
+def test_claim_sabotage_tau_of_exact_sd_in_place_of_fly():
+    from iclr26.harness.claims import Outcome
+    from iclr26.inference.fly.claim_check import fly_decider
+
+    rows = [{**r, "tau_fly": r["tau_sd"]} for r in _claim_rows([1.0, 1.0, 1.0], [1.3, 1.32, 1.31])]
+    assert fly_decider(rows).outcome == Outcome.NOT_SUPPORTED
+
+
+def test_target_precondition():
+    from iclr26.harness.claims import Outcome
+
+    claim = _fly_claim()
+    good = _claim_rows([1.0, 1.0, 0.995], [1.30, 1.32, 1.31])
+    assert claim.judge(good).outcome == Outcome.SUPPORTED  # a target that learned gives a real verdict
+    weak = _claim_rows([1.0, 1.0, 0.995], [1.30, 1.32, 1.31], target=(0.08, 0.06, 0.07), over_majority=0.01)
+    assert claim.judge(weak).outcome == Outcome.NOT_REPRODUCED
+    wall = _fly_claim("fly-wallclock")
+    rows = [{**r, "speedup_fly": 1.5 + 0.01 * i} for i, r in enumerate(good)]
+    assert wall.judge(rows).outcome == Outcome.SUPPORTED
+    assert (
+        wall.judge([{**r, "acc_target_over_majority": 0.0} for r in rows]).outcome == Outcome.NOT_REPRODUCED
+    )

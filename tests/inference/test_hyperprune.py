@@ -260,7 +260,7 @@ def test_reconstruction_error_matches_activations():
     torch.testing.assert_close(reconstruction_error(w, keep, g), direct)
 
 
-def _rows(hyper, wanda, sgpt, nobeta, nogamma):
+def _rows(hyper, wanda, sgpt, nobeta, nogamma, dense_ratio=0.7):
     return [
         {
             "nm24_logppl_hyperprune": h,
@@ -268,6 +268,7 @@ def _rows(hyper, wanda, sgpt, nobeta, nogamma):
             "nm24_logppl_sparsegpt": s,
             "nm24_logppl_hyperprune_nobeta": b,
             "nm24_logppl_hyperprune_nogamma": g,
+            "dense_logppl_over_unigram": dense_ratio,
         }
         for h, w, s, b, g in zip(hyper, wanda, sgpt, nobeta, nogamma)
     ]
@@ -277,13 +278,46 @@ def test_decider_outcomes():
     d = hyperprune_decider()
     h = [3.0, 3.01, 2.99]
     assert d(_rows(h, [3.2, 3.21, 3.2], [3.1, 3.12, 3.1], [3.1, 3.11, 3.09], h)).outcome == Outcome.SUPPORTED
-    assert d(_rows(h, [3.0, 2.98, 3.0], [3.1] * 3, [3.1] * 3, h)).outcome == Outcome.NOT_SUPPORTED
+    assert d(_rows(h, [2.9, 2.92, 2.9], [3.1] * 3, [3.1] * 3, h)).outcome == Outcome.NOT_SUPPORTED  # worse
     # beats Wanda but not SparseGPT -> inconclusive
     assert (
         d(_rows(h, [3.2, 3.21, 3.2], [2.9, 2.95, 2.9], [3.1, 3.11, 3.09], h)).outcome == Outcome.INCONCLUSIVE
     )
     # beats both, but no ablation effect -> inconclusive
     assert d(_rows(h, [3.2, 3.21, 3.2], [3.1, 3.12, 3.1], h, h)).outcome == Outcome.INCONCLUSIVE
+
+
+def test_wanda_interval_reaching_zero_is_not_a_refutation():
+    d = hyperprune_decider()
+    h = [3.0, 3.01, 2.99]
+    # HyperPrune - Wanda = -0.1, +0.05, -0.04: the interval reaches 0 but also -3% (the old rule refuted it)
+    wide = d(_rows(h, [3.1, 2.96, 3.03], [3.1] * 3, [3.1] * 3, h))
+    assert wide.outcome == Outcome.INCONCLUSIVE
+    # HyperPrune - Wanda = -0.01, +0.01, 0.0: the interval reaches 0 and excludes -3% -> not supported
+    assert d(_rows(h, [3.01, 3.0, 2.99], [3.1] * 3, [3.1] * 3, h)).outcome == Outcome.NOT_SUPPORTED
+    # a significant gain smaller than the claimed 3%: inconclusive, as the brief says
+    small = d(_rows(h, [3.01, 3.02, 3.0], [3.1] * 3, [3.1] * 3, h))
+    assert small.outcome == Outcome.INCONCLUSIVE
+
+
+def test_dense_precondition():
+    from iclr26.inference.hyperprune.experiment import EXPERIMENT
+
+    claim = EXPERIMENT.claims[0]
+    h = [3.0, 3.01, 2.99]
+    good = _rows(h, [3.2, 3.21, 3.2], [3.1, 3.12, 3.1], [3.1, 3.11, 3.09], h)
+    assert claim.judge(good).outcome == Outcome.SUPPORTED  # a dense model that learned: a real verdict
+    weak = _rows(h, [3.2, 3.21, 3.2], [3.1, 3.12, 3.1], [3.1, 3.11, 3.09], h, dense_ratio=0.97)
+    assert claim.judge(weak).outcome == Outcome.NOT_REPRODUCED
+    c48 = EXPERIMENT.claims[1]
+    rows = [
+        {"nm48_logppl_hyperprune": a, "nm48_logppl_wanda": 3.1, "dense_logppl_over_unigram": 0.7}
+        for a in (3.0, 3.01, 2.99)
+    ]
+    assert c48.judge(rows).outcome == Outcome.SUPPORTED
+    assert c48.judge(
+        [{**r, "nm48_logppl_hyperprune": 3.2 + 0.01 * i} for i, r in enumerate(rows)]
+    ).outcome == (Outcome.NOT_SUPPORTED)
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))

@@ -24,7 +24,7 @@ from iclr26.inference.klas import (
     select_stitches,
     snnet_scores,
 )
-from iclr26.inference.klas.claim_check import FAMILIES, klas_decider
+from iclr26.inference.klas.claim_check import FAMILIES, MAX_STITCHES, klas_decider
 
 
 def _identity(d: int) -> nn.Linear:
@@ -117,18 +117,23 @@ def test_cka_matrix_self_diagonal_is_one(x):
     assert np.allclose(np.diag(c), 1.0)
 
 
-def _rows(gain_sn: float, gain_rand: float, rho_sign: float, n: int = 3) -> list[dict[str, float]]:
+def _rows(
+    gain_sn: float, gain_rand: float, rho_sign: float, n: int = 3, room: float = 5.0, sd: float = 0.001
+) -> list[dict[str, float]]:
     rng = np.random.default_rng(0)
     rows = []
     for _s in range(n):
         r: dict[str, float] = {}
         for f in FAMILIES:
-            r[f"auc_gain_snnet_{f}"] = gain_sn + 0.001 * rng.normal()
-            r[f"auc_gain_random_{f}"] = gain_rand
+            r[f"auc_snnet_{f}"] = 0.9
+            r[f"auc_klas_{f}"] = 0.9 + gain_sn + sd * rng.normal()
+            r[f"auc_random_{f}"] = r[f"auc_klas_{f}"] - gain_rand
+            r[f"anchor_acc_min_{f}"] = 0.8
+            r[f"stitch_room_z_{f}"] = room
             kl = rng.random(20)
-            for k in range(20):
-                r[f"prem_{f}_{k}_kl"] = kl[k]
-                r[f"prem_{f}_{k}_res"] = rho_sign * kl[k] + 0.01 * rng.normal()
+            for k in range(MAX_STITCHES):
+                r[f"prem_{f}_{k}_kl"] = kl[k] if k < 20 else float("nan")
+                r[f"prem_{f}_{k}_res"] = rho_sign * kl[k] + 0.01 * rng.normal() if k < 20 else float("nan")
         rows.append(r)
     return rows
 
@@ -139,6 +144,30 @@ def test_decider_sabotage_and_support():
     assert d(_rows(-0.05, -0.05, +1.0)).outcome is Outcome.NOT_SUPPORTED
     assert d(_rows(0.05, -0.05, -1.0)).outcome is Outcome.INCONCLUSIVE  # loses to random
     assert d(_rows(0.05, 0.05, float("nan"))).outcome is not Outcome.SUPPORTED  # no premise data
+    # the interval of the SN-Net gain reaches 0 but also positive gains: no refutation (the old rule refuted)
+    assert d(_rows(0.0, 0.05, +1.0, sd=0.01)).outcome is Outcome.INCONCLUSIVE
+
+
+def test_decider_reads_only_declared_metrics():
+    rows = _rows(0.05, 0.05, -1.0)
+    declared = set(klas_decider().metrics)
+    assert klas_decider()([{k: v for k, v in r.items() if k in declared} for r in rows]).outcome is (
+        Outcome.SUPPORTED
+    )
+
+
+def test_preconditions_degenerate_family_is_not_reproduced():
+    from iclr26.inference.klas.experiment import EXPERIMENT
+
+    claim = EXPERIMENT.claims[0]
+    assert claim.judge(_rows(0.05, 0.05, -1.0)).outcome is Outcome.SUPPORTED  # room to stitch: a real verdict
+    assert claim.judge(_rows(-0.05, -0.05, +1.0)).outcome is Outcome.NOT_SUPPORTED
+    # the Mixer family of the quick run: the anchors leave no room (z = 0.5-0.8 < 2) -> not reproduced
+    rows = _rows(0.0, -0.001, +0.0)
+    rows = [{**r, "stitch_room_z_mixer": 0.6} for r in rows]
+    assert claim.judge(rows).outcome is Outcome.NOT_REPRODUCED
+    untrained = [{**r, "anchor_acc_min_cnn": 0.12} for r in _rows(0.05, 0.05, -1.0)]
+    assert claim.judge(untrained).outcome is Outcome.NOT_REPRODUCED
 
 
 def test_bad_inputs(x):

@@ -166,16 +166,53 @@ def test_forced_steps_and_edge_costs_match_sampler(z0):
     assert sum(uniform_schedule(10, 4)) == 4  # K never exceeds the history
 
 
+def _claim_rows(gains, fd_ratio=1.0, task="digits", ref_acc=1.0, sw_ratio=0.1):
+    rows = []
+    for g in gains:
+        r = {"digits_ref_acc": ref_acc, "mixture_ref_sw_over_noise": sw_ratio}
+        for m, v in (("reuse", 32.0), ("taylorseer", 39.0), ("teacache", 38.0)):
+            r[f"{task}_b12_{m}_psnr"] = v
+            r[f"{task}_b12_{m}_fd"] = 10.0 + (m == "reuse")
+        r[f"{task}_b12_meancache_psnr"] = 39.0 + g
+        r[f"{task}_b12_meancache_fd"] = 10.0 * fd_ratio  # against TaylorSeer's, the best-PSNR baseline
+        rows.append(r)
+    return rows
+
+
 def test_sabotage_decider_rejects_failing_metrics():
     dec = meancache_decider("digits", 12)
-    bad = [{"digits_b12_psnr_gain": g, "digits_b12_fd_ratio": 1.0} for g in (-0.5, 0.2, -0.1)]
+    bad = _claim_rows((-0.5, 0.2, -0.1))
     assert dec(bad).outcome is Outcome.NOT_SUPPORTED
-    small = [{"digits_b12_psnr_gain": g, "digits_b12_fd_ratio": 1.0} for g in (0.5, 0.55, 0.6)]
+    small = _claim_rows((0.5, 0.55, 0.6))
     assert dec(small).outcome is Outcome.INCONCLUSIVE
-    fd_worse = [{"digits_b12_psnr_gain": g, "digits_b12_fd_ratio": 1.2} for g in (2.0, 2.1, 2.2)]
+    fd_worse = _claim_rows((2.0, 2.1, 2.2), fd_ratio=1.2)
     assert dec(fd_worse).outcome is Outcome.INCONCLUSIVE
-    good = [{"digits_b12_psnr_gain": g, "digits_b12_fd_ratio": 1.0} for g in (2.0, 2.1, 2.2)]
+    good = _claim_rows((2.0, 2.1, 2.2))
     assert dec(good).outcome is Outcome.SUPPORTED
+    # a baseline's PSNR in MeanCache's place can never be supported
+    rows = [{**r, "digits_b12_meancache_psnr": r["digits_b12_taylorseer_psnr"]} for r in good]
+    assert dec(rows).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_interval_reaching_zero_is_not_a_refutation():
+    dec = meancache_decider("digits", 12)
+    wide = dec(_claim_rows((-0.5, 1.5, 3.0)))  # lower end <= 0 but the interval also reaches 1 dB
+    assert wide.interval[0] <= 0 and wide.interval[1] >= 1.0
+    assert wide.outcome is Outcome.INCONCLUSIVE  # the old rule said not supported
+
+
+def test_preconditions_flow_models_learned():
+    from iclr26.inference.meancache.experiment import EXPERIMENT
+
+    digits, mixture = EXPERIMENT.claims
+    assert digits.judge(_claim_rows((2.0, 2.1, 2.2))).outcome is Outcome.SUPPORTED  # learned: a real verdict
+    assert digits.judge(_claim_rows((2.0, 2.1, 2.2), ref_acc=0.15)).outcome is Outcome.NOT_REPRODUCED
+    mix = _claim_rows((-8.0, -8.5, -9.0), task="mixture")
+    assert mixture.judge(mix).outcome is Outcome.NOT_SUPPORTED
+    assert mixture.judge(_claim_rows((1.0, 1.1, 1.2), task="mixture")).outcome is Outcome.SUPPORTED
+    assert mixture.judge(_claim_rows((1.0, 1.1, 1.2), task="mixture", sw_ratio=0.95)).outcome is (
+        Outcome.NOT_REPRODUCED
+    )
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))

@@ -8,6 +8,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from iclr26.harness.claims import Outcome
+from iclr26.harness.stats import t_interval
 from iclr26.inference.uniroute import (
     ClairvoyantRouter,
     HFMeanPoolEmbedder,
@@ -31,7 +32,7 @@ from iclr26.inference.uniroute import (
     soft_assign,
     split_prompts,
 )
-from iclr26.inference.uniroute.claim_check import gap_closed, uniroute_claim
+from iclr26.inference.uniroute.claim_check import gap_closed, pool_interval, uniroute_claim
 from iclr26.inference.uniroute.experiment import EXPERIMENT, UniRouteConfig, run
 
 MODES = ["kmeans", "learned_map"]
@@ -447,9 +448,10 @@ def test_synthetic_pools_are_seeded():
     assert len(gaps) >= 3 and np.mean(gaps) > 0.05
 
 
-def rows(map_, zero, knn, oracle, kmeans=None):
+def rows(map_, zero, knn, oracle, kmeans=None, pools=None):
     n = len(map_)
     kmeans = map_ if kmeans is None else kmeans
+    pools = list(range(n)) if pools is None else pools
     return [
         {
             "audc_uniroute_map": map_[i],
@@ -457,6 +459,8 @@ def rows(map_, zero, knn, oracle, kmeans=None):
             "audc_zero": zero[i],
             "audc_knn": knn[i],
             "audc_oracle": oracle[i],
+            "pool_seed": float(pools[i]),
+            "gain_oracle_vs_zero": oracle[i] - zero[i],
         }
         for i in range(n)
     ]
@@ -472,9 +476,49 @@ def test_claim_check_outcomes():
     small_gap = rows([0.72, 0.73, 0.71, 0.725], zero, [0.70, 0.70, 0.70, 0.70], oracle)
     assert decide(small_gap).outcome is Outcome.INCONCLUSIVE
     # sabotage: ZeroRouter's own numbers in place of UniRoute's can never be supported
-    assert decide(rows(zero, zero, [0.6] * 4, oracle)).outcome is Outcome.NOT_SUPPORTED
+    assert decide(rows(zero, zero, [0.6] * 4, oracle)).outcome is not Outcome.SUPPORTED
     assert decide(rows([0.69, 0.70, 0.68, 0.69], zero, [0.6] * 4, oracle)).outcome is Outcome.NOT_SUPPORTED
+    # an interval of (a) that reaches 0 is no refutation (the old rule said not supported)
+    assert decide(rows([0.69, 0.72, 0.70, 0.71], zero, [0.6] * 4, oracle)).outcome is Outcome.INCONCLUSIVE
     assert np.isnan(gap_closed(np.array([0.8]), np.array([0.7]), np.array([0.6])))
+
+
+def test_pool_interval_averages_within_pools_first():
+    values = np.array([0.10, 0.11, 0.12, -0.02, -0.01, 0.0, 0.05, 0.06, 0.04])
+    pools = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2])
+    iv = pool_interval(values, pools)
+    means = np.array([0.11, -0.01, 0.05])
+    assert iv.n == 3 and iv.estimate == pytest.approx(means.mean())
+    half = float(__import__("scipy").stats.t.ppf(0.975, 2)) * means.std(ddof=1) / np.sqrt(3)
+    assert (iv.lo, iv.hi) == pytest.approx((means.mean() - half, means.mean() + half))
+
+
+def test_claim_clusters_pairs_by_pool():
+    # 15 pairs from 3 pools: each pool's 5 splits agree closely, the pools disagree. As 15 independent pairs the
+    # gain over ZeroRouter looks clear; over 3 pool means it is not.
+    gain = {0: 0.04, 1: -0.01, 2: 0.01}
+    pools = [p for p in range(3) for _ in range(5)]
+    zero = [0.70] * 15
+    ours = [0.70 + gain[p] + 0.001 * (k % 5 - 2) for k, p in enumerate(pools)]
+    r = rows(ours, zero, [0.5] * 15, [0.72] * 15, pools=pools)
+    paired = t_interval(np.array(ours) - 0.70)
+    assert paired.lo > 0  # what the old, pair-level interval would have said
+    verdict = uniroute_claim()(r)
+    assert verdict.outcome is Outcome.INCONCLUSIVE and verdict.interval[0] <= 0
+    assert "3 pool means" in verdict.explanation
+    # one pool for every pair: no interval across pools -> inconclusive
+    assert uniroute_claim()(rows(ours, zero, [0.5] * 15, [0.72] * 15, pools=[0] * 15)).outcome is (
+        Outcome.INCONCLUSIVE
+    )
+
+
+def test_precondition_routing_can_help():
+    claim = EXPERIMENT.claims[0]
+    zero, oracle = [0.70, 0.71, 0.69, 0.70], [0.85, 0.86, 0.84, 0.85]
+    good = rows([0.83, 0.84, 0.82, 0.835], zero, [0.80, 0.81, 0.79, 0.80], oracle)
+    assert claim.judge(good).outcome is Outcome.SUPPORTED  # a pool where routing helps: a real verdict
+    flat = rows([0.83, 0.84, 0.82, 0.835], zero, [0.80, 0.81, 0.79, 0.80], [0.69, 0.85, 0.84, 0.85])
+    assert claim.judge(flat).outcome is Outcome.NOT_REPRODUCED
 
 
 def test_experiment_run_produces_claim_metrics():

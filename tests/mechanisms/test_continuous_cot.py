@@ -260,17 +260,31 @@ def test_plateau_stats_separate_saturating_from_linear_growth():
     sat = mu_plateau_stats(3 * (1 - np.exp(-e / 2.0)))
     lin = mu_plateau_stats(0.3 * e)
     assert sat["mu_rise"] >= 1.0 and sat["mu_slope_ratio"] <= 0.1
+    assert sat["mu_rise"] == sat["mu_early_max"] - 0.0
     assert lin["mu_slope_ratio"] == pytest.approx(1.0)
+
+
+def _mu_row(rise, ratio, dec=1.0, mu_init=0.1):
+    return {
+        "mu_early_max": mu_init + rise,
+        "mu_init": mu_init,
+        "mu_slope_ratio": ratio,
+        "loss_decreasing": dec,
+    }
 
 
 def test_bounded_mu_decider_three_outcomes():
     dec = bounded_mu_decider()
-    good = [{"mu_rise": 2.0, "mu_slope_ratio": 0.02, "loss_decreasing": 1.0}] * 3
-    bad = [{"mu_rise": 2.0, "mu_slope_ratio": 0.9, "loss_decreasing": 1.0}] * 3
-    mid = [{"mu_rise": 0.2, "mu_slope_ratio": 0.2, "loss_decreasing": 1.0}] * 3
-    assert dec(good).outcome is Outcome.SUPPORTED
-    assert dec(bad).outcome is Outcome.NOT_SUPPORTED
-    assert dec(mid).outcome is Outcome.INCONCLUSIVE
+    assert dec([_mu_row(2.0, 0.02)] * 3).outcome is Outcome.SUPPORTED
+    assert dec([_mu_row(2.0, 0.9)] * 3).outcome is Outcome.NOT_SUPPORTED
+    assert dec([_mu_row(0.2, 0.2)] * 3).outcome is Outcome.INCONCLUSIVE
+    assert dec([_mu_row(2.0, 0.02, dec=0.0)] * 3).outcome is Outcome.INCONCLUSIVE  # loss no longer falling
+    # sabotage: mu never left its initial value -> no rise, not supported
+    assert dec([_mu_row(0.0, 0.02)] * 3).outcome is not Outcome.SUPPORTED
+    # a NaN slope ratio (mu never rose in any window) fails that seed but is no guard failure
+    mixed = [_mu_row(2.0, 0.02), _mu_row(2.0, 0.03), _mu_row(0.1, float("nan"))]
+    assert dec(mixed).outcome is Outcome.SUPPORTED
+    assert dec([_mu_row(2.0, 0.02)]).outcome is Outcome.INCONCLUSIVE  # one seed
 
 
 def test_superposition_and_accuracy_deciders_three_outcomes():
@@ -279,9 +293,44 @@ def test_superposition_and_accuracy_deciders_three_outcomes():
     assert sup([{"frontier_mass": 0.9, "frontier_entropy": 0.1}] * 3).outcome is Outcome.NOT_SUPPORTED
     assert sup([{"frontier_mass": 0.3, "frontier_entropy": 0.5}] * 3).outcome is Outcome.INCONCLUSIVE
     acc = accuracy_gap_decider()
-    assert acc([{"acc_gap": g} for g in (0.2, 0.25, 0.22)]).outcome is Outcome.SUPPORTED
-    assert acc([{"acc_gap": g} for g in (-0.01, 0.0, 0.01)]).outcome is Outcome.NOT_SUPPORTED
-    assert acc([{"acc_gap": g} for g in (-0.3, 0.1, 0.5)]).outcome is Outcome.INCONCLUSIVE
+
+    def rows(gaps, base=0.5):
+        return [{"acc_coconut": base + g, "acc_no_cot": base} for g in gaps]
+
+    assert acc(rows((0.2, 0.25, 0.22))).outcome is Outcome.SUPPORTED
+    # the brief gives the accuracy part no refutation: a gap excluded from 5 points is inconclusive
+    assert acc(rows((-0.01, 0.0, 0.01))).outcome is Outcome.INCONCLUSIVE
+    assert acc(rows((-0.3, 0.1, 0.5))).outcome is Outcome.INCONCLUSIVE
+    assert acc(rows((0.02, 0.03, 0.025))).outcome is Outcome.INCONCLUSIVE  # above 0 but below 5 points
+
+
+def _claim(claim_id):
+    from iclr26.mechanisms.continuous_cot.experiment import EXPERIMENT
+
+    return next(c for c in EXPERIMENT.claims if c.id == claim_id)
+
+
+def test_claims_are_not_reproduced_when_coconut_did_not_learn():
+    # the earlier quick run: Coconut 0.16-0.37 held-out accuracy, no-CoT at chance between the candidates
+    learned = {"acc_coconut": 0.95, "acc_no_cot": 0.52}
+    rows = [
+        {**learned, **_mu_row(2.0, 0.02), "frontier_mass": 0.8, "frontier_entropy": 0.9, "acc_coconut": a}
+        for a in (0.16, 0.37, 0.21)
+    ]
+    for cid in ("index-matching-logit-bounded", "thoughts-in-superposition", "coconut-beats-no-cot"):
+        assert _claim(cid).judge(rows).outcome is Outcome.NOT_REPRODUCED, cid
+
+
+def test_preconditions_pass_when_the_models_learned():
+    base = {"acc_no_cot": 0.5, "frontier_mass": 0.8, "frontier_entropy": 0.9}
+    good = [{**base, **_mu_row(2.0, 0.02), "acc_coconut": a} for a in (0.9, 0.95, 0.92)]
+    for cid in ("index-matching-logit-bounded", "thoughts-in-superposition", "coconut-beats-no-cot"):
+        assert _claim(cid).judge(good).outcome is Outcome.SUPPORTED, cid
+    unbounded = [{**r, "mu_slope_ratio": 0.9} for r in good]
+    assert _claim("index-matching-logit-bounded").judge(unbounded).outcome is Outcome.NOT_SUPPORTED
+    # an untrained no-CoT baseline (no answer format) makes the comparison not reproduced, not a win
+    untrained = [{**r, "acc_no_cot": 0.05} for r in good]
+    assert _claim("coconut-beats-no-cot").judge(untrained).outcome is Outcome.NOT_REPRODUCED
 
 
 def test_build_instance_rejects_unreachable_candidates():

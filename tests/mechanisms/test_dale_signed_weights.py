@@ -24,7 +24,8 @@ from iclr26.mechanisms.dale_signed_weights import (
     spectral_centroid,
 )
 from iclr26.mechanisms.dale_signed_weights.analysis import pathway_mask_fractions
-from iclr26.mechanisms.dale_signed_weights.claim_check import segregation_decider
+from iclr26.mechanisms.dale_signed_weights.claim_check import segregation_decider, tanh_shrink_decider
+from iclr26.mechanisms.dale_signed_weights.experiment import EXPERIMENT
 
 
 @pytest.fixture(autouse=True)
@@ -175,9 +176,15 @@ def test_pathway_measure_finds_a_planted_object_readout():
     assert r["mask_diff"] >= r["mask_diff_random"] - 1e-6
 
 
-def _rows(frac, margin, gap):
+def _rows(frac, margin, gap, random=0.01, cos_pos=0.6):
     return [
-        {"frac_models_sig": f, "mask_diff_minus_random": m, "viz_cos_gap": g}
+        {
+            "frac_models_sig": f,
+            "mask_diff_relu": random + m,
+            "mask_diff_random": random,
+            "cos_minus_neg_1": cos_pos + g,
+            "cos_minus_pos_1": cos_pos,
+        }
         for f, m, g in zip(frac, margin, gap)
     ]
 
@@ -189,6 +196,50 @@ def test_segregation_decider_three_outcomes():
     assert bad.outcome == Outcome.NOT_SUPPORTED
     unsure = segregation_decider(_rows([1, 1, 1], [0.05, -0.04, 0.02], [0.2, 0.25, 0.22]))
     assert unsure.outcome == Outcome.INCONCLUSIVE
+    wrong_way = segregation_decider(_rows([1, 1, 1], [0.05, 0.06, 0.055], [-0.2, -0.25, -0.22]))
+    assert wrong_way.outcome == Outcome.NOT_SUPPORTED  # removing negative inputs changes the images more
+    # sabotage: the sign split is no better than a random split
+    same = [{**r, "mask_diff_relu": r["mask_diff_random"]} for r in _rows([1, 1, 1], [0.05] * 3, [0.2] * 3)]
+    assert segregation_decider(same).outcome != Outcome.SUPPORTED
+
+
+def test_tanh_shrink_decider_three_outcomes():
+    def rows(tanh, relu=(0.04, 0.05, 0.045)):
+        return [{"mask_diff_tanh": t, "mask_diff_relu_match": r} for t, r in zip(tanh, relu)]
+
+    assert tanh_shrink_decider(rows([0.01, 0.012, 0.008])).outcome == Outcome.SUPPORTED
+    assert tanh_shrink_decider(rows([0.04, 0.05, 0.045])).outcome == Outcome.NOT_SUPPORTED  # no shrink
+    assert tanh_shrink_decider(rows([0.01, 0.05, 0.02])).outcome == Outcome.INCONCLUSIVE
+    assert tanh_shrink_decider(rows([0.01, 0.01, 0.01], (0.04, -0.01, 0.05))).outcome == Outcome.INCONCLUSIVE
+
+
+def _claim(claim_id):
+    return next(c for c in EXPERIMENT.claims if c.id == claim_id)
+
+
+def _learned_row(**kw):
+    row = {"acc_relu_mean": 0.6, "acc_relu_main": 0.7, "acc_tanh": 0.5, "acc_relu_match": 0.6}
+    return {**row, **kw}
+
+
+def test_claims_need_trained_models():
+    seg = [{**r, **_learned_row()} for r in _rows([1, 1, 0.75], [0.05, 0.06, 0.055], [0.2, 0.25, 0.22])]
+    tanh = [
+        {"mask_diff_tanh": t, "mask_diff_relu_match": 0.04, **_learned_row()} for t in (0.01, 0.012, 0.008)
+    ]
+    corr = [{"spearman_acc_dale_out": v, **_learned_row()} for v in (0.6, 0.7, 0.65)]
+    # learned models: the rules give a real verdict
+    assert _claim("positive-pathway-object").judge(seg).outcome is Outcome.SUPPORTED
+    assert _claim("tanh-removes-segregation").judge(tanh).outcome is Outcome.SUPPORTED
+    assert _claim("accuracy-dale-correlation").judge(corr).outcome is Outcome.SUPPORTED
+    # a model at chance (10 classes) in one seed: not reproduced at this budget
+    for cid, rows, metric in (
+        ("positive-pathway-object", seg, "acc_relu_main"),
+        ("tanh-removes-segregation", tanh, "acc_tanh"),
+        ("accuracy-dale-correlation", corr, "acc_relu_mean"),
+    ):
+        rows = [{**rows[0], metric: 0.11}, *rows[1:]]
+        assert _claim(cid).judge(rows).outcome is Outcome.NOT_REPRODUCED, cid
 
 
 def test_bad_inputs_raise():

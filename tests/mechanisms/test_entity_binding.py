@@ -21,7 +21,7 @@ from iclr26.mechanisms.entity_binding import (
 )
 from iclr26.mechanisms.entity_binding.binding import _render
 from iclr26.mechanisms.entity_binding.claim_check import binding_decider
-from iclr26.mechanisms.entity_binding.experiment import middle_positions
+from iclr26.mechanisms.entity_binding.experiment import EXPERIMENT, middle_positions
 
 
 @pytest.fixture(autouse=True)
@@ -157,7 +157,7 @@ def _row(**kw):
     base = dict(
         acc_gate=0.95,
         agree_full=0.93,
-        adv_full_pos=0.08,
+        agree_pos=0.85,
         adv_full_pos_lo=0.03,
         pos_mass_gap_lo=0.02,
         sigma_gap=0.4,
@@ -168,11 +168,28 @@ def _row(**kw):
 
 def test_decider_supported_not_supported_inconclusive():
     decide = binding_decider()
-    assert decide([_row(), _row(adv_full_pos=0.07)]).outcome is Outcome.SUPPORTED
-    assert decide([_row(adv_full_pos=0.01), _row(adv_full_pos=0.0)]).outcome is Outcome.NOT_SUPPORTED
-    assert decide([_row(acc_gate=0.5), _row()]).outcome is Outcome.INCONCLUSIVE
+    assert decide([_row(), _row(agree_pos=0.86)]).outcome is Outcome.SUPPORTED
+    assert decide([_row(agree_pos=0.92), _row(agree_pos=0.93)]).outcome is Outcome.NOT_SUPPORTED
     assert decide([_row(pos_mass_gap_lo=-0.01), _row()]).outcome is Outcome.INCONCLUSIVE
     assert decide([_row(agree_full=float("nan")), _row()]).outcome is Outcome.INCONCLUSIVE
+    assert decide([_row()]).outcome is Outcome.INCONCLUSIVE  # one seed
+    # sabotage: the full model is the positional-only model -> no mixing
+    assert decide([_row(agree_full=0.85), _row(agree_full=0.85)]).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_claim_is_not_reproduced_unless_binding_was_learned():
+    claim = EXPERIMENT.claims[0]
+    # the earlier quick run: clean accuracy at n = 12 of 0.054-0.071 (chance 0.083), no advantage over pos-only
+    quick = [
+        _row(acc_gate=a, agree_full=f, agree_pos=p)
+        for a, f, p in ((0.054, 0.831, 0.833), (0.071, 0.841, 0.842), (0.060, 0.824, 0.827))
+    ]
+    assert binding_decider()(quick).outcome is Outcome.NOT_SUPPORTED  # what the rule alone would say
+    assert claim.judge(quick).outcome is Outcome.NOT_REPRODUCED
+    # binding learned: the precondition passes and the rule decides
+    assert claim.judge([_row(), _row(agree_pos=0.86)]).outcome is Outcome.SUPPORTED
+    learned_no_mix = [_row(agree_pos=0.92), _row(agree_pos=0.93)]
+    assert claim.judge(learned_no_mix).outcome is Outcome.NOT_SUPPORTED
 
 
 def test_sabotage_swapped_targets_break_the_oracle():

@@ -201,9 +201,16 @@ def test_bad_graphs_and_arguments():
 
 
 # the claim check can fail
-def rows(a, b, c, gap=0.2):
+def rows(a, b, c, gap=0.2, t2=1.0, k1=0.55):
     return [
-        {"tt_1head_best_acc": x, "kn_2head_best_acc": y, "cyclic_1head_max_excess": z, "kn_1head_gap": gap}
+        {
+            "tt_1head_best_acc": x,
+            "kn_2head_best_acc": y,
+            "cyclic_1head_max_excess": z,
+            "kn_1head_gap": gap,
+            "tt_2head_best_acc": t2,
+            "kn_1head_best_acc": k1,
+        }
         for x, y, z in zip(a, b, c)
     ]
 
@@ -229,3 +236,21 @@ def test_claim_rule(a, b, c, outcome):
     verdict = EXPERIMENT.claims[0].judge(rows(a, b, c))
     assert verdict.outcome is outcome, verdict.explanation
     assert "Secondary" in verdict.explanation
+
+
+def test_claim_is_not_reproduced_when_training_failed():
+    claim = EXPERIMENT.claims[0]
+    # the models learned (both head counts beat the copy-one-vertex baseline on T_n): a real verdict
+    assert claim.judge(rows([0.9] * 5, GOOD_B, GOOD_C)).outcome is Outcome.INCONCLUSIVE
+    assert claim.judge(rows(GOOD_A, [0.7] * 5, GOOD_C, t2=0.99)).outcome is Outcome.NOT_SUPPORTED
+    # the 1-head or the 2-head models did not get past copying one vertex (0.5) in one seed
+    stuck = rows([0.55, 1, 1, 1, 1], GOOD_B, GOOD_C)
+    assert claim.judge(stuck).outcome is Outcome.NOT_REPRODUCED
+    untrained_two = rows(GOOD_A, [0.7] * 5, GOOD_C, t2=0.5)
+    assert claim.judge(untrained_two).outcome is Outcome.NOT_REPRODUCED
+
+
+def test_sabotage_one_head_in_place_of_two_is_not_supported():
+    good = rows(GOOD_A, GOOD_B, GOOD_C, k1=0.7)
+    swapped = [{**r, "kn_2head_best_acc": r["kn_1head_best_acc"]} for r in good]
+    assert EXPERIMENT.claims[0].judge(swapped).outcome is Outcome.NOT_SUPPORTED

@@ -279,15 +279,51 @@ def test_eigenmap_beats_knn_on_moons_with_one_label() -> None:
 # ---------------------------------------------------------------- claim decider
 
 
-def _rows(gains, gaps):
-    return [{"gain_plain_id_l1": g, "gap_eigenmap_id_l1": e} for g, e in zip(gains, gaps)]
+def _rows(gains, gaps, split="id", plain=60.0, learned=True):
+    rows = []
+    for g, e in zip(gains, gaps):
+        ic = plain + g
+        row = {
+            f"acc_icssl_{split}_l1": ic,
+            f"acc_plain_labelled_{split}_l1": plain,
+            f"acc_eigenmap_lr_{split}_l1": ic - e,
+        }
+        if learned:  # in-distribution accuracies of both trained models, above chance (45.8%) + 10 points
+            row.setdefault("acc_icssl_id_l1", 70.0)
+            row.setdefault("acc_plain_labelled_id_l1", 80.0)
+        rows.append(row)
+    return rows
 
 
 def test_decider_supported_not_supported_inconclusive() -> None:
     dec = icssl_decider("id", 1)
     assert dec(_rows([15.0, 18.0, 16.0], [-1.0, 2.0, -3.0])).outcome is Outcome.SUPPORTED
-    assert dec(_rows([1.0, 2.0, 1.5], [0.0, 0.0, 0.0])).outcome is Outcome.NOT_SUPPORTED
-    assert dec(_rows([-5.0, 20.0, 12.0], [0.0, 0.0, 0.0])).outcome is Outcome.NOT_SUPPORTED  # interval has 0
+    assert dec(_rows([1.0, 2.0, 1.5], [0.0, 0.0, 0.0])).outcome is Outcome.NOT_SUPPORTED  # mean gain < 3
+    # an interval containing 0 that still reaches the claimed 10 points neither shows nor excludes the gain
+    assert dec(_rows([-5.0, 20.0, 12.0], [0.0, 0.0, 0.0])).outcome is Outcome.INCONCLUSIVE
+    # an interval containing 0 and lying below 10 points excludes the claimed gain
+    assert dec(_rows([0.0, 7.0, 0.0, 7.0, 0.0, 7.0], [0.0] * 6)).outcome is Outcome.NOT_SUPPORTED
     assert dec(_rows([6.0, 7.0, 6.5], [0.0, 0.0, 0.0])).outcome is Outcome.INCONCLUSIVE  # 3 <= gain < 10
     assert dec(_rows([15.0, 18.0, 16.0], [-12.0, -9.0, -10.0])).outcome is Outcome.INCONCLUSIVE  # far below
     assert dec(_rows([15.0], [0.0])).outcome is Outcome.INCONCLUSIVE
+    # sabotage: IC-SSL is the plain baseline -> no gain
+    assert dec(_rows([0.0, 0.0, 0.0], [0.0, 0.0, 0.0])).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_claims_need_both_models_to_have_learned_the_training_tasks() -> None:
+    from iclr26.mechanisms.ic_ssl.experiment import EXPERIMENT, ID_CHANCE
+
+    assert ID_CHANCE == pytest.approx(100 * (3 * 0.5 + 1 / 3) / 4)
+    claims = {c.id: c for c in EXPERIMENT.claims}
+    # the earlier quick run's means (OOD gain +16.6 points, both models well above chance in distribution)
+    ood = _rows([16.0, 12.0, 21.0], [-0.1, 0.2, -0.5], split="ood", plain=44.4)
+    for r in ood:
+        r |= {"acc_icssl_id_l1": 64.3, "acc_plain_labelled_id_l1": 83.9}
+    assert claims["icssl-low-label-ood"].judge(ood).outcome is Outcome.SUPPORTED
+    idr = _rows([-19.0, -24.0, -15.0], [0.0, 0.0, -0.5], plain=83.9)
+    assert claims["icssl-low-label-id"].judge(idr).outcome is Outcome.NOT_SUPPORTED
+    # an untrained plain baseline (at chance in distribution, one seed) makes the comparison not reproduced
+    bad = [{**ood[0], "acc_plain_labelled_id_l1": 47.0}, *ood[1:]]
+    assert claims["icssl-low-label-ood"].judge(bad).outcome is Outcome.NOT_REPRODUCED
+    bad = [{**ood[0], "acc_icssl_id_l1": 50.0}, *ood[1:]]
+    assert claims["icssl-low-label-ood"].judge(bad).outcome is Outcome.NOT_REPRODUCED

@@ -30,6 +30,7 @@ from iclr26.mechanisms.icl_causal_structure import (
     uniform_parent_predict,
     unigram_predict,
 )
+from iclr26.mechanisms.icl_causal_structure.experiment import EXPERIMENT, late_drop
 
 
 @pytest.fixture(scope="module")
@@ -173,9 +174,10 @@ def test_training_lowers_the_loss_and_is_deterministic(pi5: torch.Tensor) -> Non
     assert log == fit()
 
 
-def _rows(ratio, col, row, gap):
+def _rows(ratio, col, row, gap, base=0.1, **extra):
     return [
-        {"kl_ratio": r, "col_err": c, "row_err": w, "lpa_gap": g} for r, c, w, g in zip(ratio, col, row, gap)
+        {"kl_tf": r * base, "kl_best_baseline": base, "col_err": c, "row_err": w, "lpa_gap": g, **extra}
+        for r, c, w, g in zip(ratio, col, row, gap)
     ]
 
 
@@ -192,3 +194,40 @@ def test_claim_decider_supported_not_supported_inconclusive() -> None:
     gap = _rows([0.1, 0.15, 0.2], [0.02, 0.03, 0.025], [0.3, 0.35, 0.3], [0.2, 0.3, 0.25])
     assert decide(gap).outcome is Outcome.INCONCLUSIVE
     assert decide(good[:1]).outcome is Outcome.INCONCLUSIVE
+    # sabotage: the transformer is the best structure-blind baseline (ratio 1) -> not supported
+    same = [{**r, "kl_tf": r["kl_best_baseline"]} for r in good]
+    assert decide(same).outcome is Outcome.NOT_SUPPORTED
+    # the row-wise reading of W_tf fits as well as the column-wise one -> not supported either way
+    flat = [{**r, "col_err": r["row_err"]} for r in good]
+    assert decide(flat).outcome is not Outcome.SUPPORTED
+
+
+def test_late_drop_measures_the_fall_over_the_last_30_percent() -> None:
+    steps = [1.0, 51.0, 101.0, 151.0, 200.0]
+    assert late_drop(steps, [2.0, 1.5, 1.2, 1.0, 0.9], 200) == pytest.approx(
+        1.2 - 0.9
+    )  # from step 101 <= 140
+    assert late_drop(steps, [1.0] * 5, 200) == 0.0
+    assert late_drop([1.0, 60.0], [1.0, 0.5], 60) == pytest.approx(0.5)  # only the first log lies before 70%
+
+
+def test_claim_is_not_reproduced_while_the_model_is_still_learning() -> None:
+    claim = EXPERIMENT.claims[0]
+    converged = {"lpa_tf_late_drop": 0.02, "logloss_gain_over_uniform": 0.2}
+    # the earlier quick run's per-seed numbers (KL ratio, col / row error, L_pa gap): not supported by the rule
+    quick = [
+        {**r, **converged}
+        for r in _rows(
+            [0.398, 0.845, 0.861], [0.421, 0.285, 0.140], [0.770, 0.361, 0.196], [0.371, 0.609, 0.759]
+        )
+    ]
+    assert claim.judge(quick).outcome is Outcome.NOT_SUPPORTED  # a converged model with these numbers
+    still_falling = [{**quick[0], "lpa_tf_late_drop": 0.25}, *quick[1:]]
+    assert claim.judge(still_falling).outcome is Outcome.NOT_REPRODUCED
+    no_better_than_uniform = [{**quick[0], "logloss_gain_over_uniform": -0.01}, *quick[1:]]
+    assert claim.judge(no_better_than_uniform).outcome is Outcome.NOT_REPRODUCED
+    good = [
+        {**r, **converged}
+        for r in _rows([0.1, 0.15, 0.2], [0.02, 0.03, 0.025], [0.3, 0.35, 0.3], [0.02, 0.03, 0.025])
+    ]
+    assert claim.judge(good).outcome is Outcome.SUPPORTED

@@ -24,10 +24,9 @@ from iclr26.mechanisms.moe_routing_attribution import (
     tiny_moe_lm,
     trace_routing,
 )
-from iclr26.mechanisms.moe_routing_attribution.claim_check import (
-    pooled_interval,
-    routing_contribution_decider,
-)
+from iclr26.mechanisms.moe_routing_attribution.claim_check import routing_contribution_decider
+from iclr26.mechanisms.moe_routing_attribution.experiment import EXPERIMENT
+from iclr26.mechanisms.moe_routing_attribution.model import unigram_loss
 
 CFG = TinyMoEConfig(
     n_layers=3, d_model=16, n_heads=2, n_experts=4, k=2, d_hidden=16, vocab_size=40, seq_len=8
@@ -232,16 +231,62 @@ def test_cofiring_identity_and_null():
     assert res["null_mean_abs"] < 0.1 < res["mean_abs"]
 
 
+def _rows(infl: list[float], aarv: list[float], **kw) -> list[dict[str, float]]:
+    rel = dict(spearman_var_aarv=0.8, spearman_linear_dense=0.9, loss_below_unigram=0.3)
+    return [
+        dict(moe_influence=0.01 + a, attn_influence=0.01, aarv_top=0.1 + b, aarv_random=0.1) | rel | kw
+        for a, b in zip(infl, aarv)
+    ]
+
+
+def _claim():
+    return next(c for c in EXPERIMENT.claims if c.id == "moe-outputs-drive-later-routing")
+
+
 def test_decider_three_outcomes():
     decide = routing_contribution_decider()
-    good = dict(influence_diff=0.5, influence_diff_se=0.05, aarv_diff=0.2, aarv_diff_se=0.02)
-    rel = dict(spearman_var_aarv=0.8, spearman_linear_dense=0.9)
-    assert decide([good | rel] * 2).outcome == Outcome.SUPPORTED
-    bad = good | dict(influence_diff=-0.5)
-    assert decide([bad | rel] * 2).outcome == Outcome.NOT_SUPPORTED
-    unsure = good | dict(aarv_diff=0.01)
-    assert decide([unsure | rel] * 2).outcome == Outcome.INCONCLUSIVE
-    flagged = decide([good | rel | dict(spearman_var_aarv=0.1)] * 2)
-    assert "unreliable" in flagged.explanation
-    mean, lo, hi = pooled_interval(np.array([1.0, 3.0]), np.array([0.3, 0.4]))
-    assert mean == 2.0 and hi - lo == pytest.approx(2 * 1.959964 * 0.5 / 2, rel=1e-5)
+    good = _rows([0.5, 0.52, 0.48], [0.2, 0.21, 0.19])
+    assert decide(good).outcome == Outcome.SUPPORTED
+    bad = _rows([-0.5, -0.52, -0.48], [0.2, 0.21, 0.19])
+    assert decide(bad).outcome == Outcome.NOT_SUPPORTED
+    unsure = _rows([0.5, 0.52, 0.48], [0.01, -0.02, 0.02])
+    assert decide(unsure).outcome == Outcome.INCONCLUSIVE
+    # (b) reversed in every seed does not refute: the brief refutes only on (a)
+    reversed_b = _rows([0.5, 0.52, 0.48], [-0.07, -0.065, -0.06])
+    assert decide(reversed_b).outcome == Outcome.INCONCLUSIVE
+    flagged = decide(_rows([0.5, 0.52, 0.48], [0.2, 0.21, 0.19], spearman_var_aarv=0.1))
+    assert flagged.outcome == Outcome.SUPPORTED and "unreliable" in flagged.explanation
+    unmeasured = decide(_rows([0.5, 0.52, 0.48], [0.2, 0.21, 0.19], spearman_var_aarv=float("nan")))
+    assert unmeasured.outcome == Outcome.SUPPORTED
+    assert decide(good[:1]).outcome == Outcome.INCONCLUSIVE
+
+
+def test_interval_is_over_seeds_not_pooled_token_errors():
+    """The earlier quick run: seed 0 has the opposite sign on (a). The old pooled interval (token-bootstrap
+    errors only, mean +- 1.96 sqrt(sum se^2) / n) excluded 0; the t interval over seeds does not."""
+    infl = np.array([-0.00013, 0.0003, 0.0046])
+    se = np.array([0.00007, 0.0001, 0.0002])
+    half = 1.959964 * np.sqrt((se**2).sum()) / infl.size
+    assert infl.mean() - half > 0  # the old rule would have called (a) significant
+    verdict = routing_contribution_decider()(_rows(list(infl), [0.05, 0.06, 0.055]))
+    assert verdict.outcome == Outcome.INCONCLUSIVE
+    assert verdict.interval[0] < 0 < verdict.interval[1]
+
+
+def test_precondition_unigram_floor():
+    claim = _claim()
+    assert [p.metric for p in claim.preconditions] == ["loss_below_unigram"]
+    good = _rows([0.5, 0.52, 0.48], [0.2, 0.21, 0.19])
+    assert claim.judge(good).outcome == Outcome.SUPPORTED
+    bad = _rows([-0.5, -0.52, -0.48], [0.2, 0.21, 0.19])
+    assert claim.judge(bad).outcome == Outcome.NOT_SUPPORTED
+    untrained = [dict(r, loss_below_unigram=-0.8) if i == 0 else r for i, r in enumerate(good)]
+    assert claim.judge(untrained).outcome == Outcome.NOT_REPRODUCED
+
+
+def test_unigram_loss_is_the_frequency_cross_entropy():
+    train = torch.tensor([0, 0, 1, 2])
+    targets = torch.tensor([[0, 1]])
+    p = torch.tensor([3.0, 2.0, 2.0]) / 7.0  # add-one counts over a vocabulary of 3
+    want = float(-(p[0].log() + p[1].log()) / 2)
+    assert unigram_loss(train, targets, 3) == pytest.approx(want)

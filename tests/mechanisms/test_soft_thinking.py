@@ -37,7 +37,8 @@ from iclr26.mechanisms.soft_thinking import (
     training_batch,
 )
 from iclr26.mechanisms.soft_thinking.claim_check import part_decider, soft_thinking_decider
-from iclr26.mechanisms.soft_thinking.task import THINK
+from iclr26.mechanisms.soft_thinking.experiment import EXPERIMENT
+from iclr26.mechanisms.soft_thinking.task import N_SYMBOLS, THINK, guess_accuracy
 
 
 @pytest.fixture(autouse=True)
@@ -139,7 +140,7 @@ def test_sabotage_unnormalised_topk_leaves_the_hull():
     logits = torch.randn(3, 20, generator=torch.Generator().manual_seed(4))
     w_bad = torch.softmax(logits, -1).topk(5, -1).values  # broken variant: no renormalisation
     assert not torch.allclose(w_bad.sum(-1), torch.ones(3), atol=1e-6)
-    bad = part_decider("b")([{**_row(), "gumbel_minus_soft": v} for v in (-0.02, 0.01, -0.01)])
+    bad = part_decider("b")([_row(gain=v) for v in (-0.02, 0.01, -0.01)])
     assert bad.outcome is Outcome.NOT_SUPPORTED
 
 
@@ -243,35 +244,75 @@ def test_trained_model_cache_round_trip(tmp_path, monkeypatch):
     assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
 
 
-def _row(**kw):
+def _row(gain=0.05, soft_minus_greedy=0.0, gumbel_minus_sample=0.0, **kw):
+    """One seed's metrics; the pass@1 of each decoder is built from the differences the rule reads."""
+    soft = 0.8
     base = {
         "dom_agree": 0.95,
         "js_top1_median": 0.01,
         "js_top2_median": 0.4,
-        "soft_minus_greedy": 0.0,
-        "gumbel_minus_soft": 0.05,
-        "gumbel_minus_sample": 0.0,
+        "acc_soft": soft,
+        "acc_greedy": soft - soft_minus_greedy,
+        "acc_gumbel": soft + gain,
+        "acc_sample": soft + gain - gumbel_minus_sample,
+        "greedy_above_chance": 0.5,
     }
     return base | kw
 
 
 def test_decider_supported_not_supported_inconclusive():
     d = soft_thinking_decider()
-    good = [_row(gumbel_minus_soft=v) for v in (0.04, 0.05, 0.06)]
+    good = [_row(gain=v) for v in (0.04, 0.05, 0.06)]
     assert d(good).outcome is Outcome.SUPPORTED
-    parallel = [_row(dom_agree=0.5, gumbel_minus_soft=v) for v in (0.04, 0.05, 0.06)]
+    assert d(good).estimate == pytest.approx(0.05)  # gumbel - soft
+    parallel = [_row(dom_agree=0.5, gain=v) for v in (0.04, 0.05, 0.06)]
     assert d(parallel).outcome is Outcome.NOT_SUPPORTED
-    no_gain = [_row(gumbel_minus_soft=v) for v in (-0.02, 0.01, 0.0)]
+    no_gain = [_row(gain=v) for v in (-0.02, 0.01, 0.0)]
     assert d(no_gain).outcome is Outcome.NOT_SUPPORTED
-    worse = [_row(gumbel_minus_soft=v) for v in (-0.03, -0.035, -0.04)]  # interval wholly below 0
+    worse = [_row(gain=v) for v in (-0.03, -0.035, -0.04)]  # interval wholly below 0
     assert d(worse).outcome is Outcome.NOT_SUPPORTED
-    small_gain = [_row(gumbel_minus_soft=v) for v in (0.01, 0.015, 0.02)]  # > 0 but below 3 points
-    assert d(small_gain).outcome is Outcome.INCONCLUSIVE
-    middling = [_row(dom_agree=0.8, gumbel_minus_soft=v) for v in (0.04, 0.05, 0.06)]
+    behind_sampling = [_row(gain=v, gumbel_minus_sample=-0.05) for v in (0.04, 0.05, 0.06)]
+    assert d(behind_sampling).outcome is Outcome.INCONCLUSIVE
+    middling = [_row(dom_agree=0.8, gain=v) for v in (0.04, 0.05, 0.06)]
     assert d(middling).outcome is Outcome.INCONCLUSIVE
+    far_from_greedy = [_row(soft_minus_greedy=0.1, gain=v) for v in (0.04, 0.05, 0.06)]
+    assert d(far_from_greedy).outcome is Outcome.INCONCLUSIVE
     assert d([_row()]).outcome is Outcome.INCONCLUSIVE
     assert d([_row(dom_agree=float("nan"))] * 3).outcome is Outcome.INCONCLUSIVE
     a = part_decider("a")
     assert a(good).outcome is Outcome.SUPPORTED
     assert a([_row(js_top1_median=0.5)] * 3).outcome is Outcome.INCONCLUSIVE
+    assert a(parallel).outcome is Outcome.NOT_SUPPORTED
     assert part_decider("b")(middling).outcome is Outcome.SUPPORTED
+
+
+def test_gain_interval_containing_zero_is_not_a_refutation():
+    """Changed rule: a gain interval that contains 0 but reaches 3 points is inconclusive (it was not supported),
+    and one wholly between 0 and 3 points excludes the claimed gain and is not supported (it was inconclusive)."""
+    b = part_decider("b")
+    wide = [_row(gain=v) for v in (-0.04, -0.01, 0.04)]
+    verdict = b(wide)
+    assert verdict.estimate <= 0 and verdict.interval[0] < 0 and verdict.interval[1] >= 0.03
+    assert verdict.outcome is Outcome.INCONCLUSIVE
+    small_gain = [_row(gain=v) for v in (0.01, 0.015, 0.02)]  # > 0 but clearly below 3 points
+    assert b(small_gain).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_precondition_gives_not_reproduced_and_passes_when_learned():
+    good = [_row(gain=v) for v in (0.04, 0.05, 0.06)]
+    untrained = [dict(r, greedy_above_chance=-0.1 if i == 0 else 0.5) for i, r in enumerate(good)]
+    for claim in EXPERIMENT.claims:
+        assert [p.metric for p in claim.preconditions] == ["greedy_above_chance"]
+        assert claim.judge(good).outcome is Outcome.SUPPORTED
+        assert claim.judge(untrained).outcome is Outcome.NOT_REPRODUCED
+    combined = EXPERIMENT.claims[0]
+    parallel = [_row(dom_agree=0.5, gain=v) for v in (0.04, 0.05, 0.06)]
+    assert combined.judge(parallel).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_guess_accuracy_counts_valid_middle_nodes():
+    problems = make_problems(20, "dag", 3)
+    for p in problems:
+        valid = [a for a in range(N_SYMBOLS) if check_answer(p, [p.start, a, p.goal])]
+        assert guess_accuracy(p) == len(valid) / 4
+    assert guess_accuracy(make_problems(1, "mod", 0)[0]) == 1 / N_SYMBOLS

@@ -23,6 +23,7 @@ from iclr26.mechanisms.task_vectors import (
     zero_shot_prompt,
 )
 from iclr26.mechanisms.task_vectors.claim_check import task_vector_decider
+from iclr26.mechanisms.task_vectors.experiment import EXPERIMENT
 
 
 @pytest.fixture(autouse=True)
@@ -164,28 +165,63 @@ def test_map_prompts_answers():
     assert 0.4 < frac_fwd < 0.6
 
 
-def _row(gap, ratio=1.0, s=0.95, s_icl=0.4, diff=30.0, se=3.0, icl=0.95):
+def _row(gap, ratio=1.0, s=0.95, s_icl=0.4, diff=30.0, se=3.0, icl=0.95, rn=0.4):
+    """One seed's metrics, with R_TV and R_1 built from the G and R_TV / R_1 the rule reads (R_0 = 1)."""
+    rtv = rn + gap * (1.0 - rn)
     return {
-        "gap": gap,
-        "rtv_over_r1": ratio,
+        "r0": 1.0,
+        "rn": rn,
+        "rtv": rtv,
+        "r1": rtv / ratio,
         "s_tv": s,
         "s_icl": s_icl,
-        "disc_diff": diff,
+        "disc_gap_bijection": 10.0 + diff,
+        "disc_gap_base_inverse": 10.0,
         "disc_diff_se": se,
         "disc_icl_min": icl,
     }
 
 
+def _claim():
+    return next(c for c in EXPERIMENT.claims if c.id == "tv-is-one-demo-and-fails-bijections")
+
+
 def test_decider_three_outcomes():
     dec = task_vector_decider()
-    assert dec([_row(0.8), _row(0.85), _row(0.9)]).outcome is Outcome.SUPPORTED
+    good = [_row(0.8), _row(0.85), _row(0.9)]
+    assert dec(good).outcome is Outcome.SUPPORTED
+    assert dec(good).estimate == pytest.approx(0.85)
     assert dec([_row(0.1), _row(0.15), _row(0.12)]).outcome is Outcome.NOT_SUPPORTED
     assert (
         dec([_row(0.8, diff=2.0), _row(0.85, diff=3.0), _row(0.9, diff=1.0)]).outcome is Outcome.NOT_SUPPORTED
     )
-    assert dec([_row(0.8, icl=0.5), _row(0.85, icl=0.5), _row(0.9, icl=0.5)]).outcome is Outcome.INCONCLUSIVE
+    assert (
+        dec([_row(0.8, diff=12.0), _row(0.85, diff=13.0), _row(0.9, diff=11.0)]).outcome
+        is Outcome.INCONCLUSIVE
+    )
     assert dec([_row(0.8, s=0.5), _row(0.85, s=0.5), _row(0.9, s=0.5)]).outcome is Outcome.INCONCLUSIVE
+    assert (
+        dec([_row(0.8, ratio=3.0), _row(0.85, ratio=3.0), _row(0.9, ratio=3.0)]).outcome
+        is Outcome.INCONCLUSIVE
+    )
     assert dec([_row(0.8)]).outcome is Outcome.INCONCLUSIVE
+    assert dec([_row(0.8, rn=1.0)] * 3).outcome is Outcome.INCONCLUSIVE  # G undefined when R_n = R_0
+
+
+def test_preconditions_gpt_icl_and_linear_learning():
+    claim = _claim()
+    assert [p.metric for p in claim.preconditions] == ["rn", "disc_icl_min"]
+    good = [_row(0.8), _row(0.85), _row(0.9)]
+    assert claim.judge(good).outcome is Outcome.SUPPORTED
+    assert claim.judge([_row(0.1), _row(0.15), _row(0.12)]).outcome is Outcome.NOT_SUPPORTED
+    # the earlier quick run: ICL 0.31-0.40 on the map tasks, the GPT did not learn ICL
+    no_icl = [_row(0.8, icl=0.31), _row(0.85, icl=0.34), _row(0.9, icl=0.4)]
+    verdict = claim.judge(no_icl)
+    assert verdict.outcome is Outcome.NOT_REPRODUCED and "disc_icl_min" in verdict.explanation
+    one_seed = [_row(0.8), _row(0.85, icl=0.5), _row(0.9)]
+    assert claim.judge(one_seed).outcome is Outcome.NOT_REPRODUCED
+    no_linear = [_row(0.8), _row(0.85), _row(0.9, rn=0.95)]
+    assert claim.judge(no_linear).outcome is Outcome.NOT_REPRODUCED
 
 
 @pytest.mark.parametrize(

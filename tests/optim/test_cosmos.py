@@ -15,12 +15,12 @@ import torch
 from torch import nn
 
 from iclr26.harness.claims import Outcome
+from iclr26.lab.param_groups import split_param_groups, state_numel
 from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinygpt import TinyGPT, TinyGPTConfig
 from iclr26.optim.cosmos import COSMOS, cosmos_state_numel, newton_schulz5
 from iclr26.optim.cosmos.baselines import OPTIMIZER_NAMES, make_optimizer
 from iclr26.optim.cosmos.claim_check import beats_adamw_muon, cosmos_claim, matches_soap
-from iclr26.optim.param_groups import split_param_groups, state_numel
 
 A5, B5, C5 = 3.4445, -4.7750, 2.0315
 
@@ -322,25 +322,32 @@ def test_sabotage_broken_update_violates_the_oracle(monkeypatch):
 # ----------------------------------------------------------------------------------------------------------------
 # claim check on hand-made per-seed numbers
 # ----------------------------------------------------------------------------------------------------------------
-def _rows(cosmos, adamw, muon, soap, state_ratio=0.2):
-    return [
-        {
+def _rows(cosmos, adamw, muon, soap, state_ratio=0.2, galore=None):
+    galore = galore or [x + 0.2 for x in cosmos]
+    rows = []
+    for c, a, m, s, g in zip(cosmos, adamw, muon, soap, galore):
+        row = {
             "cosmos_final": c,
             "adamw_final": a,
             "muon_final": m,
             "soap_final": s,
-            "cosmos_minus_best_adamw_muon": c - min(a, m),
-            "cosmos_minus_soap": c - s,
-            "cosmos_state_over_soap": state_ratio,
+            "galore_final": g,
+            "cosmos_state_floats": state_ratio * 1e6,
+            "soap_state_floats": 1e6,
         }
-        for c, a, m, s in zip(cosmos, adamw, muon, soap)
-    ]
+        # every optimizer trained: well below the character-marginal loss (3.6 nats on this corpus)
+        row |= {
+            f"{k.removesuffix('_final')}_final_over_marginal": v / 3.6 for k, v in row.items() if "final" in k
+        }
+        rows.append(row)
+    return rows
+
+
+GOOD = ([1.50, 1.52, 1.49, 1.51], [1.60, 1.63, 1.61, 1.62], [1.58, 1.60, 1.59, 1.61], [1.50, 1.52, 1.5, 1.5])
 
 
 def test_claim_supported_not_supported_inconclusive():
-    good = _rows(
-        [1.50, 1.52, 1.49, 1.51], [1.60, 1.63, 1.61, 1.62], [1.58, 1.60, 1.59, 1.61], [1.50, 1.52, 1.5, 1.5]
-    )
+    good = _rows(*GOOD)
     assert beats_adamw_muon(good).outcome is Outcome.SUPPORTED
     assert matches_soap(good).outcome is Outcome.SUPPORTED
     assert cosmos_claim(good).outcome is Outcome.SUPPORTED
@@ -356,10 +363,50 @@ def test_claim_supported_not_supported_inconclusive():
     )
     assert beats_adamw_muon(mixed).outcome is Outcome.INCONCLUSIVE
     assert cosmos_claim(mixed).outcome is Outcome.INCONCLUSIVE
-    heavy = _rows(
-        [1.50, 1.52, 1.49, 1.51], [1.60, 1.63, 1.61, 1.62], [1.58, 1.60, 1.59, 1.61], [1.5] * 4, 0.7
-    )
+    heavy = _rows(*GOOD, state_ratio=0.7)
     assert matches_soap(heavy).outcome is Outcome.NOT_SUPPORTED
+    # COSMOS equal to Muon (the sabotage of the conformance suite): never supported
+    tie = [{**r, "cosmos_final": r["muon_final"]} for r in good]
+    assert cosmos_claim(tie).outcome is not Outcome.SUPPORTED
+
+
+def _claims():
+    from iclr26.optim.cosmos.experiment import EXPERIMENT
+
+    return {c.id: c for c in EXPERIMENT.claims}
+
+
+def test_claims_judge_learned_rows_and_preconditions_give_not_reproduced():
+    claims = _claims()
+    main, galore = claims["cosmos-beats-adamw-muon-matches-soap"], claims["cosmos-beats-galore"]
+    good = _rows(*GOOD)
+    assert main.judge(good).outcome is Outcome.SUPPORTED  # every optimizer learned: a real verdict
+    assert galore.judge(good).outcome is Outcome.SUPPORTED
+    # AdamW never got below the trivial predictor (loss of the character marginal): not reproduced
+    untrained = [{**r, "adamw_final_over_marginal": 1.01} for r in good]
+    verdict = main.judge(untrained)
+    assert verdict.outcome is Outcome.NOT_REPRODUCED and "adamw_final_over_marginal" in verdict.explanation
+    assert galore.judge(untrained).outcome is Outcome.SUPPORTED  # AdamW is no part of that claim
+    diverged = [{**r, "galore_final": math.nan, "galore_final_over_marginal": math.nan} for r in good]
+    assert galore.judge(diverged).outcome is Outcome.NOT_REPRODUCED
+
+
+def test_invariant_is_a_check_and_gpu_is_declared():
+    from iclr26.optim.cosmos.experiment import EXPERIMENT
+
+    assert _claims()["cosmos-invariants"].kind == "check"
+    assert EXPERIMENT.devices == ("cpu", "cuda")
+
+
+def test_marginal_predictor_loss_is_the_unigram_cross_entropy():
+    from iclr26.lab.tinygpt import char_data
+    from iclr26.optim.cosmos.experiment import marginal_eval_loss
+
+    data = char_data(max_chars=200_000)
+    loss = marginal_eval_loss(data, seq_len=32, batch_size=8, eval_batches=2)
+    counts = np.bincount(data.train.numpy(), minlength=data.vocab_size) + 1.0
+    entropy = -np.sum(counts / counts.sum() * np.log(counts / counts.sum()))
+    assert 0.8 * entropy < loss < 1.2 * entropy  # a sample of held-out windows, close to the entropy
 
 
 def test_tuned_lrs_are_frozen_with_their_grids():

@@ -186,9 +186,60 @@ def test_claim_supported_on_leakage_and_fails_on_sabotage():
         for r in _rows(1.0, 0.5)
     ]
     assert decide(sabotaged).outcome is Outcome.NOT_SUPPORTED
-    assert decide(_rows(1.0, 0.5, teacher=0.9)).outcome is Outcome.INCONCLUSIVE
     assert decide(_rows(1.0, 0.2)).outcome is not Outcome.SUPPORTED
     assert {c.id for c in EXPERIMENT.claims} == {"soft-label-leakage", "temperature-dependence"}
+
+
+def test_no_gain_on_average_is_not_a_refutation_unless_the_interval_excludes_a_gain():
+    """Changed rule: a mean soft-over-hard gain <= 0 for both families refutes only when the paired interval
+    excludes any gain (upper end <= 0); a noisy zero-mean gain is inconclusive."""
+    decide = headline_decider()
+    noisy = []
+    for r, noise in zip(_rows(0.1, 0.1), (0.05, -0.05, 0.03, -0.03, 0.0)):  # zero-mean gains, minus a hair
+        noisy.append(
+            {
+                **r,
+                "logreg_acc_probe": r["logreg_hard_acc_probe"] + noise - 0.001,
+                "mlp_acc_largest": r["mlp_hard_acc_largest"] - noise - 0.001,
+            }
+        )
+    gains = [
+        np.mean([r[a] - r[b] for r in noisy])
+        for a, b in (
+            ("logreg_acc_probe", "logreg_hard_acc_probe"),
+            ("mlp_acc_largest", "mlp_hard_acc_largest"),
+        )
+    ]
+    assert all(g <= 0 for g in gains)  # the old rule said not supported
+    assert decide(noisy).outcome is Outcome.INCONCLUSIVE
+    worse = [
+        {
+            **r,
+            "logreg_acc_probe": r["logreg_hard_acc_probe"] - 0.05,
+            "mlp_acc_largest": r["mlp_hard_acc_largest"] - 0.05,
+        }
+        for r in _rows(0.1, 0.1)
+    ]
+    assert decide(worse).outcome is Outcome.NOT_SUPPORTED
+
+
+def test_memorisation_precondition_and_temperature_claim():
+    head, temp = (
+        next(c for c in EXPERIMENT.claims if c.id == i)
+        for i in ("soft-label-leakage", "temperature-dependence")
+    )
+    assert head.judge(_rows(1.0, 0.5)).outcome is Outcome.SUPPORTED
+    assert head.judge(_rows(1.0, 0.5, teacher=0.9)).outcome is Outcome.NOT_REPRODUCED
+    spread = [
+        dict(r, logreg_tau_spread_probe=v) for r, v in zip(_rows(1.0, 0.5), (0.88, 0.9, 0.92, 0.89, 0.91))
+    ]
+    assert temp.judge(spread).outcome is Outcome.SUPPORTED
+    flat = [
+        dict(r, logreg_tau_spread_probe=v) for r, v in zip(_rows(1.0, 0.5), (0.01, 0.02, 0.0, 0.015, 0.01))
+    ]
+    assert temp.judge(flat).outcome is Outcome.NOT_SUPPORTED
+    unmemorised = [dict(r, teacher_min_train_acc=0.99 if i == 2 else 1.0) for i, r in enumerate(spread)]
+    assert temp.judge(unmemorised).outcome is Outcome.NOT_REPRODUCED
 
 
 @pytest.mark.parametrize(

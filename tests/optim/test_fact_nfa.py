@@ -235,22 +235,51 @@ def test_modular_addition_split():
     assert np.array_equal(Ytr.argmax(1), (a + b) % 5)
 
 
-GOOD = {"c1_diff": 0.1, "acc_fact_rfm_best": 0.99, "acc_kernel_ridge": 0.05}
+GOOD = {"acc_fact_rfm_best": 0.99, "acc_kernel_ridge": 0.05, "acc_nfa_rfm_best": 0.99}
+
+
+def _seed(gap: float, **kw) -> dict:
+    """One seed whose converged runs give corr(FACT) - max corr(AGOP^s) = `gap`."""
+    return dict(GOOD, corr_nfa_converged=0.8, corr_fact_converged=0.8 + gap, **kw)
+
+
+def _claim():
+    from iclr26.optim.fact_nfa.experiment import EXPERIMENT
+
+    return EXPERIMENT.claims[0]
 
 
 def test_claim_supported_on_good_metrics():
-    rows = [dict(GOOD, c1_diff=0.1 + 0.01 * i) for i in range(5)]
+    rows = [_seed(0.1 + 0.01 * i) for i in range(5)]
     assert fact_claim_decider()(rows).outcome is Outcome.SUPPORTED
+    assert _claim().judge(rows).outcome is Outcome.SUPPORTED  # NFA-RFM grokked: a real verdict
 
 
 def test_sabotage_claim_cannot_pass():
     """NFA at least as good (C1 <= 0) or a FACT-RFM at the baseline's accuracy: never supported."""
     decide = fact_claim_decider()
-    nfa_wins = [dict(GOOD, c1_diff=-0.1 - 0.01 * i) for i in range(5)]
+    nfa_wins = [_seed(-0.1 - 0.01 * i) for i in range(5)]
     assert decide(nfa_wins).outcome is Outcome.NOT_SUPPORTED
-    no_grok = [dict(GOOD, c1_diff=0.1 + 0.01 * i, acc_fact_rfm_best=0.05) for i in range(5)]
+    no_grok = [_seed(0.1 + 0.01 * i, acc_fact_rfm_best=0.05) for i in range(5)]
     assert decide(no_grok).outcome is Outcome.NOT_SUPPORTED
-    unconverged = [dict(GOOD, c1_diff=math.nan) for _ in range(5)]
+    unconverged = [_seed(math.nan) for _ in range(5)]
     assert decide(unconverged).outcome is Outcome.INCONCLUSIVE
-    easy_task = [dict(GOOD, c1_diff=0.1 + 0.01 * i, acc_kernel_ridge=0.9) for i in range(5)]
+    easy_task = [_seed(0.1 + 0.01 * i, acc_kernel_ridge=0.9) for i in range(5)]
     assert decide(easy_task).outcome is Outcome.INCONCLUSIVE
+
+
+def test_unconverged_seeds_are_excluded_not_fatal():
+    rows = [_seed(0.1 + 0.01 * i) for i in range(3)] + [_seed(math.nan), _seed(math.nan)]
+    assert fact_claim_decider()(rows).outcome is Outcome.SUPPORTED  # 3 converged seeds carry C1
+    assert fact_claim_decider()(rows[2:]).outcome is Outcome.INCONCLUSIVE  # one converged seed: no interval
+
+
+def test_nfa_rfm_that_never_groks_means_not_reproduced():
+    """The quick run: FACT-RFM 0.22-0.41 and NFA-RFM 0% on mod-31 addition: the setting does not grok at all."""
+    rows = [
+        _seed(0.18 + 0.01 * i, acc_fact_rfm_best=0.3, acc_nfa_rfm_best=0.0, acc_kernel_ridge=0.0)
+        for i in range(5)
+    ]
+    assert fact_claim_decider()(rows).outcome is Outcome.NOT_SUPPORTED  # what the rule alone says
+    verdict = _claim().judge(rows)
+    assert verdict.outcome is Outcome.NOT_REPRODUCED and "acc_nfa_rfm_best" in verdict.explanation

@@ -319,11 +319,44 @@ def test_steps_to_reach():
     assert steps_to_reach([0, 25, 50], [0.1, 0.2, 0.3], 0.45, 75) == 75
 
 
+def _rows(gains, ratios, lora_acc=0.9, pretrain=0.95):
+    """Per-seed metrics with Hybrid - LoRA-FO = `gains` points and step ratios `ratios` (LoRA-FO: 500 steps)."""
+    return [
+        {
+            "acc_lora_fo": lora_acc,
+            "acc_hybrid": lora_acc + g / 100.0,
+            "lora_steps_to_final": 500.0,
+            "hybrid_steps_to_lora_final": 500.0 * r,
+            "pretrain_acc_task_a": pretrain,
+        }
+        for g, r in zip(gains, ratios)
+    ]
+
+
 def test_decider_outcomes():
     d = hybrid_decider()
-    good = [{"gain_points": g, "step_ratio": r} for g, r in zip([4, 5, 6, 5, 4], [0.4, 0.5, 0.6, 0.5, 0.4])]
-    bad = [{"gain_points": g, "step_ratio": 1.2} for g in [-3, -2, -4, -3, -1]]
-    mixed = [{"gain_points": g, "step_ratio": 0.9} for g in [3, -1, 2, 0.5, 4]]
+    good = _rows([4, 5, 6, 5, 4], [0.4, 0.5, 0.6, 0.5, 0.4])
+    bad = _rows([-3, -2, -4, -3, -1], [1.2] * 5)
+    mixed = _rows([3, -1, 2, 0.5, 4], [0.9] * 5)
     assert d(good).outcome is Outcome.SUPPORTED
     assert d(bad).outcome is Outcome.NOT_SUPPORTED
     assert d(mixed).outcome is Outcome.INCONCLUSIVE
+    slow = _rows([4, 5, 6, 5, 4], [0.9, 1.0, 0.95, 1.1, 0.9])  # C1 met, C2 not: never refutes on its own
+    assert d(slow).outcome is Outcome.INCONCLUSIVE
+    same_steps = [{**r, "hybrid_steps_to_lora_final": r["lora_steps_to_final"]} for r in good]
+    assert d(same_steps).outcome is not Outcome.SUPPORTED
+
+
+def test_claim_needs_a_pretrained_model_and_a_lora_baseline_that_learned():
+    from iclr26.optim.hybrid_zo_finetune.experiment import EXPERIMENT
+
+    claim = EXPERIMENT.claims[0]
+    assert claim.judge(_rows([-3, -2, -4, -3, -1], [1.2] * 5)).outcome is Outcome.NOT_SUPPORTED  # learned
+    assert claim.judge(_rows([4, 5, 6, 5, 4], [0.5] * 5)).outcome is Outcome.SUPPORTED
+    chance_lora = _rows([4, 5, 6, 5, 4], [0.5] * 5, lora_acc=0.13)  # 1/8 + 0.1 not reached
+    assert claim.judge(chance_lora).outcome is Outcome.NOT_REPRODUCED
+    no_pretraining = _rows([4, 5, 6, 5, 4], [0.5] * 5, pretrain=0.3)  # 1/4 + 0.1 not reached
+    assert claim.judge(no_pretraining).outcome is Outcome.NOT_REPRODUCED
+    for budget in ("quick", "full"):  # the chance level of the precondition assumes 8 task-B classes
+        assert EXPERIMENT.config(budget).n_classes == 8
+    assert EXPERIMENT.devices == ("cpu", "cuda")

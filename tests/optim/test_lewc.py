@@ -189,7 +189,9 @@ def _rows(b_wmax: float, b_wmin: float, r2_max: float = 0.97, gap: float = 0.0, 
             "gmm_wmax_acc_ensemble": 0.8 + gap,
             "gmm_wmax_acc_merged": 0.8 + eps,
             "gmm_wmin_acc_endpoints": 0.6,
-            "gmm_wmax_calibration_gap": 0.1 + eps,
+            "gmm_wmax_acc_endpoints": 0.8,
+            "gmm_wmax_barrier_raw": 2 * (b_wmax + eps) + 0.1 + eps,
+            "gmm_wmax_barrier_cal_x2": 2 * (b_wmax + eps),
         }
         rows.append(row)
     return rows
@@ -202,15 +204,31 @@ def test_claim_can_pass_and_fail():
     assert claim.judge(_rows(0.5, 0.5)).outcome is Outcome.NOT_SUPPORTED
     # the barrier falls but the LEWC fit is poor -> not supported either way: inconclusive
     assert claim.judge(_rows(0.01, 0.5, r2_max=0.6)).outcome is Outcome.INCONCLUSIVE
-    # untrained models: the guard turns the verdict inconclusive
+    # untrained models (endpoint accuracy at chance 1/20): not reproduced, whatever the rule says
     untrained = [r | {"gmm_wmin_acc_endpoints": 0.05} for r in _rows(0.01, 0.5)]
-    assert claim.judge(untrained).outcome is Outcome.INCONCLUSIVE
+    assert claim.judge(untrained).outcome is Outcome.NOT_REPRODUCED
+    untrained_wide = [r | {"gmm_wmax_acc_endpoints": 0.1} for r in _rows(0.5, 0.5)]
+    assert claim.judge(untrained_wide).outcome is Outcome.NOT_REPRODUCED
+
+
+def test_barrier_interval_containing_zero_refutes_only_when_the_claimed_decrease_is_excluded():
+    claim = next(c for c in EXPERIMENT.claims if c.id == "lewc-lmc-gmm")
+    noisy = _rows(0.3, 0.5)
+    for r, d in zip(noisy, (-0.05, 0.0, 0.05)):  # B(wmax) - B(wmin): the interval contains 0
+        r["gmm_wmax_barrier_cal"] = r["gmm_wmin_barrier_cal"] + d
+    # B(wmax) - 0.2 B(wmin) ~ 0.35, 0.4, 0.45 (interval above 0): the 5x decrease is excluded -> refuted
+    assert claim.judge(noisy).outcome is Outcome.NOT_SUPPORTED
+    for r, d in zip(noisy, (-0.45, -0.1, 0.05)):  # contains 0, and B(wmax) - 0.2 B(wmin) = 0.0, 0.3, 0.45
+        r["gmm_wmax_barrier_cal"] = r["gmm_wmin_barrier_cal"] + d
+    assert claim.judge(noisy).outcome is Outcome.INCONCLUSIVE  # was not supported before rule (b)
 
 
 def test_calibration_claim_can_fail():
     claim = next(c for c in EXPERIMENT.claims if c.id == "lewc-calibration-matters")
-    rows = [r | {"gmm_wmax_calibration_gap": -0.2 + 0.01 * i} for i, r in enumerate(_rows(0.01, 0.5))]
+    assert claim.judge(_rows(0.01, 0.5)).outcome is Outcome.SUPPORTED
+    rows = [r | {"gmm_wmax_barrier_raw": 0.01 * i} for i, r in enumerate(_rows(0.2, 0.5))]
     assert claim.judge(rows).outcome is Outcome.NOT_SUPPORTED
+    assert EXPERIMENT.devices == ("cpu", "cuda")
 
 
 @pytest.mark.parametrize(

@@ -367,6 +367,21 @@ def test_claim_decider_is_inconclusive_below_three_points_or_without_the_cost_ma
     assert decide(_rows(plmc_slope=-1.3, plmc_w2=0.02)).outcome is Outcome.INCONCLUSIVE
 
 
+def test_an_interval_reaching_zero_refutes_only_when_it_excludes_the_claimed_half():
+    decide = plmc_claim_decider()
+    # slope(LMC) - slope(PLMC) spread widely around 0.2: the interval reaches 0 and also holds 0.5 -> inconclusive
+    wide = _rows(plmc_slope=-1.2, plmc_w2=0.02)
+    for row, d in zip(wide, (-0.6, 1.0, -0.2, 0.9, 0.1)):
+        row["slope_over_plmc"] = row["slope_over_lmc"] - d
+    assert decide(wide).outcome is Outcome.INCONCLUSIVE  # was not supported before
+    # tight around 0: the interval reaches 0 and lies below 0.5 -> not supported
+    assert decide(_rows(plmc_slope=-1.0, plmc_w2=0.02)).outcome is Outcome.NOT_SUPPORTED
+    # a NaN slope (fewer than 2 usable points) leaves that setting inconclusive, the other still refutes
+    rows = _rows(plmc_slope=-1.0, plmc_w2=0.02)
+    rows[0] |= {"slope_under_plmc": math.nan, "n_usable_under_plmc": 1.0}
+    assert decide(rows).outcome is Outcome.NOT_SUPPORTED
+
+
 # ---------------------------------------------------------------- bad input
 
 SAMPLERS = [lmc, ulmc, rlmc, rlmc_underdamped, plmc, lambda *a, **k: plmc(*a, overdamped=False, **k)]

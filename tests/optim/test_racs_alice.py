@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from iclr26.optim.param_groups import state_numel
+from iclr26.lab.param_groups import state_numel
 from iclr26.optim.racs_alice import RACS, Alice, alice_state_numel, racs_state_numel
 
 torch.set_default_dtype(torch.float32)
@@ -294,13 +294,30 @@ def test_vector_parameter_without_fallback_is_rejected_with_advice():
 
 # --- claim checks -----------------------------------------------------------------------------------------------
 def _rows(base_curves, method_curves, extra=None):
+    """Per-seed rows of gridded curves (eval at steps 0, 10, 20, 30 of a 30-step run), all models trained."""
+    from iclr26.optim.racs_alice.claim_check import curve_metrics
+
     rows = []
     for b, m in zip(base_curves, method_curves):
-        row = {f"curve_adamw_{s}": y for s, y in zip((0, 10, 20, 30), b)}
-        row |= {f"curve_alice_{s}": y for s, y in zip((0, 10, 20, 30), m)}
-        row |= {"alice_speedup_seed": 1.0, "adamw_final": b[-1], **(extra or {})}
+        row = curve_metrics("adamw", (0, 10, 20, 30), b, 30) | curve_metrics("alice", (0, 10, 20, 30), m, 30)
+        row |= {"alice_final_over_marginal": 0.5, "adamw_final_over_marginal": 0.5, **(extra or {})}
         rows.append(row)
     return rows
+
+
+def test_curve_metrics_hold_the_evaluation_points_on_the_grid():
+    from iclr26.optim.racs_alice.claim_check import CURVE_POINTS, curve_keys, curve_metrics
+    from iclr26.optim.racs_alice.experiment import EXPERIMENT
+
+    for budget in ("smoke", "quick", "full"):  # every budget's evaluation steps lie on the grid
+        cfg = EXPERIMENT.config(budget)
+        steps = sorted(set(range(0, cfg.steps + 1, cfg.eval_every)) | {cfg.steps})
+        assert all((s * CURVE_POINTS) % cfg.steps == 0 for s in steps), budget
+        losses = [4.0 - s / cfg.steps + 0.01 * (s % 7) for s in steps]
+        grid = curve_metrics("alice", steps, losses, cfg.steps)
+        for s, y in zip(steps, losses):
+            assert grid[curve_keys("alice")[s * CURVE_POINTS // cfg.steps]] == y
+    assert all(math.isnan(v) for v in curve_metrics("alice", (0, 10), (4.0, 3.0), 30).values())  # diverged
 
 
 def test_speedup_definition_interpolates_and_bounds_never_reached():
@@ -318,6 +335,7 @@ def test_speedup_definition_interpolates_and_bounds_never_reached():
 def test_speedup_decider_supported_not_supported_inconclusive():
     from iclr26.harness.claims import Outcome
     from iclr26.optim.racs_alice.claim_check import speedup_claim
+    from iclr26.optim.racs_alice.experiment import EXPERIMENT
 
     judge = speedup_claim("alice")
     base = [[4, 3, 2, 1.0], [4, 3.1, 2.1, 1.1], [4, 2.9, 1.9, 0.9]]
@@ -328,16 +346,44 @@ def test_speedup_decider_supported_not_supported_inconclusive():
     assert judge(_rows(base, slow)).outcome is Outcome.NOT_SUPPORTED
     assert judge(_rows(base, mixed)).outcome is Outcome.INCONCLUSIVE
     assert judge(_rows(base[:1], fast[:1])).outcome is Outcome.INCONCLUSIVE
+    # Alice's whole curve set to AdamW's (what `compares` cannot express for a curve): speedup 1, never supported
+    assert judge(_rows(base, base)).outcome is Outcome.NOT_SUPPORTED
+    # the claim: learned rows give the real verdict; an Alice that never beat the character marginal does not
+    claim = next(c for c in EXPERIMENT.claims if c.id == "alice-speedup")
+    assert claim.judge(_rows(base, fast)).outcome is Outcome.SUPPORTED
+    untrained = _rows(base, fast, {"alice_final_over_marginal": 1.02})
+    assert claim.judge(untrained).outcome is Outcome.NOT_REPRODUCED
 
 
 def test_racs_vs_galore_decider_three_outcomes():
     from iclr26.harness.claims import Outcome
     from iclr26.optim.racs_alice.claim_check import racs_vs_galore
+    from iclr26.optim.racs_alice.experiment import EXPERIMENT
 
-    def rows(ds, ratio=0.02):
-        return [{"racs_minus_galore": d, "racs_matrix_state_over_adamw": ratio} for d in ds]
+    def rows(ds, ratio=0.02, trained=0.6):
+        return [
+            {
+                "racs_final": 2.0 + d,
+                "galore_final": 2.0,
+                "racs_matrix_state_floats": ratio * 1e5,
+                "adamw_matrix_state_floats": 1e5,
+                "racs_final_over_marginal": trained,
+                "galore_final_over_marginal": 0.6,
+            }
+            for d in ds
+        ]
 
     assert racs_vs_galore(rows([-0.10, -0.12, -0.09])).outcome is Outcome.SUPPORTED
     assert racs_vs_galore(rows([0.10, 0.12, 0.09])).outcome is Outcome.NOT_SUPPORTED
     assert racs_vs_galore(rows([-0.10, -0.12, -0.09], ratio=0.2)).outcome is Outcome.NOT_SUPPORTED
     assert racs_vs_galore(rows([-0.10, 0.12, 0.01])).outcome is Outcome.INCONCLUSIVE
+    claim = next(c for c in EXPERIMENT.claims if c.id == "racs-beats-galore-at-sgd-memory")
+    assert claim.judge(rows([0.10, 0.12, 0.09])).outcome is Outcome.NOT_SUPPORTED  # trained: a real verdict
+    assert claim.judge(rows([0.10, 0.12, 0.09], trained=1.05)).outcome is Outcome.NOT_REPRODUCED
+
+
+def test_invariant_is_a_check_and_gpu_is_declared():
+    from iclr26.optim.racs_alice.experiment import EXPERIMENT
+
+    assert {c.id: c.kind for c in EXPERIMENT.claims}["alice-basis-orthonormal"] == "check"
+    assert EXPERIMENT.devices == ("cpu", "cuda")

@@ -338,6 +338,31 @@ def test_claim_decider_three_outcomes():
     assert d(_rows(5.0, 0.0, n=1)).outcome is Outcome.INCONCLUSIVE
 
 
+def test_claims_need_networks_that_learned():
+    from iclr26.optim.smooth_leaky.experiment import ACTIVATIONS, EXPERIMENT
+
+    claims = {c.id: c for c in EXPERIMENT.claims}
+    plasticity = claims["smooth-leaky-sustains-plasticity"]
+    learned = [r | {f"first_acc_{a}": 85.0 for a in ACTIVATIONS} for r in _rows(new_gain=5.0, vs_best=0.0)]
+    assert (
+        plasticity.judge(learned).outcome is Outcome.SUPPORTED
+    )  # every network learned task 1: real verdict
+    dead = [r | {"first_acc_relu": 12.0} for r in learned]  # ReLU never got past chance (10%) + 10 points
+    assert plasticity.judge(dead).outcome is Outcome.NOT_REPRODUCED
+    saturation = claims["zero-floor-saturates-longer"]
+    rows = [
+        {"ausc_zero_floor": 0.05 + 0.001 * i, "ausc_positive_floor": 0.0}
+        | {
+            f"stress_pre_acc_{a}": 90.0
+            for a in ("relu", "tanh", "leaky_relu", "smooth_leaky", "randomized_smooth_leaky")
+        }
+        for i in range(3)
+    ]
+    assert saturation.judge(rows).outcome is Outcome.SUPPORTED
+    rows[1] = rows[1] | {"stress_pre_acc_tanh": 15.0}
+    assert saturation.judge(rows).outcome is Outcome.NOT_REPRODUCED
+
+
 def test_sabotage_broken_gate_fails_oracles():
     """A variant with the gate's ratio inverted (c * p instead of c / p) violates the closed form and bounds."""
     x = np.linspace(-5, 5, 101)

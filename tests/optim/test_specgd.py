@@ -22,7 +22,7 @@ from iclr26.optim.specgd import (
     orthogonalize_svd,
     population_loss,
 )
-from iclr26.optim.specgd.claim_check import specgd_decider
+from iclr26.optim.specgd.experiment import EXPERIMENT, specgd_decider
 
 
 def _orthogonal(n: int, k: int, gen: torch.Generator) -> torch.Tensor:
@@ -279,11 +279,23 @@ def test_gmm_and_digits_data() -> None:
     assert torch.equal(torch.bincount(digits.y_test), torch.full((10,), 30))
 
 
-def _rows(gap_gd: list[float], gap_ngd: list[float], gap_mlp: list[float]) -> list[dict[str, float]]:
-    return [
-        {"linear_gap_vs_gd": g, "linear_gap_vs_ngd": n, "digits_gap_muon_vs_sgd": m}
-        for g, n, m in zip(gap_gd, gap_ngd, gap_mlp)
-    ]
+def _rows(
+    gap_gd: list[float], gap_ngd: list[float], gap_mlp: list[float], final: float = 0.55
+) -> list[dict[str, float]]:
+    """Early balanced accuracies with the given SpecGD-GD, SpecGD-NGD and Muon-SGD gaps; every model ends at
+    `final` balanced accuracy."""
+    rows = []
+    for g, n, m in zip(gap_gd, gap_ngd, gap_mlp):
+        row = {
+            "linear_gd_bal_acc_early": 0.4,
+            "linear_specgd_bal_acc_early": 0.4 + g,
+            "linear_ngd_bal_acc_early": 0.4 + g - n,
+            "digits_sgd_bal_acc_early": 0.6,
+            "digits_muon_bal_acc_early": 0.6 + m,
+        }
+        row |= {k.replace("_early", "_final"): final for k in list(row)}
+        rows.append(row)
+    return rows
 
 
 def test_claim_decider_outcomes() -> None:
@@ -304,3 +316,20 @@ def test_claim_decider_outcomes() -> None:
         [0.08, 0.1, 0.09, 0.11, 0.07], [0.05, 0.04, 0.06, 0.05, 0.07], [0.1, -0.1, 0.05, -0.06, 0.02]
     )
     assert decide(noisy).outcome is Outcome.INCONCLUSIVE
+
+
+def test_claims_need_models_that_learned() -> None:
+    claim = next(c for c in EXPERIMENT.claims if c.id == "specgd-balanced-early")
+    good = _rows(
+        [0.08, 0.1, 0.09, 0.11, 0.07], [0.05, 0.04, 0.06, 0.05, 0.07], [0.03, 0.05, 0.04, 0.02, 0.04]
+    )
+    assert claim.judge(good).outcome is Outcome.SUPPORTED  # every model learned: a real verdict
+    stuck = _rows(
+        [0.08, 0.1, 0.09, 0.11, 0.07], [0.05, 0.04, 0.06, 0.05, 0.07], [0.03, 0.05, 0.04, 0.02, 0.04], 0.15
+    )
+    assert claim.judge(stuck).outcome is Outcome.NOT_REPRODUCED  # 0.15 < chance 0.1 + 0.1
+    for budget in ("quick", "full"):  # the chance level of the preconditions assumes 10 classes
+        assert EXPERIMENT.config(budget).K == 10
+    shampoo = next(c for c in EXPERIMENT.claims if c.id == "shampoo-beats-adam")
+    rows = [{"digits_shampoo_bal_acc_early": 0.7, "digits_adam_bal_acc_early": 0.6}] * 3
+    assert shampoo.judge(rows).outcome is Outcome.NOT_REPRODUCED  # not run (quick): nothing to judge

@@ -28,6 +28,8 @@ from iclr26.science.biobo import (
     ora_hypergeom,
     upper_confidence_bound,
 )
+from iclr26.science.biobo.claim_check import GAIN_BAR, labels_at_rstar
+from iclr26.science.biobo.experiment import EXPERIMENT
 
 
 @pytest.fixture(autouse=True)
@@ -232,8 +234,25 @@ def test_efficiency_gain_and_labels():
     assert efficiency_gain(labels, [0, 0, 0, 0], [0.1, 0.2, 0.3, 0.5]) == 0.0
 
 
-def _rows(g, c):
-    return [{"pathway_gain": a, "control_gain": b} for a, b in zip(g, c)]
+def _rows(g, c, base=100.0):
+    """Per-seed gains g (pathway) and c (control) as stored labels at r*: L_biobo = (1 - gain) L_conv."""
+    return [
+        {
+            "pathway_rstar_labels_biobo": (1 - a) * base,
+            "pathway_rstar_labels_conv": base,
+            "control_rstar_labels_biobo": (1 - b) * base,
+            "control_rstar_labels_conv": base,
+        }
+        for a, b in zip(g, c)
+    ]
+
+
+def test_labels_at_rstar_give_the_gain():
+    labels = [30, 60, 90, 120]
+    a, b = [0.1, 0.5, 0.6, 0.6], [0.0, 0.1, 0.3, 0.5]
+    la, lb = labels_at_rstar(labels, a, b)
+    assert (la, lb) == (60, 120) and 1 - la / lb == efficiency_gain(labels, a, b)
+    assert labels_at_rstar(labels, [0, 0, 0, 0], b) == (30, 30)  # r* = 0: gain 0, as the brief defines it
 
 
 def test_decider_three_outcomes():
@@ -241,8 +260,36 @@ def test_decider_three_outcomes():
     assert d(_rows([0.3, 0.35, 0.4, 0.3], [0.0, 0.05, -0.05, 0.0])).outcome == Outcome.SUPPORTED
     assert d(_rows([-0.1, 0.0, 0.05, -0.05], [0.0] * 4)).outcome == Outcome.NOT_SUPPORTED
     assert d(_rows([0.3, 0.4, 0.35, 0.3], [-0.3, -0.4, -0.2, -0.3])).outcome == Outcome.NOT_SUPPORTED
-    assert d(_rows([0.1, 0.15, 0.12, 0.1], [0.0] * 4)).outcome == Outcome.INCONCLUSIVE
+    assert d(_rows([0.1, 0.15, 0.12, 0.1], [0.0] * 4)).outcome == Outcome.NOT_SUPPORTED  # interval < 20%
+    assert d(_rows([0.05, 0.3, 0.1, 0.25], [0.0] * 4)).outcome == Outcome.INCONCLUSIVE
+    assert d(_rows([0.3, 0.4, 0.35, 0.3], [-0.15] * 4)).outcome == Outcome.INCONCLUSIVE  # control in between
     assert d(_rows([0.3], [0.0])).outcome == Outcome.INCONCLUSIVE
+    # sabotage: BioBO's labels replaced by conventional BO's -> gain 0 -> not supported
+    same = [
+        {**r, "pathway_rstar_labels_biobo": r["pathway_rstar_labels_conv"]}
+        for r in _rows([0.3] * 4, [0.0] * 4)
+    ]
+    assert d(same).outcome == Outcome.NOT_SUPPORTED
+
+
+def test_a_negative_mean_gain_with_a_wide_interval_is_no_longer_a_refutation():
+    """The brief refuted on mean gain <= 0; now the whole interval must lie below the claimed 20%."""
+    d = biobo_decider()
+    verdict = d(_rows([0.58, -0.8, 0.25, -0.6, -0.5, 0.73], [0.0] * 6))
+    assert verdict.estimate <= 0 and verdict.interval[1] > GAIN_BAR
+    assert verdict.outcome == Outcome.INCONCLUSIVE
+
+
+def test_ea_ablation_rule():
+    claim = next(c for c in EXPERIMENT.claims if c.id == "biobo-ea-over-multimodal")
+    la, lb = "pathway_rstar_mm_labels_biobo", "pathway_rstar_mm_labels_multimodal"
+
+    def rows(gains):
+        return [{la: (1 - g) * 100.0, lb: 100.0} for g in gains]
+
+    assert claim.judge(rows([0.1, 0.15, 0.05, 0.12])).outcome == Outcome.SUPPORTED
+    assert claim.judge(rows([-0.1, -0.15, -0.05, -0.12])).outcome == Outcome.NOT_SUPPORTED
+    assert claim.judge(rows([0.1, -0.15, 0.05, -0.12])).outcome == Outcome.INCONCLUSIVE
 
 
 def test_sabotage_broken_ora_fails_oracle():

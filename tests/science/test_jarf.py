@@ -280,10 +280,12 @@ def test_sabotaged_fd_axes_break_the_alignment_oracle():
 SYN, CLS, TIMED = ("a", "b", "c"), ("a", "b", "c", "t"), ("a", "b", "c", "t")
 
 
-def _rows(gain: float, gap: float, t_jarf: float, sporf: bool, n: int = 5) -> list[dict[str, float]]:
+def _rows(
+    gain: float, gap: float, t_jarf: float, sporf: bool, n: int = 5, spread: float = 0.2
+) -> list[dict[str, float]]:
     rows = []
     for i in range(n):
-        jitter = 0.2 * (i - n // 2)
+        jitter = spread * (i - n // 2)
         row = {"sporf_available": float(sporf)}
         for ds in CLS:
             row[f"{ds}_rf_acc"] = 80.0
@@ -300,11 +302,33 @@ def _rows(gain: float, gap: float, t_jarf: float, sporf: bool, n: int = 5) -> li
 
 def test_claim_rule_outcomes():
     dec = jarf_decider(SYN, CLS, TIMED)
-    assert dec(_rows(5.0, 0.0, 1.0, sporf=True)).outcome is Outcome.SUPPORTED
+    win = dec(_rows(5.0, 0.0, 1.0, sporf=True))
+    assert win.outcome is Outcome.SUPPORTED and win.explanation.startswith("oblique reference: SPORF")
     assert dec(_rows(-1.0, 0.0, 1.0, sporf=True)).outcome is Outcome.NOT_SUPPORTED
     assert dec(_rows(5.0, -3.0, 1.0, sporf=True)).outcome is Outcome.NOT_SUPPORTED  # trails by 3 points
-    assert dec(_rows(1.0, 0.0, 1.0, sporf=True)).outcome is Outcome.INCONCLUSIVE  # gain too small
+    # a 1-point gain with a tight interval: the data exclude the claimed 2 points (was inconclusive)
+    assert dec(_rows(1.0, 0.0, 1.0, sporf=True)).outcome is Outcome.NOT_SUPPORTED
+    assert dec(_rows(1.8, 0.0, 1.0, sporf=True, spread=2.0)).outcome is Outcome.INCONCLUSIVE  # gain unsure
     assert dec(_rows(5.0, 0.0, 3.0, sporf=True)).outcome is Outcome.INCONCLUSIVE  # slower
-    no_sporf = dec(_rows(5.0, 0.0, 1.0, sporf=False))
+    no_sporf = dec(_rows(5.0, 0.0, 1.0, sporf=False))  # SPORF metrics NaN: allowed, Rotation Forest used
     assert no_sporf.outcome is Outcome.INCONCLUSIVE and "Rotation Forest" in no_sporf.explanation
+    assert no_sporf.explanation.startswith("oblique reference: Rotation Forest")
+    assert dec(_rows(-1.0, 0.0, 1.0, sporf=False)).outcome is Outcome.NOT_SUPPORTED  # refutable without SPORF
     assert dec(_rows(5.0, 0.0, 1.0, sporf=True, n=1)).outcome is Outcome.INCONCLUSIVE
+    broken = _rows(5.0, 0.0, 1.0, sporf=False)
+    broken[0]["a_rf_acc"] = float("nan")  # only SPORF's metrics may be NaN
+    assert dec(broken).outcome is Outcome.INCONCLUSIVE and "non-finite" in dec(broken).explanation
+
+
+def test_claim_rule_wide_interval_around_zero_is_inconclusive_not_refuted():
+    """The brief refuted on a mean gain <= 0; an interval that still reaches +2 points no longer refutes."""
+    dec = jarf_decider(SYN, CLS, TIMED)
+    assert dec(_rows(-0.5, 0.0, 1.0, sporf=True, spread=4.0)).outcome is Outcome.INCONCLUSIVE
+
+
+def test_claim_sabotage_jarf_replaced_by_rf_is_not_supported():
+    dec = jarf_decider(SYN, CLS, TIMED)
+    rows = dec.synthesize(_rows(5.0, 0.0, 1.0, sporf=False))
+    assert dec(rows).outcome is Outcome.SUPPORTED  # the synthetic win runs against SPORF
+    same = [{**r, **{f"{ds}_jarf_sqrt_acc": r[f"{ds}_rf_acc"] for ds in SYN}} for r in rows]
+    assert dec(same).outcome is Outcome.NOT_SUPPORTED

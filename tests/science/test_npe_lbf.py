@@ -20,11 +20,17 @@ from iclr26.science.npe_lbf import (
     TensorBSpline2D,
     build_lbf,
     conjugate_gaussian,
+    make_task,
     npe_train,
     two_moons,
 )
 from iclr26.science.npe_lbf.baselines import NullTracker
-from iclr26.science.npe_lbf.claim_check import beats_baselines_decider, stability_decider
+from iclr26.science.npe_lbf.claim_check import (
+    beats_baselines_decider,
+    stability_decider,
+    variance_ratio_interval,
+)
+from iclr26.science.npe_lbf.experiment import CLAIM_TASKS, EXPERIMENT, _box_nll
 
 
 class QuadBasis(nn.Module):
@@ -268,25 +274,130 @@ def test_sabotage_missing_cell_volume_breaks_normalisation():
     assert abs(mass - 1.0) > 1e-2
 
 
+def _beats_rows(deltas_a, deltas_b, base=1.0):
+    return [
+        {
+            "a_lbf_nll": base + da,
+            "a_best_baseline_nll": base,
+            "b_lbf_nll": base + db,
+            "b_best_baseline_nll": base,
+        }
+        for da, db in zip(deltas_a, deltas_b)
+    ]
+
+
 def test_claim_deciders():
     dec = beats_baselines_decider(("a", "b"))
-    good = [{"a_delta": -0.1 + 0.01 * i, "b_delta": -0.05 - 0.01 * i} for i in range(3)]
-    bad = [{"a_delta": 0.1 + 0.01 * i, "b_delta": 0.02 * (i + 1)} for i in range(3)]
-    mixed = [{"a_delta": -0.1 + 0.01 * i, "b_delta": 0.05 + 0.01 * i} for i in range(3)]
+    good = _beats_rows([-0.1 + 0.01 * i for i in range(3)], [-0.05 - 0.01 * i for i in range(3)])
+    bad = _beats_rows([0.1 + 0.01 * i for i in range(3)], [0.02 * (i + 1) for i in range(3)])
+    mixed = _beats_rows([-0.1 + 0.01 * i for i in range(3)], [0.05 + 0.01 * i for i in range(3)])
     assert dec(good).outcome is Outcome.SUPPORTED
     assert dec(bad).outcome is Outcome.NOT_SUPPORTED
     assert dec(mixed).outcome is Outcome.INCONCLUSIVE
+    assert dec(good[:1]).outcome is Outcome.INCONCLUSIVE
+    # a mean Delta >= 0 with an interval that still reaches the claimed 0.02-nat gain no longer refutes
+    wide = _beats_rows([0.3, -0.3, 0.05], [0.1, 0.11, 0.12])
+    assert dec(wide).outcome is Outcome.INCONCLUSIVE
+    # sabotage: LBF's NLL replaced by the best baseline's on one task -> not supported
+    for comp in dec.compares:
+        assert dec([{**r, comp.method: r[comp.baseline]} for r in good]).outcome is not Outcome.SUPPORTED
+
+
+def _stability_rows(lbf, mdn, nsf, task="a"):
+    return [
+        {f"{task}_lbf_nll": a, f"{task}_mdn_nll": b, f"{task}_nsf_nll": c} for a, b, c in zip(lbf, mdn, nsf)
+    ]
+
+
+def test_stability_decider_outcomes():
     st = stability_decider(("a",))
-    rows = [
-        {"a_lbf_nll": 1.0 + 0.01 * i, "a_mdn_nll": 1.0 + 0.2 * i, "a_nsf_nll": 1.0 - 0.3 * i}
-        for i in range(3)
-    ]
-    assert st(rows).outcome is Outcome.SUPPORTED
-    rows = [
-        {"a_lbf_nll": 1.0 + 0.5 * i, "a_mdn_nll": 1.0 + 0.2 * i, "a_nsf_nll": 1.0 - 0.3 * i} for i in range(3)
-    ]
-    assert st(rows).outcome is Outcome.NOT_SUPPORTED
-    assert st(rows[:1]).outcome is Outcome.INCONCLUSIVE
+    rng = np.random.default_rng(0)
+    mdn, nsf = 1.0 + 0.2 * rng.normal(size=8), 1.0 + 0.3 * rng.normal(size=8)
+    stable = 1.0 + 0.01 * rng.normal(size=8)
+    assert st(_stability_rows(stable, mdn, nsf)).outcome is Outcome.SUPPORTED
+    wobbly = 1.0 + 2.0 * rng.normal(size=8)
+    assert st(_stability_rows(wobbly, mdn, nsf)).outcome is Outcome.NOT_SUPPORTED
+    similar = 1.0 + 0.25 * rng.normal(size=8)
+    assert st(_stability_rows(similar, mdn, nsf)).outcome is Outcome.INCONCLUSIVE
+    # the old rule compared three point standard deviations: 3 seeds can no longer decide
+    assert st(_stability_rows(stable[:3], mdn[:3], nsf[:3])).outcome is Outcome.INCONCLUSIVE
+    assert st(_stability_rows(stable[:2], mdn[:2], nsf[:2])).outcome is Outcome.INCONCLUSIVE  # min_seeds
+
+
+def test_stability_decider_rarely_supports_identical_methods():
+    """Simulated replications where LBF, MDN and NSF have the same NLL distribution (the old rule said
+    'supported' in 10.5% and 'not supported' in 49% of them, with 3 seeds)."""
+    st = stability_decider(("a", "b"))
+    seeds = EXPERIMENT.seeds["quick"]
+    rng = np.random.default_rng(1)
+    counts = {o: 0 for o in Outcome}
+    n_rep = 400
+    for _ in range(n_rep):
+        rows = [{} for _ in range(seeds)]
+        for t in ("a", "b"):
+            shared = rng.normal(size=seeds)  # a per-seed effect (the same simulations) shared by the families
+            for f in ("lbf", "mdn", "nsf"):
+                e = 0.6 * shared + 0.8 * rng.normal(size=seeds)
+                for i in range(seeds):
+                    rows[i][f"{t}_{f}_nll"] = 2.0 + 0.05 * e[i]
+        counts[st(rows).outcome] += 1
+    assert counts[Outcome.SUPPORTED] / n_rep <= 0.02
+    assert counts[Outcome.NOT_SUPPORTED] / n_rep <= 0.06
+    # and a clearly more stable LBF (10x smaller spread) is found most of the time
+    found = 0
+    for _ in range(100):
+        rows = [{} for _ in range(seeds)]
+        for t in ("a", "b"):
+            for f, sd in (("lbf", 0.005), ("mdn", 0.05), ("nsf", 0.05)):
+                e = rng.normal(size=seeds)
+                for i in range(seeds):
+                    rows[i][f"{t}_{f}_nll"] = 2.0 + sd * e[i]
+        found += st(rows).outcome is Outcome.SUPPORTED
+    assert found >= 80
+
+
+def test_variance_ratio_interval_covers_the_true_ratio():
+    rng = np.random.default_rng(2)
+    hits, n_rep = 0, 2000
+    for _ in range(n_rep):
+        x = rng.normal(size=6)
+        y = 0.7 * x + 2.0 * rng.normal(size=6)  # correlated pairs, var(x) / var(y) = 1 / 4.49
+        _, lo, hi = variance_ratio_interval(x, y)
+        hits += lo < 1 / 4.49 < hi
+    assert 0.93 <= hits / n_rep <= 0.97
+    f, lo, hi = variance_ratio_interval([1.0, 2.0, 4.0], [1.0, 1.5, 1.0])
+    assert lo < f < hi and np.isclose(lo * hi, f * f)
+    assert np.isnan(variance_ratio_interval([1.0, 2.0], [1.0, 3.0])[1])  # needs n >= 3
+
+
+def test_claims_are_not_reproduced_when_a_family_never_trained():
+    claims = {c.id: c for c in EXPERIMENT.claims}
+    for cid in ("lbf-beats-mdn-and-nsf", "lbf-calibration", "lbf-stable-training"):
+        names = {p.metric for p in claims[cid].preconditions}
+        assert names == {f"{t}_{f}_nll_below_box" for t in CLAIM_TASKS for f in ("lbf", "mdn", "nsf")}
+    assert [p.metric for p in claims["lbf-marginalises-nuisance"].preconditions] == ["hier_lbf_nll_below_box"]
+    claim = claims["lbf-beats-mdn-and-nsf"]
+    # the earlier quick run's means: LBF 0.224 and 0.578 nats worse, all families well below the box NLL
+    box = {"two_moons": np.log(4.0), "slcp": np.log(36.0)}
+    nll = {"two_moons": (-1.895, -2.105, -2.115), "slcp": (2.876, 2.650, 2.299)}
+    rows = []
+    for i in range(6):
+        row = {}
+        for t in CLAIM_TASKS:
+            lbf, mdn, nsf = (v + 0.01 * ((i % 3) - 1) for v in nll[t])
+            row |= {f"{t}_lbf_nll": lbf, f"{t}_best_baseline_nll": min(mdn, nsf)}
+            for f, v in zip(("lbf", "mdn", "nsf"), (lbf, mdn, nsf)):
+                row[f"{t}_{f}_nll_below_box"] = box[t] - v
+        rows.append(row)
+    assert claim.judge(rows).outcome is Outcome.NOT_SUPPORTED  # trained models: a real verdict
+    rows[2]["slcp_lbf_nll_below_box"] = 0.02  # LBF at the trivial predictor in one seed
+    verdict = claim.judge(rows)
+    assert verdict.outcome is Outcome.NOT_REPRODUCED and "slcp_lbf_nll_below_box" in verdict.explanation
+
+
+def test_box_nll_is_the_uniform_density_on_the_support():
+    task = make_task("slcp")
+    assert _box_nll(task.low, task.high) == pytest.approx(np.log(36.0))
 
 
 class _StdNormal:

@@ -8,7 +8,7 @@ context 64 (~0.43M parameters), batch 16, and a cosine learning-rate schedule wi
 Every hidden weight is a plain 2-D :class:`~torch.nn.Linear` matrix (separate q, k, v, o projections and a
 GELU MLP), so matrix optimizers see the shapes they are designed for; embeddings, the positional table, the
 untied output head, biases and norm gains are the "other" parameters of
-:func:`iclr26.optim.param_groups.split_param_groups`.
+:func:`iclr26.lab.param_groups.split_param_groups`.
 
 ``train`` is deterministic given ``seed`` and the model's initial weights: the training windows come from a
 generator seeded by ``seed`` and the evaluation windows are one fixed set shared by every run, so curves of
@@ -287,7 +287,7 @@ def train(
     ``train_cfg.grad_clip`` in global norm. A non-finite training loss stops the run and marks it diverged
     (``final_eval_loss`` is then NaN). ``state_numel`` is measured after the last step.
     """
-    from iclr26.optim.param_groups import state_numel
+    from iclr26.lab.param_groups import state_numel
 
     if not isinstance(model, TinyGPT):
         raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")

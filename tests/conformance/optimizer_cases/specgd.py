@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from iclr26.optim.param_groups import split_param_groups
+from iclr26.lab.param_groups import split_param_groups
 from iclr26.optim.specgd import NormalizedGD, SpectralGD
 
 

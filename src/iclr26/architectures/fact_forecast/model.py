@@ -159,10 +159,11 @@ class FrequencyBranch(nn.Module):
 class FACT(nn.Module):
     """FACT forecaster: ``forward(x (B, L, N), x_mark (B, L, n_mark) | None) -> (B, F, N)``.
 
-    Per-variable normalisation, a shared linear embedding of each variable's lookback (L -> D channels =
-    granularities), a time stack of :class:`DConvBlock2d` (one per entry of `dilations`, that entry being its
-    number of dilation branches) and a :class:`FrequencyBranch`, fused as ``core * time + (1 - core) * freq``,
-    a shared D -> F projection, de-normalisation.
+    The time marks are appended as extra variables and every variable (marks included) is normalised over the
+    lookback window (the official order); then a shared linear embedding of each variable's lookback (L -> D
+    channels = granularities), a time stack of :class:`DConvBlock2d` (one per entry of `dilations`, that entry
+    being its number of dilation branches) and a :class:`FrequencyBranch`, fused as
+    ``core * time + (1 - core) * freq``, a shared D -> F projection, de-normalisation.
     """
 
     def __init__(
@@ -238,20 +239,22 @@ class FACT(nn.Module):
 
     def forward(self, x: torch.Tensor, x_mark: torch.Tensor | None = None) -> torch.Tensor:
         self._check(x, x_mark)
+        # as the official code: the marks are appended first, then every channel (marks included) is
+        # normalised over the lookback window
+        if x_mark is not None and self.n_mark:
+            x = torch.cat([x, x_mark], dim=-1)
         if self.use_norm:
             mean = x.mean(1, keepdim=True)
             std = torch.sqrt(x.var(1, keepdim=True, unbiased=False) + 1e-5)
             x = (x - mean) / std
-        if x_mark is not None and self.n_mark:
-            x = torch.cat([x, x_mark], dim=-1)
         h = self.embed(x)  # (B, D, N')
         z = self.time(h)
         if self.freq is not None:
             z = self.core * z + (1.0 - self.core) * self.freq(h)
-        out = self.proj(z)[..., : self.n_vars]  # (B, F, N)
+        out = self.proj(z)  # (B, F, N')
         if self.use_norm:
             out = out * std + mean
-        return out
+        return out[..., : self.n_vars]  # (B, F, N)
 
 
 class FACTAttn(FACT):

@@ -26,7 +26,7 @@ from iclr26.architectures.hyper_set.claim_check import hyperset_decider
 from iclr26.architectures.hyper_set.data import digit_patches, sudoku_dataset
 from iclr26.architectures.hyper_set.figures import accuracy_vs_params, sudoku_depth, trajectory
 from iclr26.architectures.hyper_set.model import HyperSET
-from iclr26.harness.claims import Claim
+from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
@@ -204,6 +204,28 @@ def run(cfg: HyperSETConfig, seed: int, device: str) -> Metrics:
 
 _FULL_ARMS = ("hyperset", "vanilla", "vanilla_shared", "crate", "et")
 
+CHANCE_POINTS = 10.0  # 10 digit classes
+UNIFORM_LOSS = math.log(10)  # cross-entropy of the uniform prediction (with or without label smoothing)
+
+LEARNED = tuple(
+    p
+    for arm, label in (("hyperset", "Hyper-SET"), ("vanilla", "the vanilla Transformer"))
+    for p in (
+        Precondition(
+            f"acc_{arm}",
+            ">=",
+            CHANCE_POINTS + 10.0,
+            f"{label} learned digits: test accuracy at least 10 points above chance (10%)",
+        ),
+        Precondition(
+            f"final_loss_{arm}",
+            "<",
+            UNIFORM_LOSS,
+            f"{label} trained: last training loss below the uniform prediction's ln 10",
+        ),
+    )
+)
+
 EXPERIMENT = Experiment(
     slug="hyper-set",
     configs={
@@ -251,10 +273,12 @@ EXPERIMENT = Experiment(
             paper_value="competitive or superior to a vanilla Transformer with far fewer parameters (CIFAR-10/100, "
             "ImageNet-100, Sudoku); energy decreases over iterations (numeric tables not retrieved)",
             decide=hyperset_decider(),
+            preconditions=LEARNED,
             scale_gap="sklearn digits (1797 8x8 images) and d = 64 instead of CIFAR/ImageNet-100 with d = 512",
         ),
     ],
     figures=[accuracy_vs_params, trajectory, sudoku_depth],
+    devices=("cpu", "cuda"),
     scale_gap=(
         "Digits (8x8, 1797 images) replaces CIFAR-10/100 and ImageNet-100; d = 64, T = 6, 30 epochs at quick; "
         "a tiny Sudoku run (500 generated puzzles, d = 32, 100 steps; a pipeline check) replaces the 9k-puzzle, "

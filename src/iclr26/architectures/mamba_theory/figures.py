@@ -34,25 +34,33 @@ def alignment_trajectory(results: Sequence[SeedResult]) -> Figure:
 
 
 def gap_scaling(results: Sequence[SeedResult]) -> Figure:
-    """Steps to 5% test error vs signal gap (log-log, capped runs hollow), pooled fit and the -2 reference slope."""
+    """Steps to 5% test error vs signal gap (log-log, capped runs hollow) per decay variant, pooled fits, slope -2."""
     art = results[0].artifacts
     gaps = np.asarray(art["gaps"], dtype=float)
+    decays = art.get("e2_main_decays", ["gated", "none"])
     fig = Figure(figsize=(4.5, 3.4), layout="constrained")
     ax = fig.subplots()
-    xs, ys = [], []
-    for r in results:
-        for g in gaps:
-            s = r.metrics[f"e2_main_steps_g{_code(g)}"]
-            cens = r.metrics[f"e2_main_censored_g{_code(g)}"] > 0
-            ax.loglog(g, max(s, 1.0), "o", mfc="none" if cens else "tab:blue", mec="tab:blue")
-            if not cens:
-                xs.append(np.log(g))
-                ys.append(np.log(max(s, 1.0)))
     grid = np.linspace(gaps.min(), gaps.max(), 20)
-    if len(set(xs)) >= 2:
-        slope, icpt = np.polyfit(xs, ys, 1)
-        ax.loglog(grid, np.exp(icpt) * grid**slope, "tab:blue", label=f"fit slope {slope:.2f}")
-        ref = np.exp(np.mean(ys) + 2 * np.mean(xs))
+    all_x, all_y = [], []
+    for decay, color in zip(decays, ("tab:blue", "tab:orange", "tab:green")):
+        xs, ys = [], []
+        for r in results:
+            for g in gaps:
+                s = r.metrics[f"e2_main_steps_g{_code(g)}_{decay}"]
+                cens = r.metrics[f"e2_main_censored_g{_code(g)}_{decay}"] > 0
+                ax.loglog(g, max(s, 1.0), "o", mfc="none" if cens else color, mec=color)
+                if not cens:
+                    xs.append(np.log(g))
+                    ys.append(np.log(max(s, 1.0)))
+        if len(set(xs)) >= 2:
+            slope, icpt = np.polyfit(xs, ys, 1)
+            ax.loglog(grid, np.exp(icpt) * grid**slope, color=color, label=f"{decay}: fit slope {slope:.2f}")
+        else:
+            ax.plot([], [], "o", mfc="none", mec=color, label=f"{decay}: < 2 gaps reached")
+        all_x += xs
+        all_y += ys
+    if all_x:
+        ref = np.exp(np.mean(all_y) + 2 * np.mean(all_x))
         ax.loglog(grid, ref * grid**-2.0, "k--", lw=1, label="slope -2 (theory)")
     ax.set(xlabel="alpha_r - alpha_c", ylabel=f"GD steps to 5% (n = {art['n_main']})")
     ax.legend(fontsize=7)

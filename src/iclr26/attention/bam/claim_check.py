@@ -8,6 +8,10 @@ Pooled over seeds (each seed contributes ``n`` depth-stratified episodes per sch
 
 Supported: ``p1 >= 0.8``, ``p1 - p2 >= 0.2``, the interval's lower end > 0, and (b) ``<= 1.03``. Not supported:
 ``p1 <= p2``, or (b) above 1.03. Inconclusive otherwise.
+
+Preconditions (declared on the claims, checked per seed): BAM-SSMax retrieves the passkey at the training length
+above chance, and some scheme of the comparison solves some episode at the claim length (no floor effect). Chance
+is the exact-match rate of guessing the 4 digits, ``10**-4``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from scipy.stats import norm
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider
 
 __all__ = [
+    "CHANCE",
     "LOSS_SLACK",
     "MIN_ACC",
     "MIN_GAP",
@@ -31,6 +36,7 @@ __all__ = [
 MIN_ACC = 0.8
 MIN_GAP = 0.2
 LOSS_SLACK = 1.03
+CHANCE = 0.1**4  # exact match of 4 digits guessed uniformly from 10
 
 
 def wilson_interval(k: float, n: float, level: float = 0.95) -> tuple[float, float]:
@@ -61,21 +67,32 @@ def extrapolation_decider(method: str, baselines: Sequence[str]) -> Decider:
     acc = [f"{s}_acc_claim" for s in (method, *baselines)]
     cnt = [f"{s}_n_claim" for s in (method, *baselines)]
 
+    def synthesize(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+        """A clear win: the method solves 95% of the episodes, every baseline 5%, loss ratio 1."""
+        out = []
+        for r in rows:
+            row = {**r, f"{method}_acc_claim": 0.95, "loss_ratio_x1": 1.0}
+            for s in (method, *baselines):
+                row[f"{s}_n_claim"] = max(float(r[f"{s}_n_claim"]), 32.0)
+            for s in baselines:
+                row[f"{s}_acc_claim"] = 0.05
+            out.append(row)
+        return out
+
     @decider(
         *acc,
         *cnt,
         "loss_ratio_x1",
         description=f"{method} passkey acc >= {MIN_ACC} and >= best baseline + {MIN_GAP} (Newcombe > 0); "
         f"1x loss ratio <= {LOSS_SLACK}",
+        compares=[(f"{method}_acc_claim", f"{b}_acc_claim", True) for b in baselines],
+        synthesize=synthesize,
     )
     def decide(rows: Sequence[Mapping[str, float]]) -> Verdict:
         def pooled(s: str) -> tuple[float, float]:
             k = sum(float(r[f"{s}_acc_claim"]) * float(r[f"{s}_n_claim"]) for r in rows)
             return round(k), sum(float(r[f"{s}_n_claim"]) for r in rows)
 
-        values = [float(r[m]) for r in rows for m in (*acc, *cnt, "loss_ratio_x1")]
-        if not rows or not all(math.isfinite(v) for v in values):
-            return Verdict(Outcome.INCONCLUSIVE, "missing or non-finite metrics", n_seeds=len(rows))
         k1, n1 = pooled(method)
         best = max(baselines, key=lambda s: pooled(s)[0] / pooled(s)[1])
         k2, n2 = pooled(best)

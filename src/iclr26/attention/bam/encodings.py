@@ -29,7 +29,9 @@ def rope_cos_sin(positions: Tensor, d_head: int, base: float = 10000.0, dtype: t
     """``(cos, sin)`` tables of shape (T, d_head) for integer ``positions`` (rotate-half layout)."""
     if not isinstance(d_head, int) or d_head < 2 or d_head % 2:
         raise ValueError(f"d_head must be an even int >= 2 for RoPE, got {d_head!r}")
-    inv_freq = 1.0 / (base ** (torch.arange(0, d_head, 2, dtype=torch.float64) / d_head))
+    inv_freq = 1.0 / (
+        base ** (torch.arange(0, d_head, 2, dtype=torch.float64, device=positions.device) / d_head)
+    )
     freqs = positions.to(torch.float64)[:, None] * inv_freq[None, :]
     emb = torch.cat([freqs, freqs], dim=-1)
     return emb.cos().to(dtype), emb.sin().to(dtype)

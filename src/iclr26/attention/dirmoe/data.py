@@ -4,7 +4,8 @@ Every domain d gives each token v of a shared vocabulary ``n_successors`` distin
 a sequence picks a domain uniformly, a start token uniformly, then moves to a uniformly chosen successor at each
 step. The domain is never shown to the model, so a router that specialises by domain must infer it from context.
 Because the chains are known, the Bayes-optimal next-token loss (posterior over domains given the prefix) is
-computable exactly and serves as the floor of the validation loss.
+computable exactly and serves as the floor of the validation loss; so is the loss of the best predictor that
+ignores the history (position and current token only), the floor of a model that never infers the domain.
 """
 
 from __future__ import annotations
@@ -83,3 +84,23 @@ class MultiDomainMarkov:
         post = alive / alive.sum(-1, keepdim=True)
         p_next = (post * ok.double()).sum(-1) / self.n_successors
         return float(-torch.log(p_next).mean())
+
+    def domain_blind_loss(self, tokens: Tensor) -> float:
+        """Mean next-token cross-entropy (nats) over positions 1..T-1 of the best predictor that sees only the
+        position and the current token, not the history: the floor of a model that never infers the domain.
+
+        At position t the domain posterior given only ``x_t = v`` is proportional to ``mu_{d,t}(v)``, the chance
+        that domain d's walk (uniform start) is at v after t steps; the prediction is that posterior's mixture of
+        the domains' uniform successor distributions.
+        """
+        trans = self.allowed.double() / self.n_successors  # (D, V, V)
+        mu = torch.full((self.n_domains, self.vocab_size), 1.0 / self.vocab_size, dtype=torch.float64)
+        total, count = 0.0, 0
+        for t in range(tokens.shape[1] - 1):
+            prev, nxt = tokens[:, t], tokens[:, t + 1]
+            w = mu[:, prev]  # (D, n): unnormalised posterior over domains given x_t
+            p = (w * trans[:, prev, nxt]).sum(0) / w.sum(0)
+            total += float(-torch.log(p).sum())
+            count += prev.numel()
+            mu = torch.einsum("dv,dvw->dw", mu, trans)
+        return total / count

@@ -26,7 +26,7 @@ from iclr26.attention.dirmoe.figures import active_experts, curves_vs_step, rout
 from iclr26.attention.dirmoe.moe import moe_aux_loss, moe_ffn, moe_layers
 from iclr26.attention.dirmoe.router import Router, TauSchedule, set_progress
 from iclr26.attention.dirmoe.routing_metrics import active_histogram, load_entropy, routing_heatmap, set_nmi
-from iclr26.harness.claims import Claim
+from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
@@ -177,7 +177,10 @@ def run(cfg: DirMoEConfig, seed: int, device: str) -> Metrics:
     gen = torch.Generator().manual_seed(1000 * seed + 3)
     val = data.sample(cfg.n_val, cfg.seq_len + 1, gen)
     pool = None if cfg.n_train is None else data.sample(cfg.n_train, cfg.seq_len + 1, gen)[0]
-    values: dict[str, float] = {"bayes_val_loss": data.bayes_loss(val[0])}
+    values: dict[str, float] = {
+        "bayes_val_loss": data.bayes_loss(val[0]),
+        "domain_blind_val_loss": data.domain_blind_loss(val[0]),
+    }
     curves: dict[str, Curve] = {}
     artifacts: dict = {"routers": list(cfg.routers), "grid": [list(g) for g in cfg.grid], "heatmap": {}}
     artifacts["active_hist"] = {}
@@ -188,6 +191,7 @@ def run(cfg: DirMoEConfig, seed: int, device: str) -> Metrics:
             final, cv = _train_one(name, e, k, cfg, data, val, pool, seed, device)
             art = final.pop("_art")
             values |= {f"{prefix}_{key}": v for key, v in final.items()}
+            values[f"{prefix}_loss_over_domain_blind"] = final["val_loss"] - values["domain_blind_val_loss"]
             artifacts["heatmap"][prefix] = art["heatmap"]
             artifacts["active_hist"][prefix] = art["active_hist"]
             for key, (xs, ys) in cv.items():
@@ -196,6 +200,20 @@ def run(cfg: DirMoEConfig, seed: int, device: str) -> Metrics:
 
 
 _ALL_GRID = tuple((e, k) for e in (8, 16, 32) for k in (1, 2, 4))
+
+
+def _learned(router: str, label: str) -> tuple[Precondition, ...]:
+    return (
+        Precondition(
+            f"{router}_loss_over_domain_blind",
+            "<",
+            0.0,
+            f"the {label} model infers the hidden domain: its validation loss is below the best predictor that "
+            "sees only the position and the current token (computed exactly from the chains)",
+        ),
+        Precondition(f"{router}_diverged", "<", 0.5, f"the {label} model's training did not diverge"),
+    )
+
 
 EXPERIMENT = Experiment(
     slug="dirmoe",
@@ -236,11 +254,13 @@ EXPERIMENT = Experiment(
             paper_value="matches or exceeds other routers while improving expert specialisation (no numbers in "
             "the abstract)",
             decide=dirmoe_decider(k=2.0),
+            preconditions=(*_learned("dirmoe", "DirMoE"), *_learned("topk", "top-2")),
             scale_gap="2-layer d=64 transformer with 8 GELU experts on an 8-domain synthetic Markov language, "
             "vocabulary 64, 600 steps; 3 seeds",
         ),
     ],
     figures=[routing_heatmaps, curves_vs_step, active_experts, schedule_vs_step],
+    devices=("cpu", "cuda"),
     scale_gap=(
         "Only the abstract is public: the gate combination, priors, KL weights and temperature schedule are "
         "reasoned choices. A 2-layer d=64 MoE transformer on a synthetic 8-domain Markov language (domain hidden) "

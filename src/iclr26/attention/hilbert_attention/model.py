@@ -174,12 +174,20 @@ class TrainSettings:
 
 
 def train_and_evaluate(
-    variant: str, data: tuple[Tensor, Tensor, Tensor, Tensor], settings: TrainSettings, seed: int
+    variant: str,
+    data: tuple[Tensor, Tensor, Tensor, Tensor],
+    settings: TrainSettings,
+    seed: int,
+    device: str | torch.device = "cpu",
 ) -> float:
-    """Train one variant (init and batch order from ``seed``, shared by all variants) and return test accuracy."""
-    x_tr, y_tr, x_te, y_te = data
+    """Train one variant (init and batch order from ``seed``, shared by all variants) and return test accuracy.
+
+    The model is initialised on the CPU (the same weights on every device), then it and the data move to
+    ``device``; the batch order is drawn on the CPU.
+    """
     torch.manual_seed(seed)
-    model = TinyHierViT(variant, dim=settings.dim, heads=settings.heads)
+    model = TinyHierViT(variant, dim=settings.dim, heads=settings.heads).to(device)
+    x_tr, y_tr, x_te, y_te = (t.to(device) for t in data)
     opt = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
     steps_per_epoch = math.ceil(len(x_tr) / settings.batch)
     total = settings.epochs * steps_per_epoch
@@ -191,7 +199,7 @@ def train_and_evaluate(
     for _ in range(settings.epochs):
         perm = torch.randperm(len(x_tr), generator=gen)
         for i in range(steps_per_epoch):
-            idx = perm[i * settings.batch : (i + 1) * settings.batch]
+            idx = perm[i * settings.batch : (i + 1) * settings.batch].to(x_tr.device)
             loss = nn.functional.cross_entropy(model(x_tr[idx]), y_tr[idx])
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -201,4 +209,4 @@ def train_and_evaluate(
     model.eval()
     with torch.no_grad():
         pred = torch.cat([model(x_te[i : i + 256]).argmax(1) for i in range(0, len(x_te), 256)])
-    return float((pred == y_te).float().mean())
+    return float((pred == y_te).float().mean().cpu())

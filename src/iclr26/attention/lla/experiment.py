@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iclr26.attention.lla.claim_check import lla_claim_decider, study_a_decider, study_b_decider
+from iclr26.attention.lla.claim_check import (
+    LEARNED_PRECONDITION,
+    claim_draw_metric,
+    lla_claim_decider,
+    study_a_decider,
+    study_b_decider,
+)
 from iclr26.attention.lla.figures import lla_weight_distribution, memory_scaling, mse_vs_n, study_b_curves
 from iclr26.attention.lla.local_linear import lla_weights
 from iclr26.attention.lla.study_a import BASELINES, ESTIMATORS, FAMILIES, draw, mse, predict, tune
@@ -28,7 +34,9 @@ from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
 
-__all__ = ["EXPERIMENT", "LLAConfig", "run"]
+__all__ = ["CLAIM_DRAWS", "EXPERIMENT", "LLAConfig", "run"]
+
+CLAIM_DRAWS = 10  # Study A test draws per seed: the claim's metrics name each one, so every budget has this many
 
 
 @dataclass(frozen=True)
@@ -39,12 +47,19 @@ class LLAConfig:
     a_ns: tuple[int, ...] = (64, 256)
     a_queries: int = 128
     a_val_draws: int = 4
-    a_draws: int = 10  # test draws per harness seed (pooled over seeds by the claim)
+    a_draws: int = CLAIM_DRAWS  # test draws per harness seed (pooled over seeds by the claim)
     claim_d: int = 4
     claim_n: int = 256
     b: StudyBConfig = field(default_factory=StudyBConfig)
     b_mixers: tuple[str, ...] = ("lla", "softmax")
     single_thread: bool = True
+
+    def __post_init__(self) -> None:
+        if self.a_draws != CLAIM_DRAWS:
+            raise ValueError(
+                f"a_draws must be {CLAIM_DRAWS}: the claim reads claimA_<family>_<estimator>_mse_00 .. "
+                f"_{CLAIM_DRAWS - 1:02d} in every seed, got {self.a_draws}"
+            )
 
 
 def _weights_hist(params: dict, k, q) -> dict:
@@ -78,7 +93,7 @@ def _study_a(cfg: LLAConfig, seed: int) -> tuple[dict[str, float], dict]:
         if (d, n) == (cfg.claim_d, cfg.claim_n):
             for est in ESTIMATORS:
                 for r, e in enumerate(errs[est]):
-                    values[f"claimA_{fam}_{est}_mse_{r:02d}"] = float(e)
+                    values[claim_draw_metric(fam, est, r)] = float(e)
             if fam == "tanh_mlp":
                 art["weights_hist"] = _weights_hist(art["tuned"][f"{tag}_lla"], k, q)
                 values["a_lla_negative_mass"] = art["weights_hist"]["negative_mass"]
@@ -86,7 +101,7 @@ def _study_a(cfg: LLAConfig, seed: int) -> tuple[dict[str, float], dict]:
 
 
 def run(cfg: LLAConfig, seed: int, device: str) -> Metrics:
-    """Study A (tuned estimators on fresh draws) and Study B (trained mixers) for one seed."""
+    """Study A (tuned estimators on fresh draws, CPU) and Study B (trained mixers, on `device`) for one seed."""
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"a_dims": list(cfg.a_dims), "a_ns": list(cfg.a_ns), "b_mixers": list(cfg.b_mixers)}
@@ -95,7 +110,7 @@ def run(cfg: LLAConfig, seed: int, device: str) -> Metrics:
         values |= vals
         artifacts |= art
         for mixer in cfg.b_mixers:
-            res, final = train_in_context(cfg.b, mixer, seed)
+            res, final = train_in_context(cfg.b, mixer, seed, device)
             values[f"b_{mixer}_mse"] = final["mse"]
             values[f"b_{mixer}_mse_last"] = final["mse_last"]
             values["b_trivial_mse"] = final["trivial"]
@@ -107,6 +122,10 @@ def run(cfg: LLAConfig, seed: int, device: str) -> Metrics:
             curves[f"b_{mixer}_loss"] = Curve(
                 list(range(0, len(res.losses), stride)), res.losses[::stride], "step", "train MSE"
             )
+        compared = [values[f"b_{m}_mse"] for m in ("lla", "softmax") if f"b_{m}_mse" in values]
+        finite = [v for v in compared if np.isfinite(v)]  # a diverged model (NaN) is not the better one
+        if compared:
+            values["b_best_mse_to_trivial"] = (min(finite) if finite else float("nan")) / values["b_trivial_mse"]
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
@@ -123,11 +142,11 @@ EXPERIMENT = Experiment(
     slug="lla",
     configs={
         "smoke": LLAConfig(
-            a_dims=(4,), a_ns=(64,), a_queries=32, a_val_draws=2, a_draws=3, claim_n=64, b=_SMOKE_B
+            a_dims=(4,), a_ns=(64,), a_queries=32, a_val_draws=2, claim_n=64, b=_SMOKE_B
         ),
         "quick": LLAConfig(b=_QUICK_B),
         "full": LLAConfig(
-            a_draws=20, b=_FULL_B, b_mixers=("lla", "softmax", "linear_attention", "gated_deltanet")
+            b=_FULL_B, b_mixers=("lla", "softmax", "linear_attention", "gated_deltanet")
         ),
     },
     seeds={"smoke": 1, "quick": 3, "full": 5},
@@ -142,7 +161,8 @@ EXPERIMENT = Experiment(
             ),
             paper_value="LLA outperforms strong baselines on test-time and in-context regression (no number in the "
             "abstract)",
-            decide=lla_claim_decider(FAMILIES, BASELINES),
+            decide=lla_claim_decider(FAMILIES, BASELINES, CLAIM_DRAWS),
+            preconditions=(LEARNED_PRECONDITION,),
             scale_gap=_SCALE_GAP,
         ),
         Claim(
@@ -150,7 +170,7 @@ EXPERIMENT = Experiment(
             statement="part (A) alone: LLA's MSE is below the best tuned baseline's in >= 2 of 3 families "
             "(n = 256, d = 4)",
             paper_value="LLA has the better bias-variance trade-off (theory) and wins test-time regression",
-            decide=study_a_decider(FAMILIES, BASELINES),
+            decide=study_a_decider(FAMILIES, BASELINES, CLAIM_DRAWS),
             scale_gap=_SCALE_GAP,
         ),
         Claim(
@@ -158,9 +178,11 @@ EXPERIMENT = Experiment(
             statement="part (B) alone: the trained LLA model's held-out in-context MSE is >= 10% below softmax's",
             paper_value="LLA outperforms softmax attention on in-context regression",
             decide=study_b_decider("lla", "softmax"),
+            preconditions=(LEARNED_PRECONDITION,),
             scale_gap=_SCALE_GAP,
         ),
     ],
     figures=[mse_vs_n, lla_weight_distribution, study_b_curves, memory_scaling],
+    devices=("cpu", "cuda"),
     scale_gap=_SCALE_GAP,
 )

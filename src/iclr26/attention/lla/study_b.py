@@ -84,16 +84,22 @@ def _prompts(cfg: StudyBConfig, n: int, seed: int) -> tuple[Tensor, Tensor]:
     )
 
 
-def train_in_context(cfg: StudyBConfig, mixer: str, seed: int) -> tuple[LoopResult, dict[str, float]]:
-    """Train one model; returns the loop's curves and the final held-out MSE (all pairs, last segment, and the
-    zero predictor's MSE on the same prompts as ``"trivial"``)."""
+def train_in_context(
+    cfg: StudyBConfig, mixer: str, seed: int, device: str | torch.device = "cpu"
+) -> tuple[LoopResult, dict[str, float]]:
+    """Train one model on `device`; returns the loop's curves and the final held-out MSE (all pairs, last
+    segment, and the zero predictor's MSE on the same prompts as ``"trivial"``).
+
+    The model is initialised and the prompts drawn on the CPU (the same numbers on every device), then moved.
+    """
     torch.manual_seed(seed)
-    model = InContextRegressor(cfg, mixer, init_seed=1000 * seed + 7)
-    xe, ye = _prompts(cfg, cfg.n_eval, seed=10_000 + seed)
+    model = InContextRegressor(cfg, mixer, init_seed=1000 * seed + 7).to(device)
+    xe, ye = (t.to(device) for t in _prompts(cfg, cfg.n_eval, seed=10_000 + seed))
     last = slice(3 * cfg.n_pairs // 4, None)
 
     def loss_fn(m: nn.Module, gen: torch.Generator) -> Tensor:
         xs, ys = _prompts(cfg, cfg.batch, seed=int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+        xs, ys = xs.to(device), ys.to(device)
         return ((m(xs, ys) - ys[..., 0]) ** 2).mean()
 
     def eval_fn(m: nn.Module) -> dict[str, float]:

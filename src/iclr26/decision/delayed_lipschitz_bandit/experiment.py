@@ -6,7 +6,8 @@ p = 0.5 with geometric mean 20) the delays tau_1..tau_T are drawn once; every al
 delayed zooming, DLPP, grid + Delayed-UCB1, BLiN) then plays T rounds against those same draws, so comparisons
 within a seed are paired. A T-sweep runs Delayed Zooming on trig1d under uniform mean-50 delay for several
 horizons. Every algorithm uses conf_scale c = 0.1 and delta = 1/T. Metrics: regret at T per (function, delay,
-algorithm), the regret of uniform random play, the sweep's regrets and slope, and a reward-conservation check.
+algorithm), the regret of uniform random play and DLPP's no-delay regret relative to it (the
+claim's precondition), the sweep's regrets and slope, and a reward-conservation check.
 The claim is decided by :mod:`.claim_check`.
 """
 
@@ -19,7 +20,11 @@ from typing import Any
 import numpy as np
 
 from iclr26.decision.delayed_lipschitz_bandit.blin import BLiN
-from iclr26.decision.delayed_lipschitz_bandit.claim_check import delayed_bandit_decider, fit_slope
+from iclr26.decision.delayed_lipschitz_bandit.claim_check import (
+    delayed_bandit_decider,
+    dlpp_learned,
+    fit_slope,
+)
 from iclr26.decision.delayed_lipschitz_bandit.delays import (
     CensoredDelay,
     GeometricDelay,
@@ -158,6 +163,10 @@ def run(cfg: DelayedBanditConfig, seed: int, device: str) -> Metrics:
             phase_ends[f"{f}_{d}"] = out["phases"]
     for f, env in envs.items():
         values[f"uniform_regret_{f}"] = _uniform_regret(env, cfg.horizon)
+        if "none" in cfg.delays and "dlpp" in cfg.algorithms:  # the precondition: DLPP learned
+            values[f"dlpp_regret_vs_uniform_{f}"] = (
+                values[f"regret_{f}_none_dlpp"] / values[f"uniform_regret_{f}"]
+            )
     for i, T in enumerate(cfg.sweep_horizons):
         values[f"sweep_horizon_{i}"] = float(T)
         values[f"regret_sweep_{i}"] = finals[f_sweep, d_sweep, "dz", T]
@@ -220,6 +229,7 @@ EXPERIMENT = Experiment(
                 "(1-D), 1121-1160 (2-D); bounds O~(T^((dz+1)/(dz+2)) + tau_max T^(dz/(dz+2)))"
             ),
             decide=delayed_bandit_decider(_QUICK.functions, len(_QUICK.sweep_horizons), _QUICK.delays),
+            preconditions=dlpp_learned(_QUICK.functions),
             scale_gap=(
                 "T = 20,000 (paper 60,000), 12 seeds (paper 30), our own 1-Lipschitz test functions and "
                 "conf_scale c = 0.1 for every algorithm"

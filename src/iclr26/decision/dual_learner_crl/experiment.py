@@ -4,18 +4,26 @@ Per harness seed (one independent replication): every method trains on the same 
 A, B, A, C, B, A; ``switch`` env steps per task) of :class:`~.envs.GridTasks`, with the same seed for its random
 streams. Measured: running normalized performance (random 0, oracle 1), forward transfer vs Reset, forgetting
 (greedy evaluation, 20 episodes on a separate start-cell seed; FAME's end-of-sequence score is its meta learner),
-FAME's warm-up decisions per arrival and its meta learner's oracle-action accuracy on every task after every task.
+FAME's warm-up decisions per arrival and its meta learner's oracle-action accuracy on every task after every task
+(raw and normalized between a uniform random policy's chance rate and 1: the claims' precondition, with FAME's
+mean end-of-task greedy score).
 The claim rule is the brief's (see :mod:`.claim_check`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from iclr26.decision.dual_learner_crl.agents import DQNConfig, Finetune, LargeBuffer, MultiHeadDQN, Reset
-from iclr26.decision.dual_learner_crl.claim_check import fame_decider, warmup_decider
+from iclr26.decision.dual_learner_crl.claim_check import (
+    FAST_LEARNED,
+    META_LEARNED,
+    fame_decider,
+    warmup_decider,
+)
 from iclr26.decision.dual_learner_crl.continual import forgetting, forward_transfer, run_sequence
 from iclr26.decision.dual_learner_crl.envs import GridTasks
 from iclr26.decision.dual_learner_crl.fame import FAME, FAMEConfig
@@ -92,6 +100,13 @@ def _agent(name: str, cfg: CRLExperimentConfig, seed: int, tasks: tuple[str, ...
     return cls(shape, 4, DQNConfig(**common), seed)
 
 
+def _chance_accuracy(tasks: Sequence[str], max_steps: int) -> float:
+    """The shortest-path-action accuracy of a uniform random policy (the mean over each task's start cells of
+    the fraction of shortest-path actions), averaged over `tasks` like ``meta_acc_final``."""
+    env = GridTasks(layouts=("A", "B", "C", "D"), max_steps=max_steps)
+    return float(np.mean([env.oracle_actions(env.start_cells(t), t).mean() for t in tasks]))
+
+
 def run(cfg: CRLExperimentConfig, seed: int, device: str) -> Metrics:
     """Train every method on the sequence for one seed and compute the continual-RL metrics."""
     tasks = tuple(dict.fromkeys(cfg.sequence))
@@ -111,6 +126,7 @@ def run(cfg: CRLExperimentConfig, seed: int, device: str) -> Metrics:
         values[f"avg_{name}"] = float(res["perf"].mean())
         values[f"forget_{name}"] = forgetting(res, cfg.sequence)
         values[f"final_{name}"] = float(np.mean(list(res["eval_final"].values())))
+        values[f"end_of_task_{name}"] = float(np.mean(res["eval_end_of_task"]))
         if "reset" in out:
             ft = forward_transfer(res["auc"][1:], out["reset"]["auc"][1:])
             values[f"ft_{name}"] = float(ft.mean())
@@ -138,6 +154,10 @@ def run(cfg: CRLExperimentConfig, seed: int, device: str) -> Metrics:
             new_n, new_meta = new_n + 1, new_meta + chose
     values |= {"seen_meta": seen_meta, "seen_n": seen_n, "new_meta": new_meta, "new_n": new_n}
     values["meta_acc_final"] = float(out["fame"]["meta_acc"][-1].mean())
+    values["meta_acc_chance"] = _chance_accuracy(tasks, cfg.max_steps)
+    values["meta_acc_norm_final"] = (values["meta_acc_final"] - values["meta_acc_chance"]) / (
+        1.0 - values["meta_acc_chance"]
+    )
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
@@ -147,7 +167,7 @@ EXPERIMENT = Experiment(
     configs={
         "smoke": CRLExperimentConfig(
             sequence=("A", "B", "A"),
-            methods=("fame", "reset", "finetune"),
+            methods=("fame", "reset", "finetune", "largebuffer"),
             switch=250,
             detection_steps=40,
             warmup=120,
@@ -183,6 +203,7 @@ EXPERIMENT = Experiment(
             paper_value="MinAtar avg. perf. 14.54 vs 10.71 (LargeBuffer), 10.62 (Finetune), 6.51 (Reset); "
             "forgetting 0.72 vs 1.26 (Finetune); meta chosen on ~95% of returning environments",
             decide=fame_decider(),
+            preconditions=(FAST_LEARNED, META_LEARNED),
             scale_gap="7x7 gridworld tasks, 2.5k steps per task, 6 tasks, 3 seeds instead of MinAtar 7 x 500k steps",
         ),
         Claim(
@@ -193,6 +214,7 @@ EXPERIMENT = Experiment(
             ),
             paper_value="~95% meta choice on returning environments, random init on new ones",
             decide=warmup_decider(),
+            preconditions=(META_LEARNED,),
             scale_gap="9 returning and 3 new arrivals over 3 seeds",
         ),
     ],

@@ -4,7 +4,9 @@ Per harness seed, for each environment (CartPole-v1, Acrobot-v1) and method (DQN
 iS-DQN K=4), ``n_members`` independent runs are trained in lockstep as one vmapped ensemble (member j of every
 method sees the same environment seeds, replay draws and epsilon draws, so methods pair up by member). The 8
 (env, method) cells run in ``workers`` processes. Metric: AUC = mean of the windowed training-episode return
-curve; the claims normalise it to DQN = 100% and a random policy = 0% over the pooled replicates.
+curve; the claims normalise it to DQN = 100% and a random policy = 0% over the pooled replicates. The claims'
+precondition reads ``{env}_dqn_learned``: DQN's final training return, 0 at the random policy's return and 1 at
+the environment's ceiling (:data:`ENV_CEILING`).
 """
 
 from __future__ import annotations
@@ -16,17 +18,28 @@ import gymnasium as gym
 import numpy as np
 
 from iclr26.decision.is_ql.agents import DQN, ISDQN, TargetFreeDQN, ValueAgent, train
-from iclr26.decision.is_ql.claim_check import gap_recovery_decider, param_decider
+from iclr26.decision.is_ql.claim_check import dqn_learned, gap_recovery_decider, param_decider
 from iclr26.decision.is_ql.figures import auc_bars, learning_curves, param_bars
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.lab.online import run_many
 from iclr26.lab.threads import limited_threads
 
-__all__ = ["ENV_KEYS", "EXPERIMENT", "ISQLConfig", "METHODS", "make_agent", "random_return", "run"]
+__all__ = [
+    "ENV_CEILING",
+    "ENV_KEYS",
+    "EXPERIMENT",
+    "ISQLConfig",
+    "METHODS",
+    "make_agent",
+    "random_return",
+    "run",
+]
 
 METHODS = ("dqn", "tf", "is1", "is4")
 ENV_KEYS = {"CartPole-v1": "cartpole", "Acrobot-v1": "acrobot"}
+# the best return an episode can have: CartPole-v1 truncates at 500 steps of +1; Acrobot-v1 pays -1 a step
+ENV_CEILING = {"CartPole-v1": 500.0, "Acrobot-v1": 0.0}
 
 
 @dataclass(frozen=True)
@@ -129,6 +142,10 @@ def run(cfg: ISQLConfig, seed: int, device: str) -> Metrics:
             art["curves"][key][method] = c["y"]
             art["params"][key][method] = c["params"]
             art["x"] = c["x"]
+        ceiling = ENV_CEILING[env_id]
+        values[f"{key}_dqn_learned"] = (
+            (values[f"{key}_dqn_final"] - rand) / (ceiling - rand) if ceiling > rand else float("nan")
+        )
         dqn = values[f"{key}_dqn_auc"]
         for method in METHODS:
             denom = dqn - rand
@@ -139,6 +156,7 @@ def run(cfg: ISQLConfig, seed: int, device: str) -> Metrics:
 
 
 _KEYS = ("cartpole", "acrobot")
+_MEMBERS = 4  # members a seed at every budget (the deciders read each member's AUC)
 _SCALE = (
     "Classic control (CartPole, Acrobot) with a [128, 128] ReLU MLP, no LayerNorm, short training; the paper uses "
     "15 Atari games for 50M+ frames with CNNs, plus DMC, offline Atari and GPT-2 Wordle."
@@ -149,7 +167,7 @@ EXPERIMENT = Experiment(
     configs={
         "smoke": ISQLConfig(
             steps=150,
-            n_members=2,
+            n_members=_MEMBERS,
             hidden=(32, 32),
             warmup=90,
             eps_decay=100,
@@ -157,8 +175,8 @@ EXPERIMENT = Experiment(
             n_points=4,
             random_episodes=1,
         ),
-        "quick": ISQLConfig(steps=8_000, n_members=4, workers=2),
-        "full": ISQLConfig(steps=100_000, n_members=4, buffer_size=50_000, workers=2),
+        "quick": ISQLConfig(steps=8_000, n_members=_MEMBERS, workers=2),
+        "full": ISQLConfig(steps=100_000, n_members=_MEMBERS, buffer_size=50_000, workers=2),
     },
     seeds={"smoke": 1, "quick": 3, "full": 5},
     run=run,
@@ -171,7 +189,8 @@ EXPERIMENT = Experiment(
             ),
             paper_value="Atari AUC vs DQN = 100%: TF 90%, iS-DQN K=9 106% (CNN + LayerNorm); without LayerNorm TF "
             "40%, iS-DQN K=3 85%",
-            decide=gap_recovery_decider(_KEYS, "is4", 0.5, check_params=True),
+            decide=gap_recovery_decider(_KEYS, "is4", 0.5, check_params=True, n_members=_MEMBERS),
+            preconditions=dqn_learned(_KEYS),
             scale_gap=_SCALE,
         ),
         Claim(
@@ -179,13 +198,15 @@ EXPERIMENT = Experiment(
             statement="iS-DQN K = 4 keeps <= 1.10x the parameters of target-free DQN and <= 0.6x those of DQN",
             paper_value="iS-DQN costs one extra last layer per Bellman iteration instead of a full network copy",
             decide=param_decider(_KEYS, "is4"),
+            kind="check",  # the counts follow from the architecture
             scale_gap="MLP [128, 128]: 1.06x / 1.09x TF on CartPole / Acrobot",
         ),
         Claim(
             id="is-dqn-k1-beats-tf",
             statement="where a DQN-TF gap exists, iS-DQN with K = 1 already has a higher AUC than target-free DQN",
             paper_value="K = 1 alone already improves over target-free DQN (Atari)",
-            decide=gap_recovery_decider(_KEYS, "is1", 0.0, check_params=False),
+            decide=gap_recovery_decider(_KEYS, "is1", 0.0, check_params=False, n_members=_MEMBERS),
+            preconditions=dqn_learned(_KEYS),
             scale_gap=_SCALE,
         ),
     ],

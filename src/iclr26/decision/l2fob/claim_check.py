@@ -12,16 +12,29 @@ rule:
   reported).
 
 SUPPORTED when all four hold; NOT SUPPORTED when (a) or (b) fails with its interval on the wrong side ((a): the
-interval lies below 0; (b): the interval lies below 1.75); INCONCLUSIVE otherwise. Whether the coupled dual
-baseline matches L2FOB is reported in the explanation, not judged (the paper does not compare to it).
+interval lies below 0; (b): the interval lies below 1.75); INCONCLUSIVE otherwise. (c) and (d) are judged on
+point estimates, so they can only be supported or inconclusive, and the four parts combine with
+:func:`~iclr26.harness.claims.all_of`. Whether the coupled dual baseline matches L2FOB is reported in the
+explanation, not judged (the paper does not compare to it). No part rests on a pre-trained model (every
+bidder learns online within the run), so there are no preconditions.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict, difference_at_least
-from iclr26.harness.stats import bootstrap_interval, t_interval
+from iclr26.harness.claims import (
+    Decider,
+    Outcome,
+    PerSeed,
+    Rows,
+    Verdict,
+    all_of,
+    decider,
+    difference_at_least,
+    effect_at_least,
+)
+from iclr26.harness.stats import bootstrap_interval
 
 __all__ = [
     "N_SWEEP",
@@ -29,8 +42,11 @@ __all__ = [
     "ROI_MEAN",
     "SLOPE_MAX",
     "ETA_GAP_MAX",
+    "eta_part",
     "l2fob_claim",
     "regret_slope",
+    "roi_part",
+    "slope_part",
     "sweep_metrics",
 ]
 
@@ -79,48 +95,41 @@ def _seed_bootstrap(stat, columns: np.ndarray, n_boot: int = 2000, seed: int = 0
     return float(lo), float(hi)
 
 
-def _part_a(rows: PerSeed) -> Verdict:
-    return difference_at_least("reward_l2fob", "reward_wang", margin=0.0, method="bootstrap")(rows)
+def roi_part() -> Decider:
+    """(b): the t-interval of L2FOB's final ROI: supported at mean >= 1.75 with the lower end above 1.70, not
+    supported when the whole interval lies below 1.75."""
+    return effect_at_least("roi_l2fob", support_at=ROI_MEAN, null=ROI_FLOOR, refute_below=ROI_MEAN)
 
 
-def _part_b(rows: PerSeed) -> Verdict:
-    roi = np.array([float(r["roi_l2fob"]) for r in rows])
-    if not np.all(np.isfinite(roi)):
-        return Verdict(Outcome.INCONCLUSIVE, f"roi_l2fob is not finite in some seeds: {roi.tolist()}")
-    iv = t_interval(roi)
-    text = f"roi_l2fob = {iv.estimate:.4g} [{iv.lo:.4g}, {iv.hi:.4g}] (95% t, {iv.n} seeds)"
-    if not iv.defined:
-        return Verdict(Outcome.INCONCLUSIVE, f"{text}; interval undefined", iv.estimate, None, iv.n)
-    if iv.estimate >= ROI_MEAN and iv.lo >= ROI_FLOOR:
-        outcome = Outcome.SUPPORTED
-    elif iv.hi < ROI_MEAN:
-        outcome = Outcome.NOT_SUPPORTED
-    else:
-        outcome = Outcome.INCONCLUSIVE
-    return Verdict(
-        outcome,
-        f"{text}; needed mean >= {ROI_MEAN} and lower end >= {ROI_FLOOR}",
-        iv.estimate,
-        (iv.lo, iv.hi),
-        iv.n,
-    )
+def slope_part() -> Decider:
+    """(c): the log-log slope of L2FOB's mean normalized regret over the sweep is <= -0.3 (point estimate)."""
+    names = sweep_metrics("l2fob")
+    horizons_m, regrets_m = names[:N_SWEEP], names[N_SWEEP:]
 
+    def synthesize(rows: Rows) -> Rows:  # normalized regret 10 / sqrt(T): slope -0.5
+        return [
+            {**r, **{g: 10.0 * float(r[h]) ** -0.5 for h, g in zip(horizons_m, regrets_m, strict=True)}}
+            for r in rows
+        ]
 
-def _part_c(rows: PerSeed) -> Verdict:
-    horizons = np.array([float(rows[0][f"sweep_T{i}"]) for i in range(N_SWEEP)])
-    regrets = np.array([[float(r[f"sweep_norm_regret_l2fob_{i}"]) for i in range(N_SWEEP)] for r in rows])
-    slope = regret_slope(horizons, regrets)
-    lo, hi = _seed_bootstrap(lambda sample: regret_slope(horizons, sample), regrets)
-    means = ", ".join(f"T={int(T)}: {m:.4g}" for T, m in zip(horizons, regrets.mean(axis=0)))
-    outcome = Outcome.SUPPORTED if np.isfinite(slope) and slope <= SLOPE_MAX else Outcome.INCONCLUSIVE
-    return Verdict(
-        outcome,
-        f"log-log slope of mean normalized regret = {slope:.3g} (seed bootstrap 95% [{lo:.3g}, {hi:.3g}]); "
-        f"needed <= {SLOPE_MAX}; means {means}",
-        slope,
-        (lo, hi),
-        len(rows),
-    )
+    @decider(*names, description=f"regret slope <= {SLOPE_MAX}", synthesize=synthesize)
+    def fn(rows: PerSeed) -> Verdict:
+        horizons = np.array([float(rows[0][h]) for h in horizons_m])
+        regrets = np.array([[float(r[g]) for g in regrets_m] for r in rows])
+        slope = regret_slope(horizons, regrets)
+        lo, hi = _seed_bootstrap(lambda sample: regret_slope(horizons, sample), regrets)
+        means = ", ".join(f"T={int(T)}: {m:.4g}" for T, m in zip(horizons, regrets.mean(axis=0), strict=True))
+        outcome = Outcome.SUPPORTED if np.isfinite(slope) and slope <= SLOPE_MAX else Outcome.INCONCLUSIVE
+        return Verdict(
+            outcome,
+            f"log-log slope of mean normalized regret = {slope:.3g} (seed bootstrap 95% [{lo:.3g}, {hi:.3g}]); "
+            f"needed <= {SLOPE_MAX}; means {means}",
+            slope,
+            (lo, hi),
+            len(rows),
+        )
+
+    return fn
 
 
 def _eta_gap(rewards: np.ndarray) -> float:
@@ -129,19 +138,32 @@ def _eta_gap(rewards: np.ndarray) -> float:
     return float(abs(mean60 - mean6) / mean6) if mean6 > 0 else float("nan")
 
 
-def _part_d(rows: PerSeed) -> Verdict:
-    rewards = np.array([[float(r["reward_eta6"]), float(r["reward_eta60"])] for r in rows])
-    gap = _eta_gap(rewards)
-    lo, hi = _seed_bootstrap(_eta_gap, rewards)
-    outcome = Outcome.SUPPORTED if np.isfinite(gap) and gap <= ETA_GAP_MAX else Outcome.INCONCLUSIVE
-    return Verdict(
-        outcome,
-        f"|R(eta=60) - R(eta=6)| / R(eta=6) = {gap:.3g} (seed bootstrap 95% [{lo:.3g}, {hi:.3g}]); "
-        f"needed <= {ETA_GAP_MAX}",
-        gap,
-        (lo, hi),
-        len(rows),
-    )
+def eta_part() -> Decider:
+    """(d): |mean R(eta_gam = 60) - mean R(eta_gam = 6)| / mean R(eta_gam = 6) <= 5% (point estimate)."""
+
+    def synthesize(rows: Rows) -> Rows:  # eta 60 earns 1% more than eta 6 (a positive reward)
+        out = []
+        for r in rows:
+            six = float(r["reward_eta6"]) if float(r["reward_eta6"]) > 0 else 100.0
+            out.append({**r, "reward_eta6": six, "reward_eta60": 1.01 * six})
+        return out
+
+    @decider("reward_eta6", "reward_eta60", description="eta 60 ~ eta 6", synthesize=synthesize)
+    def fn(rows: PerSeed) -> Verdict:
+        rewards = np.array([[float(r["reward_eta6"]), float(r["reward_eta60"])] for r in rows])
+        gap = _eta_gap(rewards)
+        lo, hi = _seed_bootstrap(_eta_gap, rewards)
+        outcome = Outcome.SUPPORTED if np.isfinite(gap) and gap <= ETA_GAP_MAX else Outcome.INCONCLUSIVE
+        return Verdict(
+            outcome,
+            f"|R(eta=60) - R(eta=6)| / R(eta=6) = {gap:.3g} (seed bootstrap 95% [{lo:.3g}, {hi:.3g}]); "
+            f"needed <= {ETA_GAP_MAX}",
+            gap,
+            (lo, hi),
+            len(rows),
+        )
+
+    return fn
 
 
 def _coupled_note(rows: PerSeed) -> str:
@@ -152,36 +174,25 @@ def _coupled_note(rows: PerSeed) -> str:
     return f"reward_coupled - reward_l2fob = {iv.estimate:.4g} [{iv.lo:.4g}, {iv.hi:.4g}] (bootstrap 95%)"
 
 
-def _judge(rows: PerSeed) -> Verdict:
-    parts = [_part_a(rows), _part_b(rows), _part_c(rows), _part_d(rows)]
-    a, b = parts[0].outcome, parts[1].outcome
-    if Outcome.NOT_SUPPORTED in (a, b):
-        outcome = Outcome.NOT_SUPPORTED
-    elif all(p.outcome is Outcome.SUPPORTED for p in parts):
-        outcome = Outcome.SUPPORTED
-    else:
-        outcome = Outcome.INCONCLUSIVE
-    text = "; ".join(f"({'abcd'[i]}) {p.outcome.value}: {p.explanation}" for i, p in enumerate(parts))
-    return Verdict(
-        outcome,
-        f"{text}. Secondary, not judged: {_coupled_note(rows)}",
-        parts[0].estimate,
-        parts[0].interval,
-        len(rows),
-    )
-
-
 def l2fob_claim() -> Decider:
     """The brief's four-part rule as one :class:`Decider` (see the module docstring)."""
-    metrics = [
-        "reward_l2fob",
-        "reward_wang",
-        "roi_l2fob",
-        *sweep_metrics("l2fob"),
-        "reward_eta6",
-        "reward_eta60",
-        "reward_coupled",
-    ]
+    parts = all_of(
+        difference_at_least("reward_l2fob", "reward_wang", margin=0.0, method="bootstrap"),
+        roi_part(),
+        slope_part(),
+        eta_part(),
+    )
+
+    def judge(rows: PerSeed) -> Verdict:
+        v = parts(rows)
+        text = f"{v.explanation}. Secondary, not judged: {_coupled_note(rows)}"
+        return Verdict(v.outcome, text, v.estimate, v.interval, v.n_seeds)
+
     return Decider(
-        _judge, metrics, "(a) L2FOB > Wang, (b) ROI ~ gamma, (c) regret slope <= -0.3, (d) eta 60 ~ 6"
+        judge,
+        [*parts.metrics, "reward_coupled"],
+        "(a) L2FOB > Wang, (b) ROI ~ gamma, (c) regret slope <= -0.3, (d) eta 60 ~ 6",
+        min_seeds=parts.min_seeds,
+        compares=parts.compares,
+        synthesize=parts.synthesize,
     )

@@ -3,7 +3,9 @@
 :func:`certificate_decider` (per seed: ``perm_vi_cul``, ``perm_vi_bound`` and the over-parameterised relative
 gaps ``reg_overparam_<scenario>_relgap``):
 
-(a) validity and non-vacuity: cul <= bound and bound < 1 in every seed;
+(a) validity and non-vacuity (:func:`certificate_holds`): cul <= bound and bound < 1 in every seed; a seed
+    where the certificate equals the loss exactly (zero slack, which a PAC-Bayes bound's positive complexity
+    term excludes) makes (a) inconclusive rather than supported;
 (b) tightness: the 95% Student-t upper end of mean(bound - cul) is <= 0.25;
 (c) oracle: for i.i.d., alternating and switch, the 95% bootstrap interval over seeds of the relative gap lies in
     [-0.1, 0.1].
@@ -11,6 +13,9 @@ gaps ``reg_overparam_<scenario>_relgap``):
 Not supported if (a) fails in any seed; supported if (a), (b) and (c) hold; inconclusive otherwise.
 :func:`oracle_decider` judges (c) alone: supported if every interval lies inside [-0.1, 0.1], not supported if
 some interval lies entirely outside it, inconclusive otherwise.
+
+Preconditions (:data:`PERM_LEARNED`, :data:`SPLIT_LEARNED`): VI learned the tasks, its (1/T) CuL at least 10
+points below the chance 0-1 risk, since a posterior that stayed at its prior gets a small certificate for free.
 """
 
 from __future__ import annotations
@@ -19,75 +24,181 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from iclr26.harness.claims import Decider, Outcome, Verdict, decider
+from iclr26.harness.claims import (
+    Comparison,
+    Decider,
+    Outcome,
+    Precondition,
+    Rows,
+    Verdict,
+    combine_outcomes,
+    decider,
+)
 from iclr26.harness.stats import bootstrap_interval, t_interval
 
-__all__ = ["GAP_MAX", "ORACLE_TOL", "SCENARIOS_JUDGED", "certificate_decider", "oracle_decider"]
+__all__ = [
+    "GAP_MAX",
+    "ORACLE_TOL",
+    "PERM_LEARNED",
+    "SCENARIOS_JUDGED",
+    "SPLIT_LEARNED",
+    "certificate_decider",
+    "certificate_holds",
+    "oracle_decider",
+]
 
 GAP_MAX = 0.25
 ORACLE_TOL = 0.1
 SCENARIOS_JUDGED = ("iid", "alternating", "switch")
 _REL = [f"reg_overparam_{s}_relgap" for s in SCENARIOS_JUDGED]
 
+PERM_LEARNED = Precondition(
+    "perm_vi_cul",
+    "<=",
+    0.8,
+    "VI learned the permuted tasks: its (1/T) CuL (mean true 0-1 risk) is at least 10 points below chance "
+    "(0.9 for 10 classes); a posterior left at its prior would get a small certificate for free",
+)
+SPLIT_LEARNED = Precondition(
+    "split_vi_cul",
+    "<=",
+    0.4,
+    "VI learned the split tasks: its (1/T) CuL (mean true 0-1 risk) is at least 10 points below chance "
+    "(0.5 for the binary tasks); a posterior left at its prior would get a small certificate for free",
+)
 
-def _oracle_part(
-    rows: Sequence[Mapping[str, float]],
-) -> tuple[Outcome, str, list[tuple[float, float, float]]]:
-    ivs = []
-    for key in _REL:
-        iv = bootstrap_interval([float(r[key]) for r in rows])
-        ivs.append((iv.estimate, iv.lo, iv.hi))
-    if any(not np.isfinite(lo) for _, lo, _ in ivs):
-        return Outcome.INCONCLUSIVE, "oracle intervals need >= 2 seeds", ivs
-    inside = all(-ORACLE_TOL <= lo and hi <= ORACLE_TOL for _, lo, hi in ivs)
-    outside = any(lo > ORACLE_TOL or hi < -ORACLE_TOL for _, lo, hi in ivs)
-    outcome = Outcome.SUPPORTED if inside else Outcome.NOT_SUPPORTED if outside else Outcome.INCONCLUSIVE
-    text = ", ".join(f"{s} {e:+.3f} [{lo:+.3f}, {hi:+.3f}]" for s, (e, lo, hi) in zip(SCENARIOS_JUDGED, ivs))
-    return outcome, f"relative gap to the oracle RHS (95% bootstrap; need inside +-{ORACLE_TOL}): {text}", ivs
+PerSeed = Sequence[Mapping[str, float]]
 
 
-def certificate_decider() -> Decider:
-    """The brief's combined rule (a) + (b) + (c)."""
+def _col(rows: PerSeed, name: str) -> np.ndarray:
+    return np.array([float(r[name]) for r in rows])
+
+
+def _jitter(i: int, scale: float) -> float:
+    return scale * 1e-2 * ((i % 3) - 1)
+
+
+def certificate_holds(cul: str, bound: str) -> Decider:
+    """(a): the certificate `bound` covers the loss `cul` and is non-vacuous (< 1, 0-1 loss) in every seed.
+
+    Not supported when some seed has ``cul > bound`` (violated) or ``bound >= 1`` (vacuous); supported when
+    every seed has ``cul < bound < 1``; inconclusive when the certificate equals the loss in some seed.
+    """
+
+    def synthesize(rows: Rows) -> Rows:  # a learned loss of 0.2 under a certificate of 0.4
+        return [{**r, cul: 0.2 + _jitter(i, 0.2), bound: 0.4 + _jitter(i, 0.2)} for i, r in enumerate(rows)]
 
     @decider(
-        "perm_vi_cul", "perm_vi_bound", *_REL, description="VI certificate valid, non-vacuous, tight; oracle"
+        cul,
+        bound,
+        description=f"{cul} <= {bound} < 1 in every seed",
+        compares=[Comparison(bound, cul, True)],
+        synthesize=synthesize,
     )
-    def decide(rows: Sequence[Mapping[str, float]]) -> Verdict:
-        cul = np.array([float(r["perm_vi_cul"]) for r in rows])
-        bound = np.array([float(r["perm_vi_bound"]) for r in rows])
-        if not (np.all(np.isfinite(cul)) and np.all(np.isfinite(bound))):
-            return Verdict(Outcome.INCONCLUSIVE, "non-finite certificate metrics", n_seeds=len(rows))
-        violated, vacuous = int(np.sum(cul > bound)), int(np.sum(bound >= 1.0))
-        gap = t_interval(bound - cul)
-        text = (
-            f"(a) violations {violated}/{len(rows)}, vacuous (bound >= 1) {vacuous}/{len(rows)}, bound "
-            f"{bound.mean():.3f}, (1/T)CuL {cul.mean():.3f}; (b) gap {gap.estimate:.3f} [{gap.lo:.3f}, "
-            f"{gap.hi:.3f}] (95% t; need upper <= {GAP_MAX})"
+    def fn(rows: PerSeed) -> Verdict:
+        loss, cert = _col(rows, cul), _col(rows, bound)
+        n = len(rows)
+        violated, vacuous, tight = (
+            int(np.sum(loss > cert)),
+            int(np.sum(cert >= 1.0)),
+            int(np.sum(loss == cert)),
         )
-        interval = (gap.lo, gap.hi) if gap.defined else None
         if violated or vacuous:
-            return Verdict(Outcome.NOT_SUPPORTED, text, gap.estimate, interval, len(rows))
-        oracle, otext, _ = _oracle_part(rows)
-        text += f"; (c) {otext}"
-        ok_b = gap.defined and gap.hi <= GAP_MAX
-        outcome = Outcome.SUPPORTED if ok_b and oracle is Outcome.SUPPORTED else Outcome.INCONCLUSIVE
-        return Verdict(outcome, text, gap.estimate, interval, len(rows))
+            outcome = Outcome.NOT_SUPPORTED
+        elif tight:
+            outcome = Outcome.INCONCLUSIVE
+        else:
+            outcome = Outcome.SUPPORTED
+        worst = float(np.max(loss - cert))
+        return Verdict(
+            outcome,
+            f"violations {violated}/{n}, vacuous (bound >= 1) {vacuous}/{n}, zero slack {tight}/{n}, bound "
+            f"{cert.mean():.3f}, (1/T)CuL {loss.mean():.3f}, largest CuL - bound {worst:.3g}",
+            worst,
+            None,
+            n,
+        )
 
-    return decide
+    return fn
+
+
+def _gap_part(cul: str, bound: str) -> Decider:
+    """(b): the 95% t upper end of mean(bound - cul) is <= GAP_MAX; else inconclusive (never refutes)."""
+
+    def synthesize(rows: Rows) -> Rows:  # slack 0.1 <= 0.25
+        return [{**r, bound: float(r[cul]) + 0.1 + _jitter(i, 0.1)} for i, r in enumerate(rows)]
+
+    @decider(cul, bound, description=f"mean({bound} - {cul}) <= {GAP_MAX}", synthesize=synthesize)
+    def fn(rows: PerSeed) -> Verdict:
+        gap = t_interval(_col(rows, bound) - _col(rows, cul))
+        outcome = Outcome.SUPPORTED if gap.defined and gap.hi <= GAP_MAX else Outcome.INCONCLUSIVE
+        return Verdict(
+            outcome,
+            f"gap {gap.estimate:.3f} [{gap.lo:.3f}, {gap.hi:.3f}] (95% t; need upper <= {GAP_MAX})",
+            gap.estimate,
+            (gap.lo, gap.hi) if gap.defined else None,
+            len(rows),
+        )
+
+    return fn
+
+
+def _oracle_verdict(rows: PerSeed) -> Verdict:
+    ivs = [bootstrap_interval(_col(rows, key)) for key in _REL]
+    inside = all(-ORACLE_TOL <= iv.lo and iv.hi <= ORACLE_TOL for iv in ivs)
+    outside = any(iv.lo > ORACLE_TOL or iv.hi < -ORACLE_TOL for iv in ivs)
+    outcome = Outcome.SUPPORTED if inside else Outcome.NOT_SUPPORTED if outside else Outcome.INCONCLUSIVE
+    text = ", ".join(
+        f"{s} {iv.estimate:+.3f} [{iv.lo:+.3f}, {iv.hi:+.3f}]"
+        for s, iv in zip(SCENARIOS_JUDGED, ivs, strict=True)
+    )
+    worst = max(ivs, key=lambda iv: abs(iv.estimate))
+    return Verdict(
+        outcome,
+        f"relative gap to the oracle RHS (95% bootstrap; need inside +-{ORACLE_TOL}): {text}",
+        worst.estimate,
+        (worst.lo, worst.hi),
+        len(rows),
+    )
+
+
+def _clear_oracle(rows: Rows) -> Rows:
+    """Every relative gap within 1% of the oracle."""
+    return [{**r, **{k: _jitter(i + j, 0.5) for j, k in enumerate(_REL)}} for i, r in enumerate(rows)]
 
 
 def oracle_decider() -> Decider:
     """Part (c) alone; it can be not supported when an interval lies entirely outside the tolerance."""
 
-    @decider(*_REL, description="closed-form Gibbs CuL within 10% of the oracle RHS")
-    def decide(rows: Sequence[Mapping[str, float]]) -> Verdict:
-        values = np.array([[float(r[k]) for k in _REL] for r in rows])
-        if not np.all(np.isfinite(values)):
-            return Verdict(Outcome.INCONCLUSIVE, "non-finite relative gaps", n_seeds=len(rows))
-        outcome, text, ivs = _oracle_part(rows)
-        worst = max(ivs, key=lambda v: abs(v[0]))
-        return Verdict(
-            outcome, text, worst[0], (worst[1], worst[2]) if np.isfinite(worst[1]) else None, len(rows)
-        )
+    @decider(
+        *_REL, description="closed-form Gibbs CuL within 10% of the oracle RHS", synthesize=_clear_oracle
+    )
+    def decide(rows: PerSeed) -> Verdict:
+        return _oracle_verdict(rows)
 
     return decide
+
+
+def certificate_decider() -> Decider:
+    """The brief's combined rule (a) + (b) + (c); (b) and (c) can fail it, only (a) refutes it."""
+    valid = certificate_holds("perm_vi_cul", "perm_vi_bound")
+    tight = _gap_part("perm_vi_cul", "perm_vi_bound")
+    oracle = oracle_decider()
+
+    def fn(rows: PerSeed) -> Verdict:
+        a, b, c = valid(rows), tight(rows), oracle(rows)
+        soft_c = Outcome.INCONCLUSIVE if c.outcome is Outcome.NOT_SUPPORTED else c.outcome
+        outcome = combine_outcomes([a.outcome, b.outcome, soft_c])
+        text = f"(a) {a.outcome.value}: {a.explanation}; (b) {b.explanation}; (c) {c.explanation}"
+        return Verdict(outcome, text, b.estimate, b.interval, len(rows))
+
+    def synthesize(rows: Rows) -> Rows:
+        return _clear_oracle(valid.synthesize(rows))  # the certificate's slack 0.2 also meets (b)
+
+    return Decider(
+        fn,
+        [*valid.metrics, *_REL],
+        "VI certificate valid, non-vacuous, tight; oracle",
+        compares=valid.compares,
+        synthesize=synthesize,
+    )

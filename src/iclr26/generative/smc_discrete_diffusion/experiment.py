@@ -26,7 +26,13 @@ import torch.nn.functional as F
 
 from iclr26.generative.smc_discrete_diffusion.amortised import AmortisedProposal, train_log_variance
 from iclr26.generative.smc_discrete_diffusion.baselines import ancestral, best_of_n, guidance_only
-from iclr26.generative.smc_discrete_diffusion.claim_check import N_BINS, hist_names, relative_improvement
+from iclr26.generative.smc_discrete_diffusion.claim_check import (
+    N_BINS,
+    coverage_precondition,
+    hist_names,
+    model_fit_precondition,
+    relative_improvement,
+)
 from iclr26.generative.smc_discrete_diffusion.exact import all_sequences, enumerate_sampler
 from iclr26.generative.smc_discrete_diffusion.figures import ess_over_steps, reward_histograms, tv_vs_n
 from iclr26.generative.smc_discrete_diffusion.smc import smc_sample, tempering_schedule
@@ -142,6 +148,10 @@ def run(cfg: SMCConfig, seed: int, device: str) -> Metrics:
         values["model_fit_tv"] = 0.5 * float(
             (reward_histogram(reward.on_ids(floor), N_BINS) - data_hist).abs().sum()
         )
+        # the trivial predictor: every string equally likely (exact, by enumeration)
+        uniform_hist = reward_histogram(counts, N_BINS, torch.full_like(log_p, 1.0 / len(seqs)))
+        values["uniform_fit_tv"] = 0.5 * float((uniform_hist - data_hist).abs().sum())
+        values["model_fit_ratio"] = values["model_fit_tv"] / max(values["uniform_fit_tv"], 1e-12)
         for alpha in track(cfg.alphas, description=f"smc-ddm seed {seed}"):
             tag = alpha_tag(alpha)
             target, target_mean = tilted_histogram(log_p, counts, alpha, N_BINS)
@@ -177,6 +187,10 @@ def run(cfg: SMCConfig, seed: int, device: str) -> Metrics:
                 if n == cfg.claim_n:
                     for b, c in zip(hist_names(key), (h * samples.shape[0]).round().tolist()):
                         values[b] = c
+                    mode = int(torch.as_tensor(_target).argmax())
+                    values[f"{key}_off_mode"] = (1.0 - float(h[mode])) / max(
+                        1.0 - float(_target[mode]), 1e-12
+                    )
 
             plain = ancestral(model, cfg.n_samples, cfg.steps, gen)
             guided = guidance_only(
@@ -263,11 +277,13 @@ EXPERIMENT = Experiment(
                 f"{_T}_target",
             ),
             scale_gap="2-layer d=64 MDLM on length-8 Markov strings with a motif-count reward; 5 seeds",
+            preconditions=(model_fit_precondition(),),
         ),
         Claim(
             id="gradient-beats-base-alpha10",
             statement="the same comparison at alpha = 1.0 (a milder tilt)",
             paper_value="(same claim, second KL weight)",
+            preconditions=(model_fit_precondition(),),
             decide=relative_improvement(
                 "a10_n8_smc_gradient_tv",
                 "a10_n8_smc_base_tv",
@@ -285,7 +301,8 @@ EXPERIMENT = Experiment(
             ),
             paper_value="amortised proposal improves on base-proposal SMC (numbers not recovered)",
             decide=relative_improvement(f"{_T}_n8_smc_amortised_var_logw", f"{_T}_n8_smc_base_var_logw"),
-            scale_gap="MLP head on a frozen tiny MDLM, 500 training iterations",
+            scale_gap="MLP head on a frozen tiny MDLM, 150 training iterations",
+            preconditions=(model_fit_precondition(), coverage_precondition(f"{_T}_n8_smc_amortised")),
         ),
         Claim(
             id="smc-beats-best-of-n",
@@ -294,6 +311,7 @@ EXPERIMENT = Experiment(
                 "tilted target than best-of-N's with the same N"
             ),
             paper_value="SMC beats best-of-N (numbers not recovered)",
+            preconditions=(model_fit_precondition(),),
             decide=relative_improvement(
                 f"{_T}_n8_smc_gradient_tv",
                 f"{_T}_n8_best_of_n_tv",

@@ -225,12 +225,26 @@ def tilted_transition(
 
     ``log_softmax(base_logq + guidance)`` per position, then the mask-schedule correction:
 
-    - ``"sequence"`` (the released rule): shift every still-masked position's non-mask log-probabilities by one
-      constant per sequence so that their summed non-mask mass equals the base's, cap positions whose mass then
-      exceeds 1 (mask probability 0) and give the rest to the mask class;
+    - ``"sequence"`` (default; the brief's rule for plain MDLM): shift every *still-masked* position's non-mask
+      log-probabilities by one constant per sequence so that their summed non-mask mass equals the base's, cap
+      positions whose mass then exceeds 1 (mask probability 0) and give the rest to the mask class;
     - ``"position"``: keep each position's base unmasking probability and tilt only which token it becomes.
 
     Unmasked positions keep the base point mass. ``guidance = 0`` returns the base transition.
+
+    Relation to the official release (J-zin/smc_ddm_iclr): neither released scheduler applies exactly this rule.
+    The language-modelling ReMDM scheduler (``language_modelling/smc/scheduler.py``) has the correction commented
+    out, so its proposal is the plain ``log_softmax(base_logq + guidance)`` over all classes, mask included. The
+    image ReMDM scheduler (``image_generation/meissonic/smc/scheduler.py``) applies the shift, the cap and the
+    mask mass, but computes the shift from sums over *all* positions (``logsumexp`` over ``dim=(1, 2)``),
+    unmasked ones included, and shifts those too. Under ReMDM remasking an unmasked position keeps its token
+    with probability ``1 - sigma_t`` and is remasked otherwise, so its non-mask mass is part of both sums and
+    the shift moves its remasking probability; without remasking (``sigma_t = 0``, plain MDLM) it is a point
+    mass of 1 in both sums, the constant becomes ``log(U + S_base) - log(U + S_tilted)`` with U unmasked
+    positions instead of ``log S_base - log S_tilted`` here, and those positions are shifted as well (a
+    positive shift is undone by the cap; a negative one gives them a positive probability of being remasked).
+    The two agree when no position is unmasked (the first step). Restricting the sums to still-masked
+    positions is the brief's choice for plain MDLM, where unmasked positions are copied and carry no choice.
     """
     if mask_mass not in MASK_MASS_RULES:
         raise ValueError(f"mask_mass must be one of {MASK_MASS_RULES}, got {mask_mass!r}")

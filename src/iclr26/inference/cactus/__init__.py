@@ -17,6 +17,7 @@ from iclr26.inference.cactus.verifiers import (
     acceptance_probability,
     binary_kl,
     cactus_h,
+    enumerate_rule,
     one_step_output_distribution,
 )
 
@@ -31,6 +32,7 @@ __all__ = [
     "acceptance_probability",
     "binary_kl",
     "cactus_h",
+    "enumerate_rule",
     "one_step_output_distribution",
     "speculative_generate",
     "target_sample",

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from iclr26.harness.claims import Claim
+from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.inference.cactus.claim_check import cactus_decider
+from iclr26.inference.cactus.claim_check import divergence_check, frontier_decider
 from iclr26.inference.cactus.figures import frontier, h_shift, tau_accuracy
 from iclr26.inference.cactus.generate import TableLM, speculative_generate
 from iclr26.inference.cactus.verifiers import (
@@ -34,9 +34,9 @@ from iclr26.inference.cactus.verifiers import (
     SpSVerifier,
     TopKVerifier,
     TypicalVerifier,
-    _enumerate,
     binary_kl,
     cactus_h,
+    enumerate_rule,
 )
 from iclr26.lab.corpora import parse_answer
 from iclr26.lab.threads import limited_threads
@@ -75,7 +75,7 @@ def _exact(p: torch.Tensor, q: torch.Tensor, ver: BaseVerifier, chunk: int = 256
     acc, kl, tv = [], [], []
     for i in range(0, q.shape[0], chunk):
         pc, qc = p[i : i + chunk], q[i : i + chunk]
-        a, res = _enumerate(pc, qc, ver)
+        a, res = enumerate_rule(pc, qc, ver)
         r = pc * a + ((pc * (1 - a)).unsqueeze(-1) * res).sum(-2)
         acc.append((pc * a).sum(-1))
         kl.append(_kl(r, qc))
@@ -145,12 +145,13 @@ def _models(cfg: CactusConfig, seed: int):
 @torch.no_grad()
 def _real_pairs(
     target, drafter, pair, n_pairs: int, rng: np.random.Generator
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Next-token (p, q) pairs at random positions of held-out worded-arithmetic lines."""
+) -> tuple[torch.Tensor, torch.Tensor, float]:
+    """Next-token (p, q) pairs at random positions of held-out worded-arithmetic lines, and the target's
+    held-out loss over the loss of the text's own character frequencies (NaN for the table models)."""
     if pair is None:
         v = target.log_table.shape[0]
         ids = torch.as_tensor(rng.integers(0, v, size=n_pairs))
-        return drafter.log_table[ids].exp(), target.log_table[ids].exp()
+        return drafter.log_table[ids].exp(), target.log_table[ids].exp(), float("nan")
     wording = random.Random(int(rng.integers(2**32)))
     problems = pair.heldout(n_pairs // 40 + 20, seed=int(rng.integers(1, 2**31)))
     text = "\n".join(p.text(wording) for p in problems)
@@ -158,10 +159,16 @@ def _real_pairs(
     win = 48
     starts = rng.integers(0, ids.shape[1] - win, size=max(1, n_pairs // win + 1))
     batch = torch.stack([ids[0, s : s + win] for s in starts])
-    q = torch.softmax(target(batch).logits.double(), -1).reshape(-1, target.config.vocab_size)
+    logits = target(batch).logits.double()
+    q = torch.softmax(logits, -1).reshape(-1, target.config.vocab_size)
     p = torch.softmax(drafter(batch).logits.double(), -1).reshape(-1, target.config.vocab_size)
     q, p = q / q.sum(-1, keepdim=True), p / p.sum(-1, keepdim=True)
-    return p[:n_pairs], q[:n_pairs]
+    # did the target learn? its next-character loss against the best context-free predictor of the same text
+    nll = float(-torch.log_softmax(logits[:, :-1], -1).gather(-1, batch[:, 1:, None]).mean())
+    freq = torch.bincount(batch[:, 1:].flatten(), minlength=target.config.vocab_size).double()
+    freq = freq[freq > 0] / freq.sum()
+    unigram = float(-(freq * freq.log()).sum())
+    return p[:n_pairs], q[:n_pairs], nll / unigram
 
 
 def _dirichlet_pairs(n: int, v: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -221,7 +228,9 @@ def run(cfg: CactusConfig, seed: int, device: str) -> Metrics:
     gen = torch.Generator().manual_seed(seed)
     with limited_threads(1):
         target, drafter, pair = _models(cfg, seed)
-        p_real, q_real = _real_pairs(target, drafter, pair, cfg.n_real_pairs, rng)
+        p_real, q_real, values["target_nll_over_unigram"] = _real_pairs(
+            target, drafter, pair, cfg.n_real_pairs, rng
+        )
         p_dir, q_dir = _dirichlet_pairs(cfg.n_dirichlet_pairs, cfg.dirichlet_vocab, gen)
         sweeps = {}
         for name, (p, q) in track(
@@ -257,7 +266,8 @@ def run(cfg: CactusConfig, seed: int, device: str) -> Metrics:
             "b_kl_diff": cac_ev["kl"] - tas_ev["kl"],
             "b_acc_ratio": cac_ev["acc"] / max(tas_ev["acc"], 1e-12),
         }
-        # reported only: the same comparison against a permissive TAS that accepts more than SpS
+        # the judged comparison: a permissive TAS that accepts more than SpS (at the default point above TAS
+        # accepts no more than SpS, the matched delta is ~0 and Cactus is the lossless sampler: reported only)
         loose = TypicalVerifier(*cfg.tas_loose)
         d_loose = _match_delta(p_real[tune], q_real[tune], _exact(p_real[tune], q_real[tune], loose)["acc"])
         tl_ev = _exact(p_real[ev], q_real[ev], loose)
@@ -269,6 +279,7 @@ def run(cfg: CactusConfig, seed: int, device: str) -> Metrics:
             "b2_tasloose_kl": tl_ev["kl"],
             "b2_cactus_kl": cl_ev["kl"],
             "b2_kl_diff": cl_ev["kl"] - tl_ev["kl"],
+            "b2_acc_ratio": cl_ev["acc"] / max(tl_ev["acc"], 1e-12),
         }
         # (c) end to end
         dec = _decode(target, drafter, pair, cfg, seed)
@@ -318,17 +329,44 @@ EXPERIMENT = Experiment(
     run=run,
     claims=[
         Claim(
-            id="cactus-controlled-divergence-frontier",
+            id="cactus-frontier-beats-tas",
             statement=(
-                "(a) the exact solver never exceeds KL(h||q) <= delta and the emitted KL(r||q) grows with delta "
-                "and vanishes as delta -> 0; (b) at TAS's acceptance rate, Cactus (delta tuned on held-out pairs) "
-                "emits a law closer to the target's (lower exact KL(r||q)) in every seed; (c) end to end, Cactus "
-                "(delta = 1) raises the acceptance length over SpS without losing > 2 points of accuracy"
+                "(b) at the acceptance rate of a permissive TAS (eps = 0.01, alpha = 0.05, which accepts more "
+                "than SpS), Cactus with delta tuned on held-out pairs emits a law closer to the target's (lower "
+                "exact KL(r||q)) in every seed; (c) end to end, Cactus (delta = 1) raises the acceptance length "
+                "over SpS without losing > 2 points of accuracy"
             ),
             paper_value="higher acceptance length and throughput than SpS at near-unchanged accuracy (up to ~1.9x "
             "speedup, Qwen3/Llama-3/Gemma pairs in vLLM); TAS distorts q without guarantee",
-            decide=cactus_decider,
+            decide=frontier_decider,
             scale_gap="character-level 4-layer/1-layer Llamas on worded synthetic arithmetic; 3 seeds",
+            preconditions=(
+                Precondition(
+                    "b2_acc_ratio",
+                    ">=",
+                    0.99,
+                    "Cactus's held-out acceptance at the tuned delta is within 1% of the permissive TAS's or "
+                    "above it (the brief's matching tolerance), so the KL comparison is at matched acceptance",
+                ),
+                Precondition(
+                    "target_nll_over_unigram",
+                    "<=",
+                    0.9,
+                    "the target's held-out next-character loss is at least 10% below that of the best "
+                    "context-free predictor of the same text (its own character frequencies)",
+                ),
+            ),
+        ),
+        Claim(
+            id="cactus-controlled-divergence",
+            statement=(
+                "(a) the exact solver never exceeds KL(h||q) <= delta and the emitted KL(r||q) grows with delta "
+                "and vanishes as delta -> 0, in every seed"
+            ),
+            paper_value="Cactus provably controls the divergence from the verifier distribution",
+            decide=divergence_check(),
+            scale_gap="exact enumeration on real next-token pairs of the tiny models",
+            kind="check",
         ),
     ],
     figures=[frontier, tau_accuracy, h_shift],

@@ -11,7 +11,8 @@ returns both exactly, which makes :func:`one_step_output_distribution` an exact 
   probability inside a divergence budget ``KL(h || q) <= delta`` and rescales the rest.
 * :class:`TypicalVerifier` -- vLLM typical acceptance (TAS): accept if ``q_n > min(eps, alpha exp(-H(q)))``,
   else emit ``argmax q``.
-* :class:`TopKVerifier` -- accept if ``n`` is among the verifier's top-k; residual ``(1[top-k] - p)_+``.
+* :class:`TopKVerifier` -- accept if ``q_n`` is at least the k-th largest ``q`` (the official rule; ``exact_k``
+  takes exactly k tokens); residual ``(1[top-k] - p)_+``.
 * :class:`InterpVerifier` -- SpS against ``h = alpha p + (1 - alpha) q``.
 
 Example
@@ -42,6 +43,7 @@ __all__ = [
     "binary_kl",
     "cactus_h",
     "check_probs",
+    "enumerate_rule",
     "one_step_output_distribution",
 ]
 
@@ -252,24 +254,43 @@ class TypicalVerifier(BaseVerifier):
 
 
 class TopKVerifier(BaseVerifier):
-    """Accept the draft if it is among the verifier's top-k tokens; residual ``(1[top-k] - p)_+`` normalised."""
+    """Top-k acceptance: accept the draft if it is among the verifier's top-k tokens; residual ``(1[top] - p)_+``.
 
-    def __init__(self, k: int = 5) -> None:
+    By default (``exact_k=False``) "top-k" follows the official rule (``cactus/topk.py``): every token whose
+    target probability is at least the k-th largest value, so ties at the k-th value are all accepted (the set
+    can hold more than k tokens) and, when fewer than k entries are non-zero, the k-th value is 0 and every
+    drafted token is accepted, even one of target probability 0. ``exact_k=True`` takes exactly k tokens
+    (``torch.topk``; ties at the k-th value broken by its index order), which never accepts a zero-probability
+    token while k non-zero ones exist. The residual is normalised; if it is all zero (never sampled then) it
+    falls back to uniform on the accepted set.
+    """
+
+    def __init__(self, k: int = 5, exact_k: bool = False) -> None:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"k must be an int >= 1, got {k!r}")
+        if not isinstance(exact_k, bool):
+            raise TypeError(f"exact_k must be a bool, got {exact_k!r}")
         self.k = k
+        self.exact_k = exact_k
+
+    def accepted_set(self, q: Tensor) -> Tensor:
+        """Indicator (..., V) of the tokens this rule accepts."""
+        k = min(self.k, q.shape[-1])
+        values, indices = q.topk(k, dim=-1)
+        if self.exact_k:
+            return torch.zeros_like(q).scatter(-1, indices, 1.0)
+        return (q >= values[..., k - 1 : k]).to(q.dtype)
 
     def rule(self, q: Tensor, p: Tensor, n: Tensor) -> tuple[Tensor, Tensor]:
-        k = min(self.k, q.shape[-1])
-        top = torch.zeros_like(q).scatter(-1, q.topk(k, dim=-1).indices, 1.0)
+        top = self.accepted_set(q)
         acc = top.gather(-1, n.unsqueeze(-1)).squeeze(-1)
         res = (top - p).clamp_min(0)
         z = res.sum(-1, keepdim=True)
-        res = torch.where(z > 0, res / z.clamp_min(1e-300), top / k)
+        res = torch.where(z > 0, res / z.clamp_min(1e-300), top / top.sum(-1, keepdim=True))
         return acc, res
 
     def __repr__(self) -> str:
-        return f"TopKVerifier(k={self.k})"
+        return f"TopKVerifier(k={self.k}{', exact_k=True' if self.exact_k else ''})"
 
 
 class InterpVerifier(BaseVerifier):
@@ -287,8 +308,9 @@ class InterpVerifier(BaseVerifier):
         return f"InterpVerifier(alpha={self.alpha:g})"
 
 
-def _enumerate(p: Tensor, q: Tensor, verifier: BaseVerifier) -> tuple[Tensor, Tensor]:
-    """Accept probs (..., V) and residual laws (..., V, V) for every drafted token n."""
+def enumerate_rule(p: Tensor, q: Tensor, verifier: BaseVerifier) -> tuple[Tensor, Tensor]:
+    """The verifier's exact rule for every possible drafted token ``n``: accept probabilities (..., V) and
+    residual laws (..., V, V) (row ``n`` is the residual after rejecting ``n``), for ``p, q`` of shape (..., V)."""
     if not isinstance(verifier, BaseVerifier):
         raise TypeError(f"verifier must be one of this module's verifiers, got {type(verifier).__name__}")
     check_probs(p, "p")
@@ -307,12 +329,12 @@ def one_step_output_distribution(p: Tensor, q: Tensor, verifier: BaseVerifier) -
 
     ``r = sum_n p_n [a(n) e_n + (1 - a(n)) res(n)]``. Batched over leading axes: ``p, q`` of shape (..., V).
     """
-    acc, res = _enumerate(p, q, verifier)
+    acc, res = enumerate_rule(p, q, verifier)
     pd = p.double()
     return pd * acc + ((pd * (1 - acc)).unsqueeze(-1) * res).sum(-2)
 
 
 def acceptance_probability(p: Tensor, q: Tensor, verifier: BaseVerifier) -> Tensor:
     """Exact probability that the drafted token is accepted: ``sum_n p_n a(n)`` (batched over leading axes)."""
-    acc, _ = _enumerate(p, q, verifier)
+    acc, _ = enumerate_rule(p, q, verifier)
     return (p.double() * acc).sum(-1)

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from iclr26.harness.claims import Claim, mean_at_least
+from iclr26.harness.claims import Claim, Precondition, mean_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.inference.dparallel.certainty import CertaintyForcingTrainer
@@ -179,6 +179,17 @@ def run(cfg: DParallelConfig, seed: int, device: str) -> Metrics:
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
+#: the teacher "learned" the task when it solves at least this fraction of test problems at one token per call
+#: (exact match of a whole answer; guessing the determined tokens succeeds with probability below 1e-9)
+TEACHER_LEARNED = 0.2
+_TEACHER_LEARNED = Precondition(
+    "acc_teacher_1tok",
+    ">=",
+    TEACHER_LEARNED,
+    "the teacher solves at least 20% of the test problems at one token per call (chance exact match of a "
+    "whole answer is below 1e-9)",
+)
+
 _SMOKE_TASK = SymbolTask(n_values=6, n_segments=2, segment_len=4)
 _QUICK_TASK = SymbolTask()
 
@@ -227,6 +238,7 @@ EXPERIMENT = Experiment(
             "accuracy within about a point",
             decide=dparallel_decider(),
             scale_gap="2-layer d = 64 MDLM on a synthetic seeded running-max task instead of LLaDA-8B on GSM8K/MBPP",
+            preconditions=(_TEACHER_LEARNED,),
         ),
         Claim(
             id="distilled-speedup-at-tau-half",
@@ -235,6 +247,7 @@ EXPERIMENT = Experiment(
             paper_value="8.5x / 10.5x fewer steps at tau = 0.5",
             decide=mean_at_least("speedup_dparallel_tau0.5", 2.0),
             scale_gap="secondary check on the step count alone",
+            preconditions=(_TEACHER_LEARNED,),
         ),
     ],
     figures=[accuracy_vs_nfe, certainty_heatmap, commits_histogram],

@@ -3,8 +3,9 @@
 :class:`MaskedDiffusionLM` (from :mod:`iclr26.lab.masked_diffusion`) is the protocol every function here
 accepts: ``model(ids (B, L)) -> logits (B, L, V)`` plus an integer ``mask_id``. The project's tiny denoiser,
 :class:`iclr26.lab.masked_diffusion.MaskedDiffusionTransformer`, satisfies it directly. Hugging Face dLLMs
-(LLaDA-8B-Instruct, Dream-7B; ``AutoModel.from_pretrained(..., trust_remote_code=True)``) and masked LMs such as
-``BertForMaskedLM`` return an output object with ``.logits``; :class:`HFMaskedDiffusionAdapter` wraps them.
+(LLaDA-8B-Instruct, Dream-7B, which ship their modelling code and need ``trust_remote_code=True``) and masked LMs
+such as ``BertForMaskedLM`` return an output object with ``.logits``; :class:`HFMaskedDiffusionAdapter` wraps
+them.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class HFMaskedDiffusionAdapter(nn.Module):
     Parameters
     ----------
     model : any module called as ``model(input_ids=ids)`` returning logits or an object with ``.logits``
-        (LLaDA / Dream via ``AutoModel`` with ``trust_remote_code``, ``BertForMaskedLM``, ...).
+        (LLaDA / Dream via ``AutoModel`` with ``trust_remote_code=True``, ``BertForMaskedLM``, ...).
     mask_id : the [MASK] token id; default ``model.config.mask_token_id`` (Dream), else an error.
 
     Example
@@ -57,17 +58,24 @@ class HFMaskedDiffusionAdapter(nn.Module):
 
     @classmethod
     def from_pretrained(
-        cls, name_or_path: str, mask_id: int | None = None, **kwargs: Any
+        cls,
+        name_or_path: str,
+        mask_id: int | None = None,
+        *,
+        trust_remote_code: bool = False,
+        **kwargs: Any,
     ) -> HFMaskedDiffusionAdapter:
-        """Load with ``transformers.AutoModel.from_pretrained(name_or_path, trust_remote_code=True, **kwargs)``.
+        """Load with ``transformers.AutoModel.from_pretrained(name_or_path, trust_remote_code=..., **kwargs)``.
 
+        ``trust_remote_code`` is False by default: it runs Python shipped with the checkpoint, so pass
+        ``trust_remote_code=True`` only for a repository you trust (LLaDA and Dream need it; pin a ``revision``).
         Needs the weights locally or network access (never used by the offline reproduction). For LLaDA pass
         ``mask_id=LLADA_MASK_ID``.
         """
         from transformers import AutoModel
 
-        kwargs.setdefault("trust_remote_code", True)
-        return cls(AutoModel.from_pretrained(name_or_path, **kwargs), mask_id)
+        model = AutoModel.from_pretrained(name_or_path, trust_remote_code=trust_remote_code, **kwargs)
+        return cls(model, mask_id)
 
     def forward(self, ids: Tensor) -> Tensor:
         out = self.model(input_ids=ids)

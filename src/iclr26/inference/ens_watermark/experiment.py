@@ -21,11 +21,11 @@ import numpy as np
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedModel
 
-from iclr26.harness.claims import Claim, mean_at_least
+from iclr26.harness.claims import Claim, Precondition, difference_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.inference.ens_watermark.attacks import paraphrase_attack, smoothing_attack, substitution_attack
-from iclr26.inference.ens_watermark.claim_check import ens_decider, quality_decider
+from iclr26.inference.ens_watermark.claim_check import ens_decider, quality_decider, ttd_decider
 from iclr26.inference.ens_watermark.detector import ENSDetector
 from iclr26.inference.ens_watermark.figures import (
     green_rate_vs_n,
@@ -38,7 +38,14 @@ from iclr26.inference.ens_watermark.processor import ENSLogitsProcessor, KGWLogi
 from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinylm import TinyLMConfig, corpus_splits, load_or_train
 
-__all__ = ["ENSConfig", "EXPERIMENT", "exact_unbiasedness_error", "run"]
+__all__ = [
+    "EXPERIMENT",
+    "LM_LEARNED_RATIO",
+    "ENSConfig",
+    "exact_unbiasedness_error",
+    "lm_nll_over_unigram",
+    "run",
+]
 
 FPR_Z = 2.326  # z_{0.99}
 
@@ -113,6 +120,23 @@ def _models(cfg: ENSConfig) -> tuple[PreTrainedModel, PreTrainedModel, PreTraine
     return lm.model, attack.model, ev, lm
 
 
+@torch.no_grad()
+def lm_nll_over_unigram(cfg: ENSConfig, lm: object, n_windows: int = 64, width: int = 64) -> float:
+    """Held-out next-token loss of the trained LM over the entropy of the held-out tokens' own frequencies (the
+    best context-free predictor of the same text); NaN for the untrained random LM. Fixed, evenly spaced windows
+    (no random draws)."""
+    if lm is None:
+        return float("nan")
+    ids = lm.tokenizer(corpus_splits(cfg.lm)["test"], return_tensors="np").input_ids[0]
+    starts = np.linspace(0, len(ids) - width - 1, n_windows).astype(int)
+    x = torch.as_tensor(np.stack([ids[s : s + width + 1] for s in starts])).long()
+    logp = torch.log_softmax(lm.model(x).logits[:, :-1].double(), -1)
+    nll = float(-logp.gather(-1, x[:, 1:, None]).mean())
+    freq = np.bincount(ids).astype(float)
+    freq = freq[freq > 0] / freq.sum()
+    return nll / float(-(freq * np.log(freq)).sum())
+
+
 def _prompts(cfg: ENSConfig, lm: object, vocab: int, rng: np.random.Generator) -> torch.Tensor:
     if lm is None:
         return torch.as_tensor(rng.integers(0, vocab, size=(cfg.n_prompts, cfg.prompt_len)))
@@ -182,6 +206,7 @@ def run(cfg: ENSConfig, seed: int, device: str) -> Metrics:
     curves: dict[str, Curve] = {}
     with limited_threads(1 if cfg.single_thread else None):
         model, attack_model, eval_model, lm = _models(cfg)
+        values["lm_nll_over_unigram"] = lm_nll_over_unigram(cfg, lm)
         vocab = int(model.config.vocab_size)
         rng = np.random.default_rng(seed)
         prompts = _prompts(cfg, lm, vocab, rng)
@@ -286,6 +311,17 @@ _QUICK_ATTACK = TinyLMConfig(
     seed=1,
 )
 
+#: the tiny LM "learned" its corpus when its held-out loss is at least 10% below that of the best context-free
+#: predictor of the same text (the held-out tokens' own frequencies)
+LM_LEARNED_RATIO = 0.9
+_LM_LEARNED = Precondition(
+    "lm_nll_over_unigram",
+    "<=",
+    LM_LEARNED_RATIO,
+    "the LM's held-out next-token loss is at least 10% below that of the best context-free predictor of the "
+    "same text (its own token frequencies)",
+)
+
 EXPERIMENT = Experiment(
     slug="ens-watermark",
     configs={
@@ -319,14 +355,16 @@ EXPERIMENT = Experiment(
             "(Llama/Mistral-scale; result tables not retrieved), with unchanged quality in expectation",
             decide=ens_decider(),
             scale_gap="0.23M-parameter tiny Llama (2k BPE vocabulary) instead of 7-8B LLMs; self-scored NLL",
+            preconditions=(_LM_LEARNED,),
         ),
         Claim(
             id="ens-tokens-to-detect",
             statement="ENS with 3 keys needs at least 25% fewer generated tokens (median, z > 4) than single-key "
             "DiPmark to detect a text",
             paper_value="far fewer tokens for reliable detection (detection SNR grows roughly like sqrt(n))",
-            decide=mean_at_least("ttd_reduction", 0.25),
+            decide=ttd_decider(),
             scale_gap="tiny LM with high per-token entropy (strong per-token signal)",
+            preconditions=(_LM_LEARNED,),
         ),
         Claim(
             id="ens-quality-unchanged",
@@ -335,14 +373,18 @@ EXPERIMENT = Experiment(
             paper_value="unbiased: generation quality unchanged in expectation (Theorem)",
             decide=quality_decider(),
             scale_gap="NLL scored by the generating model itself at quick budget",
+            preconditions=(_LM_LEARNED,),
         ),
         Claim(
             id="ens-robust-substitution",
             statement="after random substitution of 20% of tokens, ENS_3 keeps a higher TPR at 1% FPR on 100-token "
             "texts than single-key DiPmark (mean gain > 0)",
             paper_value="(secondary) improved robustness to token-level attacks",
-            decide=mean_at_least("robust_gain_substitution_eps0.2", 0.0),
+            decide=difference_at_least(
+                "tpr_dipmark_n3_substitution_eps0.2", "tpr_dipmark_n1_substitution_eps0.2", margin=0.0
+            ),
             scale_gap="token substitution by uniform random tokens; no real paraphraser",
+            preconditions=(_LM_LEARNED,),
         ),
     ],
     figures=[tpr_vs_tokens, z_growth, robustness_curves, nll_histogram, green_rate_vs_n],

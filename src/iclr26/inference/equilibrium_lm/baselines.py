@@ -48,7 +48,7 @@ def group_activations(model: PreTrainedModel, batch: torch.Tensor) -> list[torch
         for layer in layers
     ]
     try:
-        model(input_ids=batch, use_cache=False)
+        model(input_ids=batch.to(model.device), use_cache=False)
     finally:
         for h in handles:
             h.remove()
@@ -110,8 +110,8 @@ def linear_replacement(
     hs = group_activations(model, calibration)
     x = hs[start].reshape(-1, hs[start].shape[-1]).double()
     y = hs[start + group_len].reshape(-1, x.shape[-1]).double()
-    x1 = torch.cat([x, torch.ones(len(x), 1, dtype=x.dtype)], dim=1)
-    gram = x1.T @ x1 + ridge * len(x) * torch.eye(x1.shape[1], dtype=x.dtype)
+    x1 = torch.cat([x, torch.ones(len(x), 1, dtype=x.dtype, device=x.device)], dim=1)
+    gram = x1.T @ x1 + ridge * len(x) * torch.eye(x1.shape[1], dtype=x.dtype, device=x.device)
     sol = torch.linalg.solve(gram, x1.T @ y)
     dtype = hs[start].dtype
     return replace_group(model, start, group_len, LinearGroup(sol[:-1].to(dtype), sol[-1].to(dtype)))

@@ -1,26 +1,80 @@
 """Claim check of the ELM reproduction (OpenReview lqJT6xmuH3): the brief's rule over harness seeds.
 
-Per seed: ``elm_acc`` and ``dense_acc`` (greedy exact match on held-out arithmetic), and
-``elm_minus_best_baseline`` = ELM accuracy minus the best of the layer-drop + fine-tune, single-layer
-replacement and least-squares linear-map baselines at the same pruned group. Retention = mean ELM accuracy /
-mean dense accuracy. Inconclusive when the dense model's mean accuracy is below 0.30. Not supported when
-retention < 0.90 or the paired 95% t-interval of the difference has lower end <= 0. Supported when retention
->= 0.97, the mean difference >= 0.03 (3 points) and the interval is above 0. Inconclusive otherwise.
+Per seed: ``elm_acc``, ``dense_acc`` (greedy exact match on held-out arithmetic) and the accuracies of the three
+baselines at the same pruned group (``drop_ft_acc``, ``single_layer_acc``, ``linear_acc``); the decider takes
+the best baseline per seed itself, so that the conformance suite can put a baseline's numbers in ELM's place.
+Retention = mean ELM accuracy / mean dense accuracy; ``diff`` = ELM accuracy minus the best baseline's,
+paired 95% t-interval over seeds.
+
+* supported: retention >= 0.97, mean ``diff`` >= 0.03 (3 points) and the interval above 0;
+* not supported: retention < 0.90, or an interval with lower end <= 0 that also lies wholly below 0.03 (the
+  data exclude the claimed 3-point gain);
+* inconclusive otherwise: an interval that reaches 0 but also +3 points is no refutation (the harness rule that
+  overrides the brief's "lower end <= 0 -> not supported"), and a significant gain below 3 points stays
+  inconclusive, as the brief says.
+
+That the dense model can do the task at all (the brief's 30% floor, below which retention is meaningless) is a
+:class:`~iclr26.harness.claims.Precondition` on the claim (:data:`DENSE_LEARNED`), not part of this rule.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from iclr26.harness.claims import Decider, Outcome, Verdict, decider
+from iclr26.harness.claims import Decider, Outcome, Precondition, Verdict, decider
 from iclr26.harness.stats import t_interval
 
-__all__ = ["MIN_DENSE_ACC", "elm_claim_decider", "loss_gain_decider"]
+__all__ = [
+    "BASELINES",
+    "DENSE_BEATS_UNIGRAM",
+    "DENSE_LEARNED",
+    "MIN_DENSE_ACC",
+    "elm_claim_decider",
+    "loss_gain_decider",
+]
 
+BASELINES = ("drop_ft", "single_layer", "linear")
 MIN_DENSE_ACC = 0.30
+MAX_LOSS_OVER_UNIGRAM = 0.9
 RETAIN_SUPPORT, RETAIN_FAIL, MARGIN = 0.97, 0.90, 0.03
+
+DENSE_LEARNED = Precondition(
+    "dense_acc",
+    ">=",
+    MIN_DENSE_ACC,
+    "the dense model solves >= 30% of the held-out problems (the brief's floor below which retention is "
+    "meaningless; chance exact match on these integer answers is about 1%)",
+)
+DENSE_BEATS_UNIGRAM = Precondition(
+    "dense_loss_over_unigram",
+    "<=",
+    MAX_LOSS_OVER_UNIGRAM,
+    "the dense model's held-out loss is >= 10% below the unigram entropy of the test text (the loss of the "
+    "best context-free predictor)",
+)
+
+
+def _col(rows: Sequence[Mapping[str, float]], name: str) -> np.ndarray:
+    return np.array([float(r[name]) for r in rows])
+
+
+def _jitter(i: int, scale: float) -> float:
+    return scale * 1e-2 * ((i % 3) - 1)
+
+
+def _acc_win(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+    """ELM as accurate as the (capable) dense model, every baseline 25 points behind it."""
+    out = []
+    for i, r in enumerate(rows):
+        dense = max(float(r["dense_acc"]), 0.5)
+        row = {**r, "dense_acc": dense, "elm_acc": dense}
+        for k, b in enumerate(BASELINES):
+            row[f"{b}_acc"] = dense - 0.25 + _jitter(i + k, 1.0)
+        out.append(row)
+    return out
 
 
 def elm_claim_decider() -> Decider:
@@ -29,40 +83,38 @@ def elm_claim_decider() -> Decider:
     @decider(
         "elm_acc",
         "dense_acc",
-        "elm_minus_best_baseline",
+        *(f"{b}_acc" for b in BASELINES),
         description="ELM retains >= 97% of dense accuracy and beats the best baseline by >= 3 points",
+        compares=[("elm_acc", f"{b}_acc", True) for b in BASELINES],
+        synthesize=_acc_win,
     )
     def decide(rows: Sequence[Mapping[str, float]]) -> Verdict:
-        elm = np.array([float(r["elm_acc"]) for r in rows])
-        dense = np.array([float(r["dense_acc"]) for r in rows])
-        diff = np.array([float(r["elm_minus_best_baseline"]) for r in rows])
-        if not all(np.all(np.isfinite(a)) for a in (elm, dense, diff)):
-            return Verdict(Outcome.INCONCLUSIVE, "non-finite metrics in some seeds", n_seeds=len(rows))
-        iv = t_interval(diff)
-        if not iv.defined:
-            return Verdict(Outcome.INCONCLUSIVE, "intervals need >= 2 seeds", iv.estimate, None, iv.n)
+        elm, dense = _col(rows, "elm_acc"), _col(rows, "dense_acc")
+        best = np.max(np.stack([_col(rows, f"{b}_acc") for b in BASELINES]), axis=0)
+        iv = t_interval(elm - best)
+        retention = float(elm.mean() / dense.mean()) if dense.mean() > 0 else math.nan
         text = (
-            f"dense acc = {dense.mean():.3g}; retention = {{r}}; ELM - best baseline = {iv.estimate:.3g} "
-            f"[{iv.lo:.3g}, {iv.hi:.3g}] (paired 95% t, {iv.n} seeds)"
+            f"dense acc = {dense.mean():.3g}; retention = {retention:.3g}; ELM - best baseline = "
+            f"{iv.estimate:.3g} [{iv.lo:.3g}, {iv.hi:.3g}] (paired 95% t, {iv.n} seeds)"
         )
-        if dense.mean() < MIN_DENSE_ACC:
-            msg = text.format(r="n/a") + f"; dense accuracy below {MIN_DENSE_ACC}: retention is meaningless"
-            return Verdict(Outcome.INCONCLUSIVE, msg, iv.estimate, (iv.lo, iv.hi), iv.n)
-        retention = float(elm.mean() / dense.mean())
-        text = text.format(r=f"{retention:.3g}")
-        if retention < RETAIN_FAIL or iv.lo <= 0:
+        if not math.isfinite(retention):
+            outcome = Outcome.INCONCLUSIVE
+        elif retention < RETAIN_FAIL or (iv.lo <= 0 and iv.hi < MARGIN):
             outcome = Outcome.NOT_SUPPORTED
-        elif retention >= RETAIN_SUPPORT and iv.estimate >= MARGIN:
+        elif retention >= RETAIN_SUPPORT and iv.estimate >= MARGIN and iv.lo > 0:
             outcome = Outcome.SUPPORTED
         else:
             outcome = Outcome.INCONCLUSIVE
-        need = f" (need retention >= {RETAIN_SUPPORT}, gain >= {MARGIN} with lower end > 0)"
+        need = (
+            f" (supported: retention >= {RETAIN_SUPPORT}, gain >= {MARGIN} with lower end > 0; not supported: "
+            f"retention < {RETAIN_FAIL} or lower end <= 0 with upper end < {MARGIN})"
+        )
         return Verdict(outcome, text + need, iv.estimate, (iv.lo, iv.hi), iv.n)
 
     return decide
 
 
-def loss_gain_decider(baselines: Sequence[str] = ("drop_ft", "single_layer", "linear")) -> Decider:
+def loss_gain_decider(baselines: Sequence[str] = BASELINES) -> Decider:
     """Secondary: held-out loss of the best baseline minus ELM's (> 0: ELM closer to the dense model).
 
     Supported when the 95% t-interval of the per-seed gain lies above 0, not supported when it lies below 0,
@@ -70,14 +122,24 @@ def loss_gain_decider(baselines: Sequence[str] = ("drop_ft", "single_layer", "li
     """
     keys = [f"{b}_loss" for b in baselines]
 
-    @decider("elm_loss", *keys, description="best baseline loss - ELM loss > 0 (95% t-interval)")
+    def win(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+        out = []
+        for i, r in enumerate(rows):
+            best = min(float(r[k]) for k in keys)
+            base = best if math.isfinite(best) else 1.0
+            out.append({**r, "elm_loss": base - 0.5 * max(abs(base), 1.0) * (1.0 + _jitter(i, 1.0))})
+        return out
+
+    @decider(
+        "elm_loss",
+        *keys,
+        description="best baseline loss - ELM loss > 0 (95% t-interval)",
+        compares=[("elm_loss", k, False) for k in keys],
+        synthesize=win,
+    )
     def decide(rows: Sequence[Mapping[str, float]]) -> Verdict:
-        gain = np.array([min(float(r[k]) for k in keys) - float(r["elm_loss"]) for r in rows])
-        if not np.all(np.isfinite(gain)):
-            return Verdict(Outcome.INCONCLUSIVE, "non-finite losses in some seeds", n_seeds=len(rows))
-        iv = t_interval(gain)
-        if not iv.defined:
-            return Verdict(Outcome.INCONCLUSIVE, "intervals need >= 2 seeds", iv.estimate, None, iv.n)
+        best = np.min(np.stack([_col(rows, k) for k in keys]), axis=0)
+        iv = t_interval(best - _col(rows, "elm_loss"))
         outcome = (
             Outcome.SUPPORTED if iv.lo > 0 else Outcome.NOT_SUPPORTED if iv.hi < 0 else Outcome.INCONCLUSIVE
         )

@@ -57,7 +57,7 @@ def exact_match(
         group = by_len[length]
         for i in range(0, len(group), batch_size):
             chunk = group[i : i + batch_size]
-            ids = torch.tensor([c[0] for c in chunk])
+            ids = torch.tensor([c[0] for c in chunk], device=model.device)
             out = model.generate(
                 ids,
                 attention_mask=torch.ones_like(ids),
@@ -76,7 +76,8 @@ def exact_match(
 def kv_bytes_per_token(model: PreTrainedModel, seq_len: int = 16, vocab_hi: int = 10) -> float:
     """Bytes of the model's KV cache per token, measured after a forward pass over ``seq_len`` tokens."""
     cache = DynamicCache(config=model.config)
-    model(input_ids=torch.randint(3, vocab_hi, (1, seq_len)), cache=cache, use_cache=True)
+    ids = torch.randint(3, vocab_hi, (1, seq_len)).to(model.device)
+    model(input_ids=ids, cache=cache, use_cache=True)
     total = 0
     for layer in cache.layers:
         for name in ("keys", "values"):
@@ -92,6 +93,7 @@ def cached_decode_loss(model: PreTrainedModel, windows: torch.Tensor) -> float:
     ``DynamicCache`` (what decoding sees), instead of in one parallel pass."""
     if not isinstance(windows, torch.Tensor) or windows.dim() != 2 or windows.shape[1] < 2:
         raise ValueError("windows must be a (batch, seq >= 2) tensor of token ids")
+    windows = windows.to(model.device)
     cache = DynamicCache(config=model.config)
     losses = []
     for t in range(windows.shape[1] - 1):

@@ -182,12 +182,14 @@ class FixedPointBlock(nn.Module):
         self.eps_exit = None if eps_exit is None else float(eps_exit)
         param = next(block.parameters(), None)
         dtype = param.dtype if param is not None else torch.float32
-        self.adaptor = nn.Linear(2 * d_model, d_model, dtype=dtype)
+        device = param.device if param is not None else torch.device("cpu")
+        self.adaptor = nn.Linear(2 * d_model, d_model, dtype=dtype, device=device)
         with torch.no_grad():
             bound = 1.0 / math.sqrt(2 * d_model)  # nn.Linear's default uniform range for fan_in = 2d
             z_half = (torch.rand(d_model, d_model, generator=generator, dtype=torch.float64) * 2 - 1) * bound
-            self.adaptor.weight[:, :d_model] = (0.1 * z_half).to(dtype)
-            self.adaptor.weight[:, d_model:] = torch.eye(d_model, dtype=dtype)
+            # drawn on the CPU (same numbers on every device), then moved to the block's device
+            self.adaptor.weight[:, :d_model] = (0.1 * z_half).to(device=device, dtype=dtype)
+            self.adaptor.weight[:, d_model:] = torch.eye(d_model, dtype=dtype, device=device)
             self.adaptor.bias.zero_()
         self.n_iter_nograd: int | None = None
         self.n_iter_grad: int | None = None

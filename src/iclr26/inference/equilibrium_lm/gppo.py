@@ -185,7 +185,7 @@ class GPPOSearch:
             starts = torch.randint(
                 0, len(ids) - seq_len + 1, (batch_size, 1), generator=self.policy.generator
             )
-            batch = ids[starts + offsets]
+            batch = ids[starts + offsets].to(next(self.elms[arm].parameters()).device)
             with torch.no_grad():
                 reward = -float(self.elms[arm](input_ids=batch, labels=batch, use_cache=False).loss)
             self.trainers[arm].step(batch)

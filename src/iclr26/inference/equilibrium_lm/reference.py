@@ -30,7 +30,7 @@ def one_step_reference_decode(
         raise ValueError(f"max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
     fp = find_fixed_point_block(model)
     ids = input_ids
-    done = torch.zeros(ids.shape[0], dtype=torch.bool)
+    done = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)
     try:
         fp._frozen_prefix = None
         logits = model(input_ids=ids, use_cache=False).logits

@@ -145,6 +145,9 @@ class DistillTrainer:
                 f"batch must be a (batch, seq >= 2) tensor of token ids, got {getattr(batch, 'shape', batch)}"
             )
         self._before_step()
+        param = next(self.student.parameters(), None)
+        if param is not None:
+            batch = batch.to(param.device)  # windows are drawn on the CPU; the models may live elsewhere
         with torch.no_grad():
             self.teacher(input_ids=batch, use_cache=False)
         target = self.teacher_tap.value

@@ -12,6 +12,7 @@ forgiven, and the target's mean NLL per emitted token.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,11 +21,12 @@ import torch
 from iclr26.harness.claims import Claim, mean_at_least
 from iclr26.harness.experiment import Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.inference.fly.claim_check import fly_decider
+from iclr26.inference.fly.claim_check import TARGET_LEARNED, fly_decider
 from iclr26.inference.fly.core import generate
 from iclr26.inference.fly.figures import tau_and_accuracy
 from iclr26.lab.corpora import parse_answer
 from iclr26.lab.threads import limited_threads
+from iclr26.lab.tinylm import corpus_splits
 from iclr26.lab.tinylm.pairs import DraftTargetPair, draft_target_pair
 
 __all__ = ["EXPERIMENT", "FlyConfig", "run"]
@@ -53,6 +55,13 @@ def _answer(text: str) -> int | None:
     return parse_answer(text.split("\n")[0])
 
 
+def _majority_answer(pair: DraftTargetPair) -> int | None:
+    """The most frequent final answer of the pair's training text (the trivial answer-only baseline)."""
+    answers = Counter(parse_answer(line) for line in corpus_splits(pair.target.config)["train"].splitlines())
+    answers.pop(None, None)
+    return answers.most_common(1)[0][0] if answers else None
+
+
 @torch.no_grad()
 def _nll(model, ids: torch.Tensor, n_prompt: int) -> float:
     logp = torch.log_softmax(model(ids).logits[0, :-1].double(), -1)
@@ -67,6 +76,7 @@ def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
         tok = pair.tokenizer
         target, drafter = pair.target.model.eval(), pair.drafter.model.eval()
         problems = pair.heldout(cfg.n_problems, seed=100 + seed)
+        majority = _majority_answer(pair)
         eos = tok.convert_tokens_to_ids("\n")  # one problem per line: decoding stops at the end of the answer
         rec: dict[str, list[float]] = {
             m: [] for m in ("acc_t", "acc_sd", "acc_fly", "time_t", "time_sd", "time_fly")
@@ -120,6 +130,7 @@ def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
         "acc_target": acc_t,
         "acc_sd": acc_sd,
         "acc_fly": acc_fly,
+        "acc_majority": float(np.mean([p.answer == majority for p in problems])),
         "acc_retained": acc_fly / acc_t if acc_t > 0 else float("nan"),
         "acc_diff": acc_fly - acc_t,
         "tau_sd": tau_sd,
@@ -133,6 +144,7 @@ def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
         "nll_target": float(np.mean(nll_t)),
         "nll_fly": float(np.mean(nll_fly)),
     }
+    values["acc_target_over_majority"] = acc_t - values["acc_majority"]
     return Metrics(
         values=values, artifacts={"per_problem": {k: v for k, v in rec.items() if k.startswith("acc")}}
     )
@@ -164,6 +176,7 @@ EXPERIMENT = Experiment(
             ),
             paper_value=">= 99% accuracy retained; 2.81x (70B) / 5.07x (405B) wall-clock speedup",
             decide=fly_decider,
+            preconditions=(TARGET_LEARNED,),
             scale_gap="~0.8M-parameter char-level target and tiny drafter on synthetic arithmetic, CPU",
         ),
         Claim(
@@ -171,6 +184,7 @@ EXPERIMENT = Experiment(
             statement="FLy's median wall time per problem is below target-only greedy decoding's (speedup > 1)",
             paper_value="2.81x / 5.07x",
             decide=mean_at_least("speedup_fly", 1.0),
+            preconditions=(TARGET_LEARNED,),
             scale_gap="tiny CPU models: Python overhead dominates, the drafter is not much cheaper than the target",
         ),
     ],

@@ -43,7 +43,7 @@ class FlowMLP(nn.Module):
         )
 
     def forward(self, z: torch.Tensor, t: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
-        freqs = torch.arange(8, dtype=z.dtype) * 1.0
+        freqs = torch.arange(8, dtype=z.dtype, device=z.device) * 1.0
         ang = t[:, None] * freqs[None] * math.pi
         feats = [z, torch.sin(ang), torch.cos(ang)]
         if self.emb is not None:
@@ -81,22 +81,26 @@ class FlowTrainConfig:
 def train_flow(
     x: torch.Tensor, y: torch.Tensor | None, n_classes: int, cfg: FlowTrainConfig, seed: int
 ) -> FlowMLP:
-    """Train a rectified-flow velocity MLP on `x` (labels `y` dropped with prob. p_uncond when conditional)."""
+    """Train a rectified-flow velocity MLP on `x` (labels `y` dropped with prob. p_uncond when conditional).
+
+    The model lives on `x`'s device; the random draws come from a CPU generator (same numbers on every device).
+    """
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    model = FlowMLP(x.shape[1], cfg.hidden, n_classes)
+    dev = x.device
+    model = FlowMLP(x.shape[1], cfg.hidden, n_classes).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, cfg.steps)
     for _ in range(cfg.steps):
-        idx = torch.randint(0, len(x), (cfg.batch,), generator=gen)
+        idx = torch.randint(0, len(x), (cfg.batch,), generator=gen).to(dev)
         x0 = x[idx]
-        eps = torch.randn(x0.shape, generator=gen)
-        t = torch.rand(cfg.batch, generator=gen)
+        eps = torch.randn(x0.shape, generator=gen).to(dev)
+        t = torch.rand(cfg.batch, generator=gen).to(dev)
         zt = t[:, None] * eps + (1 - t[:, None]) * x0
         yy = None
         if n_classes:
             yy = y[idx].clone()
-            yy[torch.rand(cfg.batch, generator=gen) < cfg.p_uncond] = n_classes
+            yy[(torch.rand(cfg.batch, generator=gen) < cfg.p_uncond).to(dev)] = n_classes
         loss = ((model(zt, t, yy) - (eps - x0)) ** 2).mean()
         opt.zero_grad()
         loss.backward()
@@ -111,9 +115,10 @@ def cfg_velocity(model: FlowMLP, guidance: float = 2.0):
 
     @torch.no_grad()
     def v(z: torch.Tensor, sigma: float, y: torch.Tensor | None) -> torch.Tensor:
-        t = torch.full((len(z),), float(sigma))
+        t = torch.full((len(z),), float(sigma), device=z.device)
         if y is None or not model.n_classes:
-            return model(z, t, None if not model.n_classes else torch.full((len(z),), model.n_classes))
+            uncond = torch.full((len(z),), model.n_classes, device=z.device)
+            return model(z, t, None if not model.n_classes else uncond)
         vu = model(z, t, torch.full_like(y, model.n_classes))
         vc = model(z, t, y)
         return vu + guidance * (vc - vu)
@@ -132,13 +137,14 @@ class _Classifier(nn.Module):
 
 
 def train_classifier(x: torch.Tensor, y: torch.Tensor, seed: int, steps: int = 400) -> _Classifier:
-    """A 64-64-10 MLP digits classifier; its hidden layer (``.body``) is the Frechet feature space."""
+    """A 64-64-10 MLP digits classifier; its hidden layer (``.body``) is the Frechet feature space (on `x`'s
+    device)."""
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    clf = _Classifier()
+    clf = _Classifier().to(x.device)
     opt = torch.optim.Adam(clf.parameters(), lr=3e-3)
     for _ in range(steps):
-        idx = torch.randint(0, len(x), (128,), generator=gen)
+        idx = torch.randint(0, len(x), (128,), generator=gen).to(x.device)
         loss = nn.functional.cross_entropy(clf(x[idx]), y[idx])
         opt.zero_grad()
         loss.backward()
@@ -165,7 +171,7 @@ def psnr(x: torch.Tensor, ref: torch.Tensor, data_range: float = 2.0) -> torch.T
 def sliced_wasserstein(a: torch.Tensor, b: torch.Tensor, n_proj: int = 64, seed: int = 0) -> float:
     """Sliced Wasserstein-1 distance between equal-size point clouds `a`, `b`."""
     gen = torch.Generator().manual_seed(seed)
-    dirs = torch.randn(a.shape[1], n_proj, generator=gen)
+    dirs = torch.randn(a.shape[1], n_proj, generator=gen).to(a.device)
     dirs = dirs / dirs.norm(dim=0, keepdim=True)
     pa, _ = torch.sort(a @ dirs, dim=0)
     pb, _ = torch.sort(b @ dirs, dim=0)

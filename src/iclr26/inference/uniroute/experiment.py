@@ -22,7 +22,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from iclr26.harness import Claim, Curve, Experiment, Metrics
-from iclr26.inference.uniroute.claim_check import uniroute_claim
+from iclr26.inference.uniroute.claim_check import ROUTING_CAN_HELP, uniroute_claim
 from iclr26.inference.uniroute.evaluation import ROUTERS, best_llm_point, evaluate_split, make_splits
 from iclr26.inference.uniroute.figures import audc_by_router, audc_vs_k_and_n, deferral_curves, traffic_share
 from iclr26.inference.uniroute.synthetic import RoutingData, make_irt_pool, make_multidomain_pool
@@ -117,6 +117,7 @@ def run(cfg: UniRouteConfig, seed: int, device: str) -> Metrics:
     values["gain_map_vs_zero"] = values["audc_uniroute_map"] - values["audc_zero"]
     values["gain_map_vs_knn"] = values["audc_uniroute_map"] - values["audc_knn"]
     values["gain_map_vs_kmeans"] = values["audc_uniroute_map"] - values["audc_uniroute_kmeans"]
+    values["gain_oracle_vs_zero"] = values["audc_oracle"] - values["audc_zero"]
     for i, K in enumerate(cfg.k_sweep):
         values[f"sweepK_{i}_K"] = float(K)
         for key, areas in result.k_sweep.items():
@@ -180,9 +181,10 @@ EXPERIMENT = Experiment(
                 "RouterBench, Math+Code and SPROUT (table numbers not retrieved)"
             ),
             decide=uniroute_claim(),
+            preconditions=(ROUTING_CAN_HELP,),
             scale_gap=(
                 "synthetic 16-domain pool of 60 scikit-learn models standing in for LLMs; 15 (split, seed) pairs "
-                "from 3 pools, treated as independent by the t-interval"
+                "from 3 pools, intervals clustered by pool (t over the 3 pool means, 2 df)"
             ),
         )
     ],

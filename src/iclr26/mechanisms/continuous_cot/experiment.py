@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from iclr26.harness.claims import Claim, guarded
+from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.continuous_cot.claim_check import (
@@ -175,10 +175,27 @@ _SCALE = (
     "ProsQA for 350 epochs)"
 )
 
-# The dynamics claims are about a model that solves the task: below this held-out accuracy (greedy answer over
-# the whole vocabulary; 0.5 = guessing between the two candidates) mu and the thoughts describe an untrained model.
-LEARNED_ACC = 0.6
-_LEARNED = "Coconut must solve the task (held-out accuracy >= 0.6) for its dynamics to be judged"
+# The claims are about a model that solves the task. Accuracy is the greedy answer over the whole vocabulary;
+# guessing between the two candidates gives 0.5, so "learned" is 0.5 + 10 points (about 3 standard errors of an
+# accuracy near 0.5 on the 200 test graphs of the quick budget).
+CHANCE_ACC = 0.5
+LEARNED_ACC = CHANCE_ACC + 0.1
+# The no-CoT baseline has learned the answer format when it names one of the two candidates: chance between them
+# (0.5) minus the same 10-point margin. Below that its "accuracy" measures a model that never trained.
+BASELINE_ACC = CHANCE_ACC - 0.1
+COCONUT_LEARNED = Precondition(
+    "acc_coconut",
+    ">=",
+    LEARNED_ACC,
+    "Coconut solved the task: held-out accuracy >= chance between the two candidates (0.5) + 10 points",
+)
+NO_COT_TRAINED = Precondition(
+    "acc_no_cot",
+    ">=",
+    BASELINE_ACC,
+    "the no-CoT baseline learned the answer format: accuracy >= chance between the two candidates (0.5) "
+    "- 10 points",
+)
 
 EXPERIMENT = Experiment(
     slug="continuous-cot",
@@ -212,8 +229,9 @@ EXPERIMENT = Experiment(
                 "slope) while the training loss still falls, in >= 2/3 of seeds"
             ),
             paper_value="mu grows, then stays bounded (theory + ProsQA-derived experiments; no single number)",
-            decide=guarded(bounded_mu_decider(), "acc_coconut", ">=", LEARNED_ACC, _LEARNED),
+            decide=bounded_mu_decider(),
             scale_gap=_SCALE,
+            preconditions=(COCONUT_LEARNED,),
         ),
         Claim(
             id="thoughts-in-superposition",
@@ -222,18 +240,24 @@ EXPERIMENT = Experiment(
                 "over it with normalised entropy >= 0.6 (parallel BFS rather than one path), in >= 2/3 of seeds"
             ),
             paper_value="comparable weight on all frontier nodes (qualitative)",
-            decide=guarded(superposition_decider(), "acc_coconut", ">=", LEARNED_ACC, _LEARNED),
+            decide=superposition_decider(),
             scale_gap=_SCALE,
+            preconditions=(COCONUT_LEARNED,),
         ),
         Claim(
             id="coconut-beats-no-cot",
-            statement="Coconut's held-out accuracy exceeds the no-CoT baseline's by >= 5 points (95% t-interval > 0)",
+            statement=(
+                "Coconut's held-out accuracy exceeds the no-CoT baseline's by >= 5 points (95% t-interval > 0); "
+                "a shortfall is inconclusive (the brief refutes only through mu and the entropy)"
+            ),
             paper_value="high Coconut accuracy on the ProsQA-derived set (no single number)",
             decide=accuracy_gap_decider(),
             scale_gap=_SCALE,
+            preconditions=(COCONUT_LEARNED, NO_COT_TRAINED),
         ),
     ],
     figures=[mu_trajectory, frontier_plot, attention_heatmap, accuracy_bars],
+    devices=("cpu", "cuda"),
     scale_gap=(
         "A ~57k-parameter 2-layer decoder on generated 10-node, depth-3 ProsQA-like graphs (800 training graphs, "
         "22 epochs on a shared 2-core CPU) replaces the paper's GPT-2-style d=768 model on ProsQA for 350 epochs."

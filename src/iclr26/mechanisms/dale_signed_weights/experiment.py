@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import torch
 
-from iclr26.harness.claims import Claim, mean_at_least
+from iclr26.harness.claims import Claim, Precondition, mean_at_least
 from iclr26.harness.experiment import Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.cache import cached_torch
@@ -26,7 +26,7 @@ from iclr26.mechanisms.dale_signed_weights.analysis import (
     spearman_interval,
     viz_similarity,
 )
-from iclr26.mechanisms.dale_signed_weights.claim_check import segregation_decider
+from iclr26.mechanisms.dale_signed_weights.claim_check import segregation_decider, tanh_shrink_decider
 from iclr26.mechanisms.dale_signed_weights.dale import dale_index
 from iclr26.mechanisms.dale_signed_weights.data import make_texture_digits
 from iclr26.mechanisms.dale_signed_weights.figures import accuracy_vs_dale, mask_share_bars, visualisations
@@ -134,6 +134,7 @@ def run(cfg: DaleConfig, seed: int, device: str) -> Metrics:
             values[f"dale_{side}_mean"] = float(dl.mean())
         values["acc_relu_mean"] = float(acc.mean())
         main = f"relu_w{cfg.widths[-1]}_e{cfg.epochs[-1]}_wd{cfg.weight_decays[0]:g}"
+        values["acc_relu_main"] = rows[main]["acc"]
         readouts = [models[n] for n in relu if n != main] or [models[match]]
         vis, imgs = viz_similarity(
             models[main], readouts, list(range(cfg.viz_classes)), cfg.alphas, cfg.viz_steps, seed, xa
@@ -147,6 +148,23 @@ def run(cfg: DaleConfig, seed: int, device: str) -> Metrics:
         artifacts["relu"] = relu
     return Metrics(values=values, artifacts=artifacts)
 
+
+# The claims are about trained networks. Ten balanced classes: chance accuracy is 0.1; a model "learned" when it
+# beats chance by 10 points (about 10 standard errors of an accuracy near 0.1 on the 1000 quick test images).
+CHANCE_ACC = 0.1
+LEARNED_ACC = CHANCE_ACC + 0.1
+
+
+def _learned(metric: str, what: str) -> Precondition:
+    return Precondition(
+        metric, ">=", LEARNED_ACC, f"{what} learned: test accuracy >= chance (0.1) + 10 points"
+    )
+
+
+ZOO_LEARNED = _learned("acc_relu_mean", "the ReLU zoo (mean over its models)")
+MAIN_LEARNED = _learned("acc_relu_main", "the visualised ReLU model (widest, longest trained)")
+TANH_LEARNED = _learned("acc_tanh", "the tanh model")
+MATCH_LEARNED = _learned("acc_relu_match", "the ReLU model matched to the tanh one")
 
 EXPERIMENT = Experiment(
     slug="dale-signed-weights",
@@ -194,14 +212,16 @@ EXPERIMENT = Experiment(
             "background (ImageNet CNNs, GAN+CMA-ES visualisation, YOLOv7 objectness)",
             decide=segregation_decider,
             scale_gap="4-layer CNNs on generated digits-on-texture; Fourier pixel visualisation; 3 seeds",
+            preconditions=(ZOO_LEARNED, MAIN_LEARNED),
         ),
         Claim(
             id="tanh-removes-segregation",
             statement="with tanh instead of ReLU (same width and epochs) the positive-minus-negative mask-share "
             "difference shrinks by >= 50%",
             paper_value="segregation vanishes with non-rectified activations",
-            decide=mean_at_least("tanh_shrink", 0.5),
+            decide=tanh_shrink_decider,
             scale_gap="one tanh model per seed",
+            preconditions=(TANH_LEARNED, MATCH_LEARNED),
         ),
         Claim(
             id="accuracy-dale-correlation",
@@ -210,6 +230,7 @@ EXPERIMENT = Experiment(
             paper_value="positive correlation across ImageNet ANNs; index ~0.5 at init and rising in training",
             decide=mean_at_least("spearman_acc_dale_out", 0.0),
             scale_gap="4 (quick) to 18 (full) small CNNs per seed instead of ImageNet architectures",
+            preconditions=(ZOO_LEARNED,),
         ),
     ],
     figures=[visualisations, mask_share_bars, accuracy_vs_dale],

@@ -285,9 +285,14 @@ def _stack(prompts: list[BindingPrompt], name: str) -> Tensor:
     return torch.tensor([p.tokens for p in prompts])
 
 
+def _device(model: Transformer) -> torch.device:
+    return next(model.parameters()).device
+
+
 def _candidates(logits: Tensor, prompts: list[BindingPrompt]) -> Tensor:
-    ids = torch.tensor([p.a_entities for p in prompts])
-    return torch.softmax(logits.gather(1, ids).double(), dim=-1)
+    """Softmax over each prompt's candidates, returned on the CPU."""
+    ids = torch.tensor([p.a_entities for p in prompts], device=logits.device)
+    return torch.softmax(logits.gather(1, ids).double(), dim=-1).cpu()
 
 
 @torch.no_grad()
@@ -295,7 +300,7 @@ def candidate_distribution(model: Transformer, prompts: BindingPrompt | Sequence
     """Clean next-token distribution renormalised over each prompt's ``n`` candidate ``A`` entities, (batch, n)."""
     model = _check_model(model)
     items = _as_list(prompts, "prompts")
-    logits = model(_stack(items, "prompts"))[:, -1]
+    logits = model(_stack(items, "prompts").to(_device(model)))[:, -1]
     return _candidates(logits, items)
 
 
@@ -304,7 +309,7 @@ def clean_accuracy(model: Transformer, prompts: BindingPrompt | Sequence[Binding
     """Fraction of prompts whose full-vocabulary argmax next token is the correct answer."""
     model = _check_model(model)
     items = _as_list(prompts, "prompts")
-    pred = model(_stack(items, "prompts"))[:, -1].argmax(-1)
+    pred = model(_stack(items, "prompts").to(_device(model)))[:, -1].argmax(-1).cpu()
     return float((pred == torch.tensor([p.answer for p in items])).double().mean())
 
 
@@ -329,7 +334,7 @@ def interchange(
     layer = _check_int("layer", layer, 0, model.n_layers - 1)
     if isinstance(pos, bool) or not isinstance(pos, int):
         raise TypeError(f"pos must be an int, got {type(pos).__name__}")
-    to, tc = _stack(os_, "o"), _stack(cs, "c")
+    to, tc = _stack(os_, "o").to(_device(model)), _stack(cs, "c").to(_device(model))
     if not -to.shape[1] <= pos < to.shape[1] or not -tc.shape[1] <= pos < tc.shape[1]:
         raise ValueError(f"pos must index a token of both prompts, got {pos}")
     site = Site("resid_pre", layer)

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from iclr26.harness.claims import Claim
+from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
+from iclr26.harness.seeding import resolve_device
 from iclr26.harness.stats import bootstrap_interval
 from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.entity_binding.binding import (
@@ -30,7 +31,7 @@ from iclr26.mechanisms.entity_binding.binding import (
     make_prompts,
 )
 from iclr26.mechanisms.entity_binding.causal_model import MixCausalModel
-from iclr26.mechanisms.entity_binding.claim_check import binding_decider
+from iclr26.mechanisms.entity_binding.claim_check import ACC_GATE, binding_decider
 from iclr26.mechanisms.entity_binding.figures import agreement_per_n, mechanism_weights, patch_heatmap
 from iclr26.mechanisms.entity_binding.gpt import GPTConfig, train_binding_gpt
 
@@ -79,10 +80,12 @@ def _pairs(n: int, per_q: int, seed: int) -> tuple[list, list, np.ndarray]:
 
 
 def run(cfg: BindingConfig, seed: int, device: str = "cpu") -> Metrics:
-    """One replication: train (or load) the GPT, patch, fit the causal models, score held-out agreement."""
+    """One replication: train (or load) the GPT on `device`, patch, fit the causal models, score held-out
+    agreement (the causal-model fits run on the CPU)."""
+    device = resolve_device(device)
     with limited_threads(1):
         torch.manual_seed(seed)
-        model = train_binding_gpt(cfg.gpt, seed)
+        model = train_binding_gpt(cfg.gpt, seed, device=device)
         values: dict[str, float] = {}
         data = {}
         for n in track(cfg.eval_ns, description="entity-binding: prompts"):
@@ -241,8 +244,17 @@ EXPERIMENT = Experiment(
             paper_value="about 95% agreement across nine LMs and ten binding tasks; positional noisy mid-list",
             decide=binding_decider(),
             scale_gap=_SCALE_GAP,
+            preconditions=(
+                Precondition(
+                    "acc_gate",
+                    ">=",
+                    ACC_GATE,
+                    "binding learned: clean accuracy at the largest n >= 0.8 (the brief's gate; chance is 1/n)",
+                ),
+            ),
         )
     ],
+    devices=("cpu", "cuda"),
     figures=[patch_heatmap, mechanism_weights, agreement_per_n],
     scale_gap=_SCALE_GAP,
 )

@@ -45,35 +45,41 @@ def build_gpt(cfg: GPTConfig, seed: int = 0) -> Transformer:
     )
 
 
-def _loss_fn(cfg: GPTConfig):
+def _loss_fn(cfg: GPTConfig, device: torch.device | str = "cpu"):
     def loss(model: nn.Module, gen: torch.Generator) -> Tensor:
         rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
         n = int(rng.integers(cfg.n_min, cfg.n_max + 1))
         filler = int(rng.integers(0, cfg.filler_max + 1))
-        tokens, answers = sample_training_batch(cfg.batch, n, rng, filler)
-        return nn.functional.cross_entropy(model(tokens)[:, -1], answers)
+        tokens, answers = sample_training_batch(cfg.batch, n, rng, filler)  # drawn on the CPU, then moved
+        return nn.functional.cross_entropy(model(tokens.to(device))[:, -1], answers.to(device))
 
     return loss
 
 
-def train_binding_gpt(cfg: GPTConfig, seed: int, cache: bool = True) -> Transformer:
-    """Train (or load from the cache) the binding GPT for ``seed``; returned in eval mode."""
+def train_binding_gpt(cfg: GPTConfig, seed: int, cache: bool = True, device: str = "cpu") -> Transformer:
+    """Train (or load from the cache) the binding GPT for ``seed`` on ``device``; returned there, in eval mode.
+
+    The initial weights and the training batches are drawn on the CPU and moved, so the CPU run is the reference;
+    a run on another device is cached under its own key (its floating-point result differs).
+    """
 
     def build() -> dict[str, Tensor]:
-        model = build_gpt(cfg, seed)
+        model = build_gpt(cfg, seed).to(device)
         train_loop(
             model,
-            _loss_fn(cfg),
+            _loss_fn(cfg, device),
             steps=cfg.steps,
             lr=cfg.lr,
             seed=seed,
             weight_decay=cfg.weight_decay,
             description="entity-binding GPT",
         )
-        return model.state_dict()
+        return {k: v.cpu() for k, v in model.state_dict().items()}
 
     key = {**dataclasses.asdict(cfg), "seed": int(seed)}
+    if torch.device(device).type != "cpu":
+        key["device"] = torch.device(device).type
     state = cached_torch("entity_binding_gpt", key, build, cache=cache)
     model = build_gpt(cfg, seed)
     model.load_state_dict(state)
-    return model.eval()
+    return model.to(device).eval()

@@ -89,7 +89,7 @@ class PlainICLTransformer(nn.Module):
         y = tokens[..., self.d :] * (~is_query).unsqueeze(-1)
         labelled = y.sum(-1) > 0
         keys = (~is_query) if self.use_unlabelled else labelled
-        eye = torch.eye(tokens.shape[1], dtype=torch.bool).unsqueeze(0)
+        eye = torch.eye(tokens.shape[1], dtype=torch.bool, device=tokens.device).unsqueeze(0)
         allowed = keys.unsqueeze(1) | eye  # (B, N query-side, N key-side)
         h = self.embed(torch.cat([tokens[..., : self.d], y], -1))
         for block in self.blocks:

@@ -23,9 +23,10 @@ import torch
 import torch.nn.functional as F
 from scipy.linalg import eig, subspace_angles
 
-from iclr26.harness.claims import Claim
+from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
+from iclr26.harness.seeding import resolve_device
 from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.ic_ssl.baselines import (
     PlainICLTransformer,
@@ -36,7 +37,16 @@ from iclr26.mechanisms.ic_ssl.baselines import (
 from iclr26.mechanisms.ic_ssl.claim_check import icssl_decider
 from iclr26.mechanisms.ic_ssl.figures import accuracy_vs_labels, decision_regions, phi_vs_eigenvectors
 from iclr26.mechanisms.ic_ssl.model import ICSSLTransformer
-from iclr26.mechanisms.ic_ssl.tasks import ID_FAMILIES, OOD_FAMILIES, make_task, task_batch, tokens_from_task
+from iclr26.mechanisms.ic_ssl.tasks import (
+    ID_FAMILIES,
+    OOD_FAMILIES,
+    make_task,
+    task_batch,
+    tokens_from_task,
+)
+from iclr26.mechanisms.ic_ssl.tasks import (
+    N_CLASSES as FAMILY_CLASSES,
+)
 
 __all__ = ["EXPERIMENT", "METHODS", "ICSSLConfig", "run"]
 
@@ -75,8 +85,11 @@ def _models(cfg: ICSSLConfig) -> dict[str, torch.nn.Module]:
     }
 
 
-def _train(models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed: int) -> dict[str, Curve]:
-    """Train every model on the same task stream; cross-entropy on the query tokens."""
+def _train(
+    models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed: int, device: str = "cpu"
+) -> dict[str, Curve]:
+    """Train every model on the same task stream (drawn on the CPU, moved to `device`); cross-entropy on the
+    query tokens."""
     rng = np.random.default_rng(seed)
     opts = {
         m: torch.optim.Adam(net.parameters(), lr=cfg.lr_icssl if m == "icssl" else cfg.lr)
@@ -90,6 +103,7 @@ def _train(models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed: int) -> d
         tok, q, lab, _ = task_batch(
             ID_FAMILIES, cfg.batch, cfg.n_context, cfg.n_query, cfg.d, cfg.labels_per_class, N_CLASSES, rng
         )
+        tok, q, lab = tok.to(device), q.to(device), lab.to(device)
         for m, net in models.items():
             logits = net(tok, q)
             loss = F.cross_entropy(logits[q], lab[q])
@@ -118,7 +132,9 @@ def _pca2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return mu, vt[:2], (x - mu) @ vt[:2].T
 
 
-def _evaluate(models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed: int) -> tuple[dict, dict]:
+def _evaluate(
+    models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed: int, device: str = "cpu"
+) -> tuple[dict, dict]:
     rng = np.random.default_rng(10_000 + seed)
     acc: dict[str, dict[str, dict[int, list[float]]]] = {}
     angles: list[float] = []
@@ -129,14 +145,16 @@ def _evaluate(models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed: int) -
                 make_task(fam, cfg.n_context, cfg.n_query, cfg.d, lpc, rng) for _ in range(cfg.eval_tasks)
             ]
             toks = [tokens_from_task(t.x_ctx, t.y_ctx, t.x_qry, N_CLASSES) for t in tasks]
-            tok, q = torch.stack([a for a, _ in toks]), torch.stack([b for _, b in toks])
+            tok = torch.stack([a for a, _ in toks]).to(device)
+            q = torch.stack([b for _, b in toks]).to(device)
             y = torch.as_tensor(np.stack([t.y_qry for t in tasks]))
             with torch.no_grad():
                 for m in TRAINED:
-                    pred = models[m](tok, q)[q].view(len(tasks), cfg.n_query, N_CLASSES).argmax(-1)
+                    logits = models[m](tok, q)[q].cpu()
+                    pred = logits.view(len(tasks), cfg.n_query, N_CLASSES).argmax(-1)
                     acc[fam][m][lpc] = (100.0 * (pred == y).double().mean(1)).tolist()
                 if fam == "moons" and lpc == cfg.labels_per_class[0]:
-                    _, phi, p = models["icssl"].representation(tok, q)
+                    _, phi, p = (t.cpu() for t in models["icssl"].representation(tok, q))
                     n = cfg.n_context
                     for b in range(len(tasks)):
                         ref = _bottom_eigvecs(p[b, :n, :n].double().numpy(), cfg.k)
@@ -155,13 +173,17 @@ def _evaluate(models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed: int) -
     }
 
 
-def _moons_artifacts(models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed: int) -> dict:
+def _moons_artifacts(
+    models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed: int, device: str = "cpu"
+) -> dict:
     """A 1-label-per-class moons task: PCA-plane coordinates, learned phi vs true eigenvectors, decision grids."""
     t = make_task("moons", cfg.n_context, cfg.n_query, cfg.d, 1, np.random.default_rng(20_000 + seed))
     mu, basis, xy = _pca2(t.x_ctx)
     tok, q = tokens_from_task(t.x_ctx, t.y_ctx, t.x_qry, N_CLASSES)
     with torch.no_grad():
-        _, phi, p = models["icssl"].representation(tok[None], q[None])
+        _, phi, p = (
+            v.cpu() for v in models["icssl"].representation(tok[None].to(device), q[None].to(device))
+        )
     n = cfg.n_context
     phi_c = phi[0, :n].double().numpy()
     ref = _bottom_eigvecs(p[0, :n, :n].double().numpy(), cfg.k)
@@ -173,10 +195,11 @@ def _moons_artifacts(models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed:
     gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], g), np.linspace(lo[1], hi[1], g))
     grid = mu + np.stack([gx.ravel(), gy.ravel()], 1) @ basis
     gtok, gq = tokens_from_task(t.x_ctx, t.y_ctx, grid, N_CLASSES)
+    gtok, gq = gtok[None].to(device), gq[None].to(device)
     regions = {}
     with torch.no_grad():
         for m in ("icssl", "plain_labelled"):
-            regions[m] = models[m](gtok[None], gq[None])[0, n:, :2].argmax(-1).reshape(g, g).tolist()
+            regions[m] = models[m](gtok, gq)[0, n:, :2].argmax(-1).reshape(g, g).cpu().tolist()
     return {
         "xy": xy.tolist(),
         "y_true": t.y_ctx_true.tolist(),
@@ -190,15 +213,17 @@ def _moons_artifacts(models: dict[str, torch.nn.Module], cfg: ICSSLConfig, seed:
 
 
 def run(cfg: ICSSLConfig, seed: int, device: str) -> Metrics:
-    """Train IC-SSL and both plain-ICL baselines for one seed, evaluate all methods ID and OOD."""
+    """Train IC-SSL and both plain-ICL baselines for one seed on `device` (initial weights and tasks drawn on the
+    CPU, so CPU runs are the reference), evaluate all methods ID and OOD (sklearn baselines on the CPU)."""
+    device = resolve_device(device)
     with limited_threads(1, blas=True):
         torch.manual_seed(seed)
-        models = _models(cfg)
-        curves = _train(models, cfg, seed)
+        models = {m: net.to(device) for m, net in _models(cfg).items()}
+        curves = _train(models, cfg, seed, device)
         for net in models.values():
             net.eval()
-        acc, mech = _evaluate(models, cfg, seed)
-        art = _moons_artifacts(models, cfg, seed)
+        acc, mech = _evaluate(models, cfg, seed, device)
+        art = _moons_artifacts(models, cfg, seed, device)
     values: dict[str, float] = dict(mech)
     splits = {"id": ID_FAMILIES, "ood": cfg.ood_families}
     for split, fams in splits.items():
@@ -234,6 +259,24 @@ _SCALE = (
     "~39k-parameter plain transformers trained 2000 steps on CPU; no ImageNet100 or product-manifold experiments"
 )
 
+# Chance accuracy (percent) on the in-distribution families, i.e. the training tasks: guessing one of a task's
+# classes, averaged over the families as the accuracies are (moons, circles, spirals2: 2 classes; spirals3: 3).
+ID_CHANCE = 100.0 * float(np.mean([1.0 / FAMILY_CLASSES[f] for f in ID_FAMILIES]))
+LEARNED_MARGIN = 10.0  # points above chance
+
+
+def _learned(model: str, name: str) -> Precondition:
+    return Precondition(
+        f"acc_{model}_id_l1",
+        ">=",
+        round(ID_CHANCE + LEARNED_MARGIN, 2),
+        f"{name} learned the training tasks: held-out in-distribution accuracy at 1 label per class >= chance "
+        f"({ID_CHANCE:.1f}%, the family mean of 1/C) + {LEARNED_MARGIN:g} points",
+    )
+
+
+LEARNED = (_learned("icssl", "IC-SSL"), _learned("plain_labelled", "the plain labelled-only ICL baseline"))
+
 EXPERIMENT = Experiment(
     slug="ic-ssl",
     configs={
@@ -264,9 +307,11 @@ EXPERIMENT = Experiment(
             paper_value="large low-label gains over plain ICL, also out of distribution (exact numbers not in the sources read)",
             decide=icssl_decider(split, 1),
             scale_gap=_SCALE,
+            preconditions=LEARNED,
         )
         for split in ("id", "ood")
     ],
+    devices=("cpu", "cuda"),
     figures=[accuracy_vs_labels, phi_vs_eigenvectors, decision_regions],
     scale_gap=_SCALE,
 )

@@ -94,7 +94,7 @@ class RBFAttention(nn.Module):
     def bandwidth(self, keys: torch.Tensor, key_mask: torch.Tensor | None = None) -> torch.Tensor:
         """Per-task bandwidth h, shape (B,)."""
         if self.h is not None:
-            return torch.full(keys.shape[:1], float(self.h), dtype=keys.dtype)
+            return torch.full(keys.shape[:1], float(self.h), dtype=keys.dtype, device=keys.device)
         d2 = torch.cdist(keys, keys).pow(2).detach()
         valid = torch.ones_like(d2, dtype=torch.bool).triu(1)
         if key_mask is not None:
@@ -243,7 +243,7 @@ class ICSSLTransformer(nn.Module):
             warnings.warn(
                 "a task has no labelled context token (l = 0): its prediction is uniform", stacklevel=2
             )
-        f = torch.zeros(*tokens.shape[:2], self.n_classes, dtype=tokens.dtype)
+        f = torch.zeros(*tokens.shape[:2], self.n_classes, dtype=tokens.dtype, device=tokens.device)
         for layer in self.gd:
             f = layer(f, feats, y, labelled)
         return f
@@ -253,7 +253,7 @@ def softmax_regression_gd(
     phi_lab: torch.Tensor, y_lab: torch.Tensor, phi_eval: torch.Tensor, lr: float, steps: int
 ) -> torch.Tensor:
     """Reference: `steps` of full-batch GD from W = 0 on mean CE of ``softmax(W phi)``; logits of `phi_eval`."""
-    w = torch.zeros(y_lab.shape[-1], phi_lab.shape[-1], dtype=phi_lab.dtype)
+    w = torch.zeros(y_lab.shape[-1], phi_lab.shape[-1], dtype=phi_lab.dtype, device=phi_lab.device)
     for _ in range(steps):
         grad = (F.softmax(phi_lab @ w.T, -1) - y_lab).T @ phi_lab / phi_lab.shape[0]
         w = w - lr * grad

@@ -60,8 +60,12 @@ def _loss(model: nn.Module, tokens: Tensor, all_examples: bool) -> Tensor:
 def train(
     model: nn.Module, pi: Tensor, cfg: TrainConfig, seed: int, L: int, H: int
 ) -> dict[str, list[float]]:
-    """Train `model` in place on fresh contexts; return logged curves (step, loss, and L_pa for TF vs BMA)."""
+    """Train `model` in place on fresh contexts; return logged curves (step, loss, and L_pa for TF vs BMA).
+
+    Contexts are drawn on the CPU and moved to the model's device; BMA and L_pa are computed on the CPU.
+    """
     torch.manual_seed(seed)
+    device = next(model.parameters()).device
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     log: dict[str, list[float]] = {"step": [], "loss": [], "lpa_tf": [], "lpa_bma": []}
     disentangled = isinstance(model, DisentangledRPETransformer)
@@ -70,7 +74,7 @@ def train(
     lpa_bma = float(parent_selection_loss(probe_w, probe_pa))
     for step in track(range(cfg.steps), description=f"train seed {seed}"):
         tokens, _ = sample_contexts(pi, cfg.batch, L, H, seed=1_000_003 * (seed + 1) + step)
-        loss = _loss(model, tokens, cfg.all_examples)
+        loss = _loss(model, tokens.to(device), cfg.all_examples)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -79,9 +83,8 @@ def train(
             log["loss"].append(float(loss.detach()))
             if disentangled:
                 with torch.no_grad():
-                    log["lpa_tf"].append(
-                        float(parent_selection_loss(model.layer2_attention(probe), probe_pa))
-                    )
+                    attn = model.layer2_attention(probe.to(device)).cpu()
+                    log["lpa_tf"].append(float(parent_selection_loss(attn, probe_pa)))
                 log["lpa_bma"].append(lpa_bma)
     return log
 
@@ -93,9 +96,10 @@ def evaluate(model: nn.Module, pi: Tensor, n: int, seed: int, L: int, H: int) ->
     Returns scalars (KL(BMA || ·) and log-loss of the model and every baseline, L_pa of model and BMA) and
     per-position KL curves, plus one example context for the figures.
     """
+    device = next(model.parameters()).device
     tokens, parents = sample_contexts(pi, n, L, H, seed=seed)
     w, p_bma = bma_predict(tokens, pi)
-    logits = model(tokens)[:, -1].to(torch.float64)
+    logits = model(tokens.to(device))[:, -1].cpu().to(torch.float64)
     preds = {
         "tf": torch.softmax(logits, -1),
         "oracle": oracle_predict(tokens, parents, pi),
@@ -119,7 +123,7 @@ def evaluate(model: nn.Module, pi: Tensor, n: int, seed: int, L: int, H: int) ->
     values["posterior_true_parent"] = float(w[:, 1:].gather(-1, parents[:, 1:, None]).mean())
     example: dict[str, object] = {}
     if isinstance(model, DisentangledRPETransformer):
-        attn = model.layer2_attention(tokens)
+        attn = model.layer2_attention(tokens.to(device)).cpu()
         values["lpa_tf"] = float(parent_selection_loss(attn, parents))
         values["lpa_gap"] = values["lpa_tf"] - values["lpa_bma"]
         values["attn_true_parent"] = float(attn[:, 1:].gather(-1, parents[:, 1:, None]).mean())

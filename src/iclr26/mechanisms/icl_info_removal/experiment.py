@@ -24,7 +24,7 @@ from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.harness.stats import t_interval
 from iclr26.lab.threads import limited_threads
-from iclr26.mechanisms.icl_info_removal.claim_check import denoising_claim_decider
+from iclr26.mechanisms.icl_info_removal.claim_check import LEARNED, denoising_claim_decider
 from iclr26.mechanisms.icl_info_removal.figures import (
     ablation_bars,
     accuracy_vs_rank,
@@ -72,7 +72,7 @@ class InfoRemovalConfig:
 
 
 def _acc(logits: torch.Tensor, targets: torch.Tensor) -> float:
-    return float((logits.argmax(-1) == targets).float().mean())
+    return float((logits.argmax(-1) == targets.to(logits.device)).float().mean())
 
 
 def _ablation(model, fam, cfg, held, heads_top, rand_pairs, means, gen) -> dict[str, float]:
@@ -81,6 +81,7 @@ def _ablation(model, fam, cfg, held, heads_top, rand_pairs, means, gen) -> dict[
     for cond in ("random", "present", "absent"):
         q = held[torch.randint(len(held), (cfg.n_eval,), generator=gen)]
         b = icl_prompts(fam, cfg.n_eval, cfg.gpt.max_shots, gen, queries=q, label_condition=cond)
+        b = b.to(next(model.parameters()).device)
         with torch.no_grad():
             clean = _acc(model(b.tokens)[:, -1], b.targets)
         top = _acc(run_ablated(model, b.tokens, heads_top, "mean", means)[:, -1], b.targets)
@@ -104,7 +105,7 @@ def run(cfg: InfoRemovalConfig, seed: int, device: str) -> Metrics:
     with limited_threads(1 if cfg.single_thread else None):
         torch.manual_seed(seed)
         fam = make_task_family(cfg.n_inputs, cfg.n_tasks, cfg.n_labels, seed=1000 + seed)
-        model, losses = train_icl_model(cfg.gpt, fam, seed, use_cache=cfg.use_cache)
+        model, losses = train_icl_model(cfg.gpt, fam, seed, use_cache=cfg.use_cache, device=device)
         for p in model.parameters():
             p.requires_grad_(False)
         gen = torch.Generator().manual_seed(104_729 * (seed + 1))
@@ -118,13 +119,13 @@ def run(cfg: InfoRemovalConfig, seed: int, device: str) -> Metrics:
         acc_by_k, sel_by_k = [], []
         for k in cfg.shots:
             q = held[torch.randint(len(held), (cfg.n_eval,), generator=gen)]
-            b = icl_prompts(fam, cfg.n_eval, k, gen, queries=q)
+            b = icl_prompts(fam, cfg.n_eval, k, gen, queries=q).to(device)
             with torch.no_grad():
                 lg = model(b.tokens)[:, -1]
             acc_by_k.append(_acc(lg, b.targets))
             sel_by_k.append(float(selectivity(lg.softmax(-1), label_sets, b.tasks).mean()))
         values["acc_8shot"] = acc_by_k[cfg.shots.index(max(cfg.shots))]
-        tok0_c, tok0_h = calib[:, None], held[:, None]
+        tok0_c, tok0_h = calib[:, None].to(device), held[:, None].to(device)
         logits0, h0_c = hidden_states(model, tok0_c, layer)
         logits0_h, h0_h = hidden_states(model, tok0_h, layer)
         h_mean = h0_c.mean(0)
@@ -143,14 +144,14 @@ def run(cfg: InfoRemovalConfig, seed: int, device: str) -> Metrics:
         rank_rand = {r: [] for r in cfg.ranks}
         fewshot_c = {}
         for t in track(range(fam.n_tasks), description="filters per task"):
-            tgt_c, tgt_h = fam.label_table[t, calib], fam.label_table[t, held]
+            tgt_c, tgt_h = fam.label_table[t, calib].to(device), fam.label_table[t, held]
             filt = learn_filter(
                 model, tok0_c, tgt_c, layer, cfg.rank, h_mean, cfg.filter_steps, cfg.filter_lr, seed
             )
             bases.append(filt.U.detach())
             b8 = icl_prompts(
                 fam, len(calib), cfg.gpt.max_shots, gen, tasks=torch.full((len(calib),), t), queries=calib
-            )
+            ).to(device)
             _, h8_c = hidden_states(model, b8.tokens, layer)
             fewshot_c[t] = h8_c
             with torch.no_grad():
@@ -187,6 +188,7 @@ def run(cfg: InfoRemovalConfig, seed: int, device: str) -> Metrics:
             parts = []
             for t in range(fam.n_tasks):
                 b = icl_prompts(fam, len(held), k, gen, tasks=torch.full((len(held),), t), queries=held)
+                b = b.to(device)
                 _, hk = hidden_states(model, b.tokens, layer)
                 parts.append(off_subspace_ratio(hk, bases[t], hk.mean(0)))
                 if k == max(cfg.shots):
@@ -195,17 +197,18 @@ def run(cfg: InfoRemovalConfig, seed: int, device: str) -> Metrics:
             offk = torch.cat(parts)
             off_by_k.append(float(offk.mean()))
             if k == max(cfg.shots):
-                diffs = (offk - off0).numpy()
+                diffs = (offk - off0).cpu().numpy()
         iv = t_interval(diffs)
         values["offsub_zero"] = off_by_k[0]
         values["offsub_8shot"] = off_by_k[-1]
         values["offsub_diff"] = iv.estimate
         values["offsub_diff_hi"] = iv.hi
+        values["offsub_diff_half"] = iv.hi - iv.estimate
         values["alignment"] = float(np.mean(aligns))
 
         # (d) head scan on calibration 8-shot prompts, ablation on held-out prompts
         q = calib[torch.randint(len(calib), (cfg.n_scan,), generator=gen)]
-        scan_b = icl_prompts(fam, cfg.n_scan, cfg.gpt.max_shots, gen, queries=q)
+        scan_b = icl_prompts(fam, cfg.n_scan, cfg.gpt.max_shots, gen, queries=q).to(device)
         means = head_means(model, scan_b.tokens)
         scan = head_scan(model, scan_b, "mean", label_sets=label_sets, layer=layer, U=bases, means=means)
         top = scan.top(cfg.top_k)
@@ -232,8 +235,8 @@ def run(cfg: InfoRemovalConfig, seed: int, device: str) -> Metrics:
             ),
         }
         artifacts = {
-            "selectivity_drop": scan.selectivity_drop.tolist(),
-            "accuracy_drop": scan.accuracy_drop.tolist(),
+            "selectivity_drop": scan.selectivity_drop.cpu().tolist(),
+            "accuracy_drop": scan.accuracy_drop.cpu().tolist(),
             "top_heads": [list(h) for h in top],
             "filter_layer": layer,
         }
@@ -282,10 +285,12 @@ EXPERIMENT = Experiment(
                 "correct label absent from the demonstrations"
             ),
             decide=denoising_claim_decider(),
+            preconditions=(LEARNED,),
             scale_gap="4-layer d = 64 GPT on a synthetic 4-task family, 3 seeds; the paper uses pretrained LLMs",
         ),
     ],
     figures=[accuracy_vs_rank, offsub_vs_shots, head_heatmap, ablation_bars],
+    devices=("cpu", "cuda"),
     scale_gap=(
         "A 4-layer, 4-head, d = 64 GPT trained in-process on a synthetic family with 4 tasks of disjoint label "
         "sets (non-selectivity by construction) stands in for pretrained 1-8B LMs on natural-language "

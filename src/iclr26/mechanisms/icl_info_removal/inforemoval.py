@@ -103,6 +103,7 @@ class LowRankFilter(nn.Module):
         if mean.shape != (d,):
             raise ValueError(f"h_mean must have shape ({d},), got {tuple(mean.shape)}")
         self.register_buffer("h_mean", mean)
+        self.to(mean.device)  # the filter lives where its centre does (U is drawn on the CPU first)
 
     @property
     def U(self) -> Tensor:
@@ -111,10 +112,10 @@ class LowRankFilter(nn.Module):
 
     def set_basis(self, U: Tensor) -> LowRankFilter:
         """Set U to a given (d, r) matrix with orthonormal columns (returns self)."""
-        U = torch.as_tensor(U, dtype=torch.float32)
+        U = torch.as_tensor(U, dtype=torch.float32, device=self.h_mean.device)
         if U.shape != (self.d, self.r):
             raise ValueError(f"U must have shape ({self.d}, {self.r}), got {tuple(U.shape)}")
-        if not torch.allclose(U.T @ U, torch.eye(self.r), atol=1e-4):
+        if not torch.allclose(U.T @ U, torch.eye(self.r, device=U.device), atol=1e-4):
             raise ValueError("U must have orthonormal columns (U^T U = I)")
         with torch.no_grad():
             self.basis.weight = U
@@ -206,7 +207,9 @@ def pca_filter(hidden: Tensor, r: int, h_mean: Tensor) -> LowRankFilter:
     _, _, vh = torch.linalg.svd(c.double(), full_matrices=False)
     basis = vh[:r].T.float()
     if basis.shape[1] < r:  # fewer rows than r: complete the basis
-        basis = torch.linalg.qr(torch.cat([basis, torch.randn(hidden.shape[1], r - basis.shape[1])], 1))[0]
+        basis = torch.linalg.qr(
+            torch.cat([basis, torch.randn(hidden.shape[1], r - basis.shape[1], device=hidden.device)], 1)
+        )[0]
     basis, _ = torch.linalg.qr(basis)
     return LowRankFilter(hidden.shape[1], r, h_mean).set_basis(basis)
 
@@ -228,11 +231,13 @@ def selectivity(probs: Tensor, label_sets: Tensor, tasks: Tensor | int) -> Tenso
             f"probs must be (n, vocab) and label_sets (tasks, labels), got {tuple(probs.shape)}, "
             f"{tuple(label_sets.shape)}"
         )
-    tasks = torch.as_tensor(tasks).long().expand(probs.shape[0])
+    tasks = torch.as_tensor(tasks, device=probs.device).long().expand(probs.shape[0])
     if int(tasks.min()) < 0 or int(tasks.max()) >= label_sets.shape[0]:
         raise ValueError(f"tasks must lie in [0, {label_sets.shape[0]})")
-    per_task = probs[:, label_sets.flatten()].view(probs.shape[0], *label_sets.shape).sum(-1)
-    return per_task[torch.arange(probs.shape[0]), tasks] / per_task.sum(-1).clamp_min(1e-12)
+    flat = label_sets.flatten().to(probs.device)
+    per_task = probs[:, flat].view(probs.shape[0], *label_sets.shape).sum(-1)
+    rows = torch.arange(probs.shape[0], device=probs.device)
+    return per_task[rows, tasks] / per_task.sum(-1).clamp_min(1e-12)
 
 
 def alignment(fewshot: Tensor, filtered_zero: Tensor, fewshot_mean: Tensor, h_mean: Tensor) -> Tensor:
@@ -374,7 +379,7 @@ def head_scan(
         if site is not None and U is not None:
             h = cache["h"]
             bases = [U] * int(tasks.max() + 1) if isinstance(U, Tensor) else list(U)
-            ratios = torch.empty(len(h))
+            ratios = torch.empty(len(h), device=h.device)
             for t in tasks.unique().tolist():
                 rows = tasks == t
                 ratios[rows] = off_subspace_ratio(h[rows], bases[t], h[rows].mean(0))

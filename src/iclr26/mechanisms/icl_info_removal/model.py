@@ -47,15 +47,17 @@ def build_model(cfg: GPTConfig, family: TaskFamily, init_seed: int) -> Transform
 
 
 def train_icl_model(
-    cfg: GPTConfig, family: TaskFamily, seed: int, use_cache: bool = True
+    cfg: GPTConfig, family: TaskFamily, seed: int, use_cache: bool = True, device: str = "cpu"
 ) -> tuple[Transformer, list[float]]:
-    """Train (or load from cache) the analogue for `seed`; returns the model in eval mode and its loss curve."""
-    model = build_model(cfg, family, init_seed=7919 * seed + 1)
+    """Train (or load from cache) the analogue for `seed` on `device`; returns the model in eval mode (on
+    `device`) and its loss curve. Weights are initialised and batches drawn on the CPU, then moved, so the CPU
+    run does not depend on the device code path."""
+    model = build_model(cfg, family, init_seed=7919 * seed + 1).to(device)
 
     def train() -> dict:
         def loss_fn(m: torch.nn.Module, gen: torch.Generator) -> torch.Tensor:
             x, y = training_sequences(family, cfg.batch, cfg.max_shots, gen)
-            return sequence_loss(m(x), y)
+            return sequence_loss(m(x.to(device)), y.to(device))
 
         res = train_loop(
             model,
@@ -66,9 +68,12 @@ def train_icl_model(
             weight_decay=cfg.weight_decay,
             description="train ICL GPT",
         )
-        return {"state": model.state_dict(), "losses": torch.tensor(res.losses)}
+        state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+        return {"state": state, "losses": torch.tensor(res.losses)}
 
     key = {"cfg": asdict(cfg), "table": family.label_table.tolist(), "seed": seed}
+    if device != "cpu":  # a model trained on another device is a different model; CPU keys are unchanged
+        key["device"] = str(device)
     blob = cached_torch("icl_info_removal", key, train, cache=use_cache)
     model.load_state_dict(blob["state"])
     return model.eval(), [float(v) for v in blob["losses"]]

@@ -85,6 +85,17 @@ class ICLBatch:
     queries: Tensor
     label_sets: Tensor | None = None  # (n_tasks, n_labels) of the family
 
+    def to(self, device: str | torch.device) -> ICLBatch:
+        """The same batch with every tensor on `device` (the batch itself when nothing moves)."""
+        ls = None if self.label_sets is None else self.label_sets.to(device)
+        return ICLBatch(
+            self.tokens.to(device),
+            self.targets.to(device),
+            self.tasks.to(device),
+            self.queries.to(device),
+            ls,
+        )
+
 
 def _demo_inputs(
     fam: TaskFamily, task: int, xq: int, k: int, condition: str, generator: torch.Generator

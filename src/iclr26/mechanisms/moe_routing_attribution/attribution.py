@@ -85,7 +85,7 @@ def _norm_parts(norm: nn.Module, h: Tensor) -> tuple[Tensor, Tensor, Tensor | No
     """(1/scale per token, gamma, beta, centred) of a LayerNorm or RMSNorm applied to `h` (T, d)."""
     d = h.shape[-1]
     weight = getattr(norm, "weight", None)
-    gamma = torch.ones(d, dtype=h.dtype) if weight is None else weight.detach().to(h.dtype)
+    gamma = torch.ones(d, dtype=h.dtype, device=h.device) if weight is None else weight.detach().to(h.dtype)
     bias = getattr(norm, "bias", None)
     beta = None if bias is None else bias.detach().to(h.dtype)
     if isinstance(norm, nn.LayerNorm):
@@ -130,7 +130,7 @@ def linear_subscores(
         if centred:
             c = c - c.mean(-1, keepdim=True)
         out[name] = (c @ wg.T) * inv[:, None]
-    const = torch.zeros(w.shape[0], dtype=torch.float64)
+    const = torch.zeros(w.shape[0], dtype=torch.float64, device=w.device)
     if beta is not None:
         const = const + w @ beta
     if bias is not None:
@@ -284,7 +284,9 @@ def influence(sub: Tensor) -> dict[str, Tensor]:
 def _ranks(scores: Tensor) -> Tensor:
     """Rank of every expert (0 = highest score), ties broken by index."""
     order = torch.sort(-scores, dim=-1, stable=True).indices
-    return torch.empty_like(order).scatter_(-1, order, torch.arange(scores.shape[-1]).expand_as(order))
+    return torch.empty_like(order).scatter_(
+        -1, order, torch.arange(scores.shape[-1], device=scores.device).expand_as(order)
+    )
 
 
 def rank_change(scores: Tensor, sub: Tensor, k: int) -> Tensor:
@@ -402,7 +404,7 @@ def cofiring(
         )
     if n_shuffles < 1:
         raise ValueError(f"n_shuffles must be >= 1, got {n_shuffles}")
-    a, b = firing_a.double().numpy(), firing_b.double().numpy()
+    a, b = firing_a.double().cpu().numpy(), firing_b.double().cpu().numpy()
 
     def corr(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         x = x - x.mean(0)

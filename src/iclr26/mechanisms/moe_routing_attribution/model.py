@@ -18,7 +18,7 @@ from iclr26.lab.cache import cached_torch
 from iclr26.lab.training import sequence_loss, train_loop
 from iclr26.lab.transformer import Transformer
 
-__all__ = ["TinyMoEConfig", "corpus_tokens", "tiny_moe_lm", "train_tiny_moe"]
+__all__ = ["TinyMoEConfig", "corpus_tokens", "tiny_moe_lm", "train_tiny_moe", "unigram_loss"]
 
 
 @dataclass(frozen=True)
@@ -79,28 +79,43 @@ def _batch(stream: torch.Tensor, n: int, seq_len: int, gen: torch.Generator) -> 
     return torch.stack([stream[s : s + seq_len + 1] for s in starts.tolist()])
 
 
-def train_tiny_moe(cfg: TinyMoEConfig, seed: int, cache: bool = True) -> tuple[Transformer, dict[str, float]]:
-    """Train (or load from the cache) the tiny MoE LM for `seed`; returns the model in eval mode and its losses."""
+def unigram_loss(train: torch.Tensor, targets: torch.Tensor, vocab_size: int) -> float:
+    """Cross-entropy (nats) of `targets` under the add-one-smoothed token frequencies of `train`: the loss of
+    the best predictor that ignores the context, the floor a trained LM must beat."""
+    counts = torch.bincount(train.flatten().cpu(), minlength=vocab_size).double() + 1.0
+    logp = counts.log() - counts.sum().log()
+    return float(-logp[targets.flatten().cpu()].mean())
+
+
+def train_tiny_moe(
+    cfg: TinyMoEConfig, seed: int, cache: bool = True, device: str = "cpu"
+) -> tuple[Transformer, dict[str, float]]:
+    """Train (or load from the cache) the tiny MoE LM for `seed` on `device`; returns the model in eval mode (on
+    `device`) and its held-out loss next to the unigram floor. Weights are initialised and batches drawn on the
+    CPU, then moved, so the CPU run does not depend on the device code path."""
     data = corpus_tokens(cfg)
     train, test = data["train"], data["test"]
 
     def build() -> dict:
-        model = tiny_moe_lm(cfg, init_seed=seed)
+        model = tiny_moe_lm(cfg, init_seed=seed).to(device)
         model.train()
 
         def loss_fn(m: Transformer, gen: torch.Generator) -> torch.Tensor:
-            chunk = _batch(train, cfg.batch, cfg.seq_len, gen)
+            chunk = _batch(train, cfg.batch, cfg.seq_len, gen).to(device)
             logits = m(chunk[:, :-1])
             return sequence_loss(logits, chunk[:, 1:]) + moe_aux_loss(m)
 
         train_loop(model, loss_fn, steps=cfg.steps, lr=cfg.lr, seed=seed, description="train tiny MoE")
-        return {"state": model.state_dict()}
+        return {"state": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
 
-    entry = cached_torch("moe_routing_attribution_model", {**asdict(cfg), "seed": seed}, build, cache=cache)
+    key = {**asdict(cfg), "seed": seed}
+    if device != "cpu":  # a model trained on another device is a different model; CPU keys are unchanged
+        key["device"] = str(device)
+    entry = cached_torch("moe_routing_attribution_model", key, build, cache=cache)
     model = tiny_moe_lm(cfg, init_seed=seed)
     model.load_state_dict(entry["state"])
-    model.eval()
+    model.to(device).eval()
     with torch.no_grad():
         chunk = _batch(test, 16, cfg.seq_len, torch.Generator().manual_seed(seed + 7))
-        test_loss = float(sequence_loss(model(chunk[:, :-1]), chunk[:, 1:]))
-    return model, {"test_loss": test_loss}
+        test_loss = float(sequence_loss(model(chunk[:, :-1].to(device)), chunk[:, 1:].to(device)))
+    return model, {"test_loss": test_loss, "unigram_loss": unigram_loss(train, chunk[:, 1:], cfg.vocab_size)}

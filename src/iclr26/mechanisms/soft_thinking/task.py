@@ -49,6 +49,7 @@ __all__ = [
     "TrainConfig",
     "check_answer",
     "dag_problem",
+    "guess_accuracy",
     "make_problems",
     "mod_problem",
     "shortest_paths",
@@ -164,6 +165,14 @@ def make_problems(n: int, kind: str, seed: int) -> list[Problem]:
     return [dag_problem(rng)[0] if kind == "dag" else mod_problem(rng) for _ in range(n)]
 
 
+def guess_accuracy(problem: Problem) -> float:
+    """Success probability of a guesser that knows the answer format: it copies start and goal and picks the
+    middle node uniformly from the DAG's middle layer (a chain's residue uniformly from the 12)."""
+    if problem.kind == "mod":
+        return 1.0 / N_SYMBOLS
+    return len(shortest_paths(problem.edges, problem.start, problem.goal)) / WIDTH_DAG
+
+
 def check_answer(problem: Problem, answer: list[int]) -> bool:
     """Whether `answer` (tokens after END, EOS stripped) solves `problem`."""
     if EOS in answer:
@@ -209,15 +218,19 @@ class TrainConfig:
     dag_frac: float = 0.6
 
 
-def trained_model(cfg: TrainConfig, seed: int, use_cache: bool = True) -> Transformer:
-    """The tiny GPT for `cfg` and `seed`: loaded from the cache when present, else trained (and cached)."""
-    model = Transformer(VOCAB_SIZE, SEQ_LEN, cfg.d_model, cfg.n_layers, cfg.n_heads, init_seed=seed)
+def trained_model(cfg: TrainConfig, seed: int, use_cache: bool = True, device: str = "cpu") -> Transformer:
+    """The tiny GPT for `cfg` and `seed`: loaded from the cache when present, else trained on `device` (and
+    cached); returned in eval mode on `device`. Weights are initialised and batches drawn on the CPU, then moved,
+    so the CPU run does not depend on the device code path."""
+    model = Transformer(VOCAB_SIZE, SEQ_LEN, cfg.d_model, cfg.n_layers, cfg.n_heads, init_seed=seed).to(
+        device
+    )
 
     def train() -> dict[str, Tensor]:
         def loss_fn(m: torch.nn.Module, gen: torch.Generator) -> Tensor:
             rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,), generator=gen)))
             x, y = training_batch(rng, cfg.batch, cfg.dag_frac)
-            return sequence_loss(m(x, validate=False), y)
+            return sequence_loss(m(x.to(device), validate=False), y.to(device))
 
         train_loop(
             model,
@@ -228,11 +241,10 @@ def trained_model(cfg: TrainConfig, seed: int, use_cache: bool = True) -> Transf
             weight_decay=0.01,
             description="soft-thinking GPT",
         )
-        return model.state_dict()
+        return {k: v.detach().cpu() for k, v in model.state_dict().items()}
 
-    model.load_state_dict(
-        cached_torch(
-            "soft_thinking", {"seed": seed, **dataclasses.asdict(cfg)}, train, cache=use_cache, version=2
-        )
-    )
+    key = {"seed": seed, **dataclasses.asdict(cfg)}
+    if device != "cpu":  # a model trained on another device is a different model; CPU keys are unchanged
+        key["device"] = str(device)
+    model.load_state_dict(cached_torch("soft_thinking", key, train, cache=use_cache, version=2))
     return model.eval()

@@ -1,13 +1,19 @@
 """Claim check of the task-vector reproduction (arXiv 2506.09048): the brief's three-part rule over seeds.
 
-Per seed: G = (R_TV - R_n) / (R_0 - R_n), the ratio R_TV / R_1, the rank shares S (TV outputs) and S_icl (n-shot
-ICL outputs), and in the discrete part D = (ICL - TV) on bijection tasks minus (ICL - TV) on base/inverse tasks
-(points, with its standard error over prompts) and the smallest ICL accuracy over base, inverse and bijection.
+Per seed: the normalised risks R_0, R_n, R_TV and R_1 (``r0``, ``rn``, ``rtv``, ``r1``), from which the decider
+computes G = (R_TV - R_n) / (R_0 - R_n) and R_TV / R_1; the rank shares S (TV outputs, ``s_tv``) and S_icl (n-shot
+ICL outputs, ``s_icl``); in the discrete part the ICL - TV accuracy gap in points on bijection tasks
+(``disc_gap_bijection``) and on the base/inverse maps (``disc_gap_base_inverse``), whose difference D has the
+per-prompt standard error ``disc_diff_se``.
 
-SUPPORTED: (a) mean G >= 0.5, 95% t-interval lower end > 0.2, mean R_TV / R_1 in [0.67, 1.5]; (b) mean S >= 0.9
-and mean S_icl <= 0.6; (c) mean D >= 20 points, its 95% interval (normal approximation over prompts, pooled over
-seeds) above 0, and ICL >= 80% on base/inverse and bijection. NOT SUPPORTED: mean G <= 0.2, or ICL >= 80% and
-mean D <= 5 points. INCONCLUSIVE otherwise.
+(a) supported if mean G >= 0.5 with 95% t-interval lower end > 0.2 and mean R_TV / R_1 in [0.67, 1.5]; not
+    supported if mean G <= 0.2 (the TV carries the full map); inconclusive otherwise;
+(b) supported if mean S >= 0.9 and mean S_icl <= 0.6; inconclusive otherwise;
+(c) supported if mean D >= 20 points with its 95% interval (normal approximation over prompts, pooled over
+    seeds) above 0; not supported if mean D <= 5 points; inconclusive otherwise.
+The claim: supported if all three are; not supported if (a) or (c) is; inconclusive otherwise. It is judged only
+when both models learned (:data:`PRECONDITIONS`): the linear model's n-shot risk is below the zero-output risk and
+the GPT reaches 80% ICL accuracy on base, inverse and bijection tasks (the brief's gate).
 """
 
 from __future__ import annotations
@@ -16,46 +22,161 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from iclr26.harness.claims import Decider, Outcome, Verdict, decider
+from iclr26.harness.claims import Decider, Outcome, Precondition, Verdict, all_of, decider
 from iclr26.harness.stats import t_interval
 
-__all__ = ["METRICS", "task_vector_decider"]
+__all__ = ["METRICS", "PRECONDITIONS", "task_vector_decider"]
 
-METRICS = ("gap", "rtv_over_r1", "s_tv", "s_icl", "disc_diff", "disc_diff_se", "disc_icl_min")
+METRICS = (
+    "r0",
+    "rn",
+    "rtv",
+    "r1",
+    "s_tv",
+    "s_icl",
+    "disc_gap_bijection",
+    "disc_gap_base_inverse",
+    "disc_diff_se",
+)
+
+ICL_GATE = 0.8
+LINEAR_GATE = 0.9
+
+PRECONDITIONS = (
+    Precondition(
+        "rn",
+        "<=",
+        LINEAR_GATE,
+        "the linear model learned in context: n-shot normalised risk at least 10% below R_0 = 1, the risk of "
+        "the zero output",
+    ),
+    Precondition(
+        "disc_icl_min",
+        ">=",
+        ICL_GATE,
+        "the GPT learned in-context learning: ICL accuracy >= 80% on base, inverse and bijection tasks (the "
+        "brief's gate)",
+    ),
+)
+
+Rows = Sequence[Mapping[str, float]]
+
+
+def _col(rows: Rows, m: str) -> np.ndarray:
+    return np.array([float(r[m]) for r in rows])
+
+
+def _spread(i: int) -> float:
+    return 1e-3 * ((i % 3) - 1)
+
+
+def _one_demo_win(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+    out = []
+    for i, r in enumerate(rows):
+        r0, rn = float(r["r0"]), float(r["rn"])
+        rtv = rn + (0.9 + 10 * _spread(i)) * (r0 - rn)
+        out.append({**r, "rtv": rtv, "r1": rtv * (1.0 + _spread(i))})
+    return out
+
+
+@decider(
+    "r0",
+    "rn",
+    "rtv",
+    "r1",
+    description="(a) G = (R_TV - R_n) / (R_0 - R_n) >= 0.5 (t lower > 0.2), R_TV / R_1 in [0.67, 1.5]",
+    compares=[("rtv", "rn", True)],  # the claim: the TV's risk stays well above n-shot ICL's
+    synthesize=_one_demo_win,
+)
+def _one_demo(rows: Rows) -> Verdict:
+    rn = _col(rows, "rn")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = (_col(rows, "rtv") - rn) / (_col(rows, "r0") - rn)
+        ratio = float((_col(rows, "rtv") / _col(rows, "r1")).mean())
+    if not (np.all(np.isfinite(gap)) and np.isfinite(ratio)):
+        return Verdict(
+            Outcome.INCONCLUSIVE, f"G or R_TV / R_1 not finite: G = {gap.tolist()}", n_seeds=len(rows)
+        )
+    iv = t_interval(gap)
+    ok = iv.estimate >= 0.5 and iv.lo > 0.2 and 0.67 <= ratio <= 1.5
+    outcome = (
+        Outcome.SUPPORTED if ok else Outcome.NOT_SUPPORTED if iv.estimate <= 0.2 else Outcome.INCONCLUSIVE
+    )
+    return Verdict(
+        outcome,
+        f"G = {iv.estimate:.3g} [{iv.lo:.3g}, {iv.hi:.3g}] (95% t, {iv.n} seeds; need >= 0.5, lower > 0.2; <= 0.2 "
+        f"refutes), R_TV/R_1 = {ratio:.3g} (need 0.67-1.5)",
+        iv.estimate,
+        (iv.lo, iv.hi),
+        iv.n,
+    )
+
+
+def _rank_one_win(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+    return [{**r, "s_tv": 0.99 + _spread(i), "s_icl": 0.4 + _spread(i)} for i, r in enumerate(rows)]
+
+
+@decider(
+    "s_tv",
+    "s_icl",
+    description="(b) rank share S >= 0.9 for TV outputs, <= 0.6 for n-shot ICL outputs (means)",
+    compares=[("s_tv", "s_icl", True)],
+    synthesize=_rank_one_win,
+)
+def _rank_one(rows: Rows) -> Verdict:
+    s, s_icl = float(_col(rows, "s_tv").mean()), float(_col(rows, "s_icl").mean())
+    ok = s >= 0.9 and s_icl <= 0.6
+    return Verdict(
+        Outcome.SUPPORTED if ok else Outcome.INCONCLUSIVE,
+        f"S = {s:.3g} (need >= 0.9), S_icl = {s_icl:.3g} (need <= 0.6; never refutes)",
+        s,
+        None,
+        len(rows),
+    )
+
+
+def _bijection_win(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+    return [
+        {
+            **r,
+            "disc_gap_base_inverse": 5.0 + _spread(i),
+            "disc_gap_bijection": 45.0 + 100 * _spread(i),
+            "disc_diff_se": 2.0,
+        }
+        for i, r in enumerate(rows)
+    ]
+
+
+@decider(
+    "disc_gap_bijection",
+    "disc_gap_base_inverse",
+    "disc_diff_se",
+    description="(c) ICL - TV gap >= 20 points larger on bijections than on base/inverse maps",
+    compares=[("disc_gap_bijection", "disc_gap_base_inverse", True)],
+    synthesize=_bijection_win,
+)
+def _bijection(rows: Rows) -> Verdict:
+    d = _col(rows, "disc_gap_bijection") - _col(rows, "disc_gap_base_inverse")
+    diff = float(d.mean())
+    se = float(np.sqrt((_col(rows, "disc_diff_se") ** 2).sum()) / len(rows))
+    lo, hi = diff - 1.96 * se, diff + 1.96 * se
+    outcome = (
+        Outcome.SUPPORTED
+        if diff >= 20.0 and lo > 0
+        else Outcome.NOT_SUPPORTED
+        if diff <= 5.0
+        else Outcome.INCONCLUSIVE
+    )
+    return Verdict(
+        outcome,
+        f"D = {diff:.3g} points [{lo:.3g}, {hi:.3g}] (normal, prompts pooled over seeds; need >= 20 with lower "
+        f"> 0; <= 5 refutes)",
+        diff,
+        (lo, hi),
+        len(rows),
+    )
 
 
 def task_vector_decider() -> Decider:
-    """The brief's supported / not supported / inconclusive rule."""
-
-    @decider(*METRICS, description="TV ~ one demo (G, R_TV/R_1), rank-one outputs (S), bijection failure (D)")
-    def decide(rows: Sequence[Mapping[str, float]]) -> Verdict:
-        col = {m: np.array([float(r[m]) for r in rows]) for m in METRICS}
-        if not all(np.all(np.isfinite(v)) for v in col.values()):
-            return Verdict(Outcome.INCONCLUSIVE, "non-finite metrics in some seeds", n_seeds=len(rows))
-        iv = t_interval(col["gap"])
-        if not iv.defined:
-            return Verdict(Outcome.INCONCLUSIVE, "intervals need >= 2 seeds", iv.estimate, None, iv.n)
-        ratio, s, s_icl = (float(col[m].mean()) for m in ("rtv_over_r1", "s_tv", "s_icl"))
-        diff = float(col["disc_diff"].mean())
-        se = float(np.sqrt((col["disc_diff_se"] ** 2).sum()) / len(rows))
-        lo_c = diff - 1.96 * se
-        icl = float(col["disc_icl_min"].mean())
-        a = iv.estimate >= 0.5 and iv.lo > 0.2 and 0.67 <= ratio <= 1.5
-        b = s >= 0.9 and s_icl <= 0.6
-        c = diff >= 20.0 and lo_c > 0 and icl >= 0.8
-        if iv.estimate <= 0.2 or (icl >= 0.8 and diff <= 5.0):
-            outcome = Outcome.NOT_SUPPORTED
-        elif a and b and c:
-            outcome = Outcome.SUPPORTED
-        else:
-            outcome = Outcome.INCONCLUSIVE
-        text = (
-            f"(a) G = {iv.estimate:.3g} [{iv.lo:.3g}, {iv.hi:.3g}] (95% t, {iv.n} seeds; need >= 0.5, lower > 0.2), "
-            f"R_TV/R_1 = {ratio:.3g} (need 0.67-1.5): {'ok' if a else 'fails'}; (b) S = {s:.3g} (>= 0.9), "
-            f"S_icl = {s_icl:.3g} (<= 0.6): {'ok' if b else 'fails'}; (c) D = {diff:.3g} points "
-            f"[{lo_c:.3g}, {diff + 1.96 * se:.3g}] (>= 20, lower > 0), min ICL = {icl:.3g} (>= 0.8): "
-            f"{'ok' if c else 'fails'}"
-        )
-        return Verdict(outcome, text, iv.estimate, (iv.lo, iv.hi), iv.n)
-
-    return decide
+    """The brief's supported / not supported / inconclusive rule (estimate: G with its t interval)."""
+    return all_of(_one_demo, _rank_one, _bijection)

@@ -138,18 +138,21 @@ def make_gpt(n: int, d_model: int, n_layers: int, n_heads: int = 4, init_seed: i
 def train_gpt(
     model: Transformer, pool: MapPool, n: int, steps: int, batch: int, lr: float, seed: int
 ) -> list[float]:
-    """Train on mixed-task n-shot prompts (loss at every arrow); returns the loss curve."""
+    """Train on mixed-task n-shot prompts (loss at every arrow) on the model's device; returns the loss curve.
+
+    Batches are drawn on the CPU and moved, so the CPU run does not depend on the device code path."""
+    device = next(model.parameters()).device
 
     def loss_fn(m: Transformer, gen: torch.Generator) -> Tensor:
         x, t = _training_batch(pool, n, batch, gen)
-        return sequence_loss(m(x), t)
+        return sequence_loss(m(x.to(device)), t.to(device))
 
     res = train_loop(model, loss_fn, steps=steps, lr=lr, seed=seed, weight_decay=0.01, description="gpt")
     return res.losses
 
 
 def _acc(logits: Tensor, ans: Tensor) -> np.ndarray:
-    return (logits[:, -1].argmax(-1) == ans).float().numpy()
+    return (logits[:, -1].argmax(-1) == ans.to(logits.device)).float().cpu().numpy()
 
 
 @torch.no_grad()
@@ -159,16 +162,23 @@ def evaluate_discrete(
     """Per-prompt accuracies of ICL (n-shot, 1-shot), zero-shot, TV and TaskV-M for every task type.
 
     The TV of a prompt is extracted from a separate n-shot prompt of the same task and map at the query arrow;
-    the injection layer is chosen on validation prompts (per-layer accuracies are returned as well).
+    the injection layer is chosen on validation prompts (per-layer accuracies are returned as well). Prompts are
+    drawn on the CPU and moved to the model's device.
     """
+    device = next(model.parameters()).device
+
+    def draw(*args, **kwargs) -> tuple[Tensor, Tensor, np.ndarray]:
+        toks, ans, ks = map_prompts(*args, **kwargs)
+        return toks.to(device), ans.to(device), ks
+
     model.eval()
     layers = list(range(model.n_layers - 1))
     out: dict = {"per_layer": {}, "acc": {}, "multi": {}}
     # layer choice on validation prompts (all task types)
     val = {lay: [] for lay in layers}
     for ti, task in enumerate(TASK_TYPES):
-        src, _, ks = map_prompts(pool, task, n, n_eval, seed * 7919 + 100 + ti)
-        qry, ans, _ = map_prompts(pool, task, 0, n_eval, seed * 7919 + 200 + ti, k=ks)
+        src, _, ks = draw(pool, task, n, n_eval, seed * 7919 + 100 + ti)
+        qry, ans, _ = draw(pool, task, 0, n_eval, seed * 7919 + 200 + ti, k=ks)
         for lay in layers:
             tv = extract(model, src, lay, pos=-1)
             val[lay].append(_acc(inject(model, qry, tv, lay, pos=1), ans).mean())
@@ -177,10 +187,10 @@ def evaluate_discrete(
     out["layer"] = best
     for ti, task in enumerate(TASK_TYPES):
         base = seed * 7919 + 1000 + 10 * ti
-        icl, ans, ks = map_prompts(pool, task, n, n_eval, base)
-        src, _, _ = map_prompts(pool, task, n, n_eval, base + 1, k=ks)
+        icl, ans, ks = draw(pool, task, n, n_eval, base)
+        src, _, _ = draw(pool, task, n, n_eval, base + 1, k=ks)
         zero = torch.stack([icl[:, -2], icl[:, -1]], 1)
-        one = torch.cat([map_prompts(pool, task, 1, n_eval, base + 2, k=ks)[0][:, :4], zero], 1)
+        one = torch.cat([draw(pool, task, 1, n_eval, base + 2, k=ks)[0][:, :4], zero], 1)
         tv = extract(model, src, best, pos=-1)
         acc = {
             "icl": _acc(model(icl), ans),
@@ -190,13 +200,11 @@ def evaluate_discrete(
         }
         out["acc"][task] = acc
         for shots in multi_shots:
-            few = torch.cat(
-                [map_prompts(pool, task, shots, n_eval, base + 3 + shots, k=ks)[0][:, :-2], zero], 1
-            )
+            few = torch.cat([draw(pool, task, shots, n_eval, base + 3 + shots, k=ks)[0][:, :-2], zero], 1)
             taus = [
                 extract(
                     model,
-                    map_prompts(pool, task, n, n_eval, base + 50 + 10 * shots + j, k=ks)[0],
+                    draw(pool, task, n, n_eval, base + 50 + 10 * shots + j, k=ks)[0],
                     best,
                     pos=-1,
                 )

@@ -2,30 +2,63 @@
 
 Per seed and task, target = full-data final test accuracy - 0.5 points; a method's cost ratio is its cost (in
 forward-pass units) to first reach the target divided by full-data's cost to reach it, capped at 2 for a run
-that never reaches it. Per seed the log ratios are averaged over the tasks (a geometric mean).
+that never reaches it. Per seed the experiment averages over the tasks: ``{method}_log_cost_ratio`` (the log of a
+geometric mean; 0 for full data) and ``attent_acc_gain`` (AtteNT final accuracy - full-data final accuracy).
 
-1. geometric-mean AtteNT/full cost ratio <= 0.90 with bootstrap 95% upper end < 1.0;
-2. AtteNT final accuracy - full-data final accuracy (mean over tasks, paired t-interval) lower end >= -0.5 pts;
-3. log(AtteNT cost ratio) - log(random-subset cost ratio) paired t-interval upper end < 0.
+1. cost: supported if the geometric-mean AtteNT/full ratio is <= 0.90 and the bootstrap 95% upper end < 1 (on
+   log scale: full - AtteNT log ratio >= -log 0.9 with the interval above 0); not supported if the whole interval
+   lies at or above 1 (no saving); inconclusive otherwise;
+2. accuracy: supported if the paired t-interval of the accuracy change has lower end > -0.5 points; never refutes;
+3. vs random subsets: supported if the paired t-interval of log(AtteNT ratio) - log(random ratio) lies below 0;
+   not supported if it lies above 0 (AtteNT measurably costlier); an interval containing 0 is inconclusive.
 
-Supported if all three hold. Not supported if the cost-ratio interval lies entirely >= 1.0 or the mean log cost
-difference to random selection is >= 0 (AtteNT measured no cheaper than random subsets). Inconclusive else.
+Supported if all three hold; not supported if part 1 or part 3 is; inconclusive otherwise. The claim is judged
+only when the full-data learner learned both tasks (:data:`PRECONDITIONS`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Sequence
 
-import numpy as np
+from iclr26.harness.claims import (
+    Decider,
+    PerSeed,
+    Precondition,
+    Verdict,
+    all_of,
+    difference_at_least,
+    effect_at_least,
+)
 
-from iclr26.harness.claims import Decider, Outcome, Verdict, decider
-from iclr26.harness.stats import bootstrap_interval, t_interval
-
-__all__ = ["ACC_SLACK", "COST_CAP", "RATIO_TARGET", "attent_decider", "cost_to_target"]
+__all__ = [
+    "ACC_SLACK",
+    "COST_CAP",
+    "PRECONDITIONS",
+    "RATIO_TARGET",
+    "attent_decider",
+    "cost_to_target",
+]
 
 ACC_SLACK = 0.005  # 0.5 accuracy points
 RATIO_TARGET = 0.90
 COST_CAP = 2.0
+LEARNED_MARGIN = 0.10
+
+PRECONDITIONS = (
+    Precondition(
+        "digits_full_final_acc",
+        ">=",
+        0.1 + LEARNED_MARGIN,
+        "the full-data learner learned digits: test accuracy at least 10 points above chance (1/10)",
+    ),
+    Precondition(
+        "seqprop_full_final_acc",
+        ">=",
+        0.5 + LEARNED_MARGIN,
+        "the full-data learner learned the sequence property: test accuracy at least 10 points above chance (1/2)",
+    ),
+)
 
 
 def cost_to_target(costs: Sequence[float], accuracies: Sequence[float], target: float) -> float | None:
@@ -40,51 +73,57 @@ def cost_to_target(costs: Sequence[float], accuracies: Sequence[float], target: 
     return None
 
 
-def attent_decider(tasks: Sequence[str]) -> Decider:
-    """The brief's rule over `tasks`, reading ``{task}_attent_cost_ratio``, ``{task}_random_cost_ratio`` and
-    ``{task}_attent_acc_gain`` (fractions, not points) per seed."""
-    tasks = tuple(tasks)
-    if not tasks:
-        raise ValueError("tasks must name at least one task")
-    names = [f"{t}_{k}" for t in tasks for k in ("attent_cost_ratio", "random_cost_ratio", "attent_acc_gain")]
-
-    @decider(
-        *names,
-        description=f"geo-mean cost-to-target ratio <= {RATIO_TARGET} (CI < 1), acc >= full - 0.5 pt, beats random",
+def attent_decider() -> Decider:
+    """The brief's rule; the verdict's estimate is the geometric-mean AtteNT/full cost ratio (bootstrap 95%)."""
+    inner = all_of(
+        effect_at_least(
+            "attent_log_cost_ratio",
+            "full_log_cost_ratio",
+            support_at=-math.log(RATIO_TARGET),
+            null=0.0,
+            refute_below=0.0,  # refuted only when the ratio interval lies wholly at or above 1 (no saving)
+            method="bootstrap",
+            higher_is_better=False,
+        ),
+        effect_at_least("attent_acc_gain", support_at=-ACC_SLACK, null=-ACC_SLACK, refute_below=-math.inf),
+        difference_at_least("attent_log_cost_ratio", "random_log_cost_ratio", 0.0, higher_is_better=False),
     )
-    def decide(rows: Sequence[Mapping[str, float]]) -> Verdict:
-        n = len(rows)
-        arr = {k: np.array([float(r[k]) for r in rows]) for k in names}
-        if not all(np.all(np.isfinite(v)) for v in arr.values()):
-            return Verdict(Outcome.INCONCLUSIVE, "non-finite metrics in some seeds", n_seeds=n)
-        if any(np.any(arr[f"{t}_{m}_cost_ratio"] <= 0) for t in tasks for m in ("attent", "random")):
-            return Verdict(Outcome.INCONCLUSIVE, "non-positive cost ratios", n_seeds=n)
-        log_a = np.mean([np.log(arr[f"{t}_attent_cost_ratio"]) for t in tasks], axis=0)
-        log_r = np.mean([np.log(arr[f"{t}_random_cost_ratio"]) for t in tasks], axis=0)
-        gain = np.mean([arr[f"{t}_attent_acc_gain"] for t in tasks], axis=0)
-        geo = float(np.exp(log_a.mean()))
-        if n < 2:
-            return Verdict(Outcome.INCONCLUSIVE, "intervals need >= 2 seeds", geo, None, n)
-        boot = bootstrap_interval(log_a)
-        lo, hi = float(np.exp(boot.lo)), float(np.exp(boot.hi))
-        acc = t_interval(gain)
-        vs_random = t_interval(log_a - log_r)
-        ok_cost = geo <= RATIO_TARGET and hi < 1.0
-        ok_acc = acc.lo >= -ACC_SLACK
-        ok_random = vs_random.hi < 0.0
-        if ok_cost and ok_acc and ok_random:
-            outcome = Outcome.SUPPORTED
-        elif lo >= 1.0 or vs_random.estimate >= 0.0:
-            outcome = Outcome.NOT_SUPPORTED
-        else:
-            outcome = Outcome.INCONCLUSIVE
-        text = (
-            f"AtteNT/full cost-to-target ratio (geo-mean over {n} seeds x {len(tasks)} tasks) = {geo:.3g} "
-            f"[{lo:.3g}, {hi:.3g}] (bootstrap 95%; need <= {RATIO_TARGET}, upper < 1); accuracy change vs full = "
-            f"{100 * acc.estimate:+.2f} pts [{100 * acc.lo:+.2f}, {100 * acc.hi:+.2f}] (need lower >= -0.5); "
-            f"log cost ratio vs random subset = {vs_random.estimate:+.3f} [{vs_random.lo:+.3f}, {vs_random.hi:+.3f}] "
-            "(need upper < 0)"
-        )
-        return Verdict(outcome, text, geo, (lo, hi), n)
 
-    return decide
+    def fn(rows: PerSeed) -> Verdict:
+        v = inner(rows)
+        est = math.exp(-v.estimate) if v.estimate is not None else None
+        band = (math.exp(-v.interval[1]), math.exp(-v.interval[0])) if v.interval is not None else None
+        ratio = (
+            f"{est:.3g}" + (f" [{band[0]:.3g}, {band[1]:.3g}]" if band else "") if est is not None else "n/a"
+        )
+        text = (
+            f"AtteNT/full cost-to-target ratio (geometric mean over seeds and tasks) = {ratio} (need <= "
+            f"{RATIO_TARGET}, upper < 1); parts on log scale: {v.explanation}"
+        )
+        return Verdict(v.outcome, text, est, band, v.n_seeds)
+
+    return Decider(
+        fn,
+        inner.metrics,
+        f"geo-mean cost-to-target ratio <= {RATIO_TARGET} (CI < 1), acc >= full - 0.5 pt, beats random",
+        min_seeds=inner.min_seeds,
+        compares=inner.compares,
+        synthesize=_clear_win,
+    )
+
+
+def _clear_win(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+    """AtteNT at about 0.55x full data's cost, 26% cheaper than random subsets, accuracy unchanged."""
+    out = []
+    for i, r in enumerate(rows):
+        j = 1e-3 * ((i % 3) - 1)
+        out.append(
+            {
+                **r,
+                "full_log_cost_ratio": 0.0,
+                "attent_log_cost_ratio": -0.6 + j,
+                "random_log_cost_ratio": -0.3 - j,
+                "attent_acc_gain": j,
+            }
+        )
+    return out

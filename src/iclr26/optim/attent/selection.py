@@ -171,7 +171,7 @@ def classification_score(logits: Tensor, targets: Tensor) -> Tensor:
             f"logits must be (N, C) and targets (N,), got {tuple(logits.shape)}, {tuple(targets.shape)}"
         )
     p = torch.softmax(logits.double(), dim=-1)
-    p[torch.arange(len(targets)), targets] -= 1.0
+    p[torch.arange(len(targets), device=targets.device), targets] -= 1.0
     return p.norm(dim=-1).to(logits.dtype)
 
 
@@ -418,7 +418,7 @@ class AtteNTSampler(SubsetSampler):
                         raise ValueError(f"score_fn must return a tensor of shape ({len(idx)},), got {shape}")
                     if not torch.isfinite(s).all():
                         raise ValueError("score_fn returned NaN or infinite scores")
-                    parts.append(s.detach().double())
+                    parts.append(s.detach().double().cpu())  # selection bookkeeping stays on the CPU
         finally:
             self.model.train(was_training)
         self.n_scored += len(indices)

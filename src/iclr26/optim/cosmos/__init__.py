@@ -6,12 +6,12 @@ that subspace and a Newton-Schulz orthogonalised (Muon-like) step on the remaini
 sum to a fixed per-entry RMS. Non-matrix parameters take AdamW steps inside the same optimizer.
 """
 
+from iclr26.lab.param_groups import split_param_groups, state_numel
 from iclr26.lab.tinygpt import TinyGPT, TinyGPTConfig, TrainConfig, text_corpus, train
 from iclr26.optim.cosmos.optimizer import COSMOS, NS5_COEFFICIENTS, cosmos_state_numel, newton_schulz5
-from iclr26.optim.param_groups import split_param_groups, state_numel
 
 # the brief's shared harness (tiny char-GPT, stdlib text, train loop, state accounting) lives in the lab and in
-# iclr26.optim.param_groups; it is re-exported here under the brief's names
+# iclr26.lab.param_groups; it is re-exported here under the brief's names
 __all__ = [
     "COSMOS",
     "NS5_COEFFICIENTS",

@@ -20,8 +20,8 @@ import torch
 from pytorch_optimizer import SOAP, AdamMini, GaLore
 from torch import nn
 
+from iclr26.lab.param_groups import split_param_groups
 from iclr26.optim.cosmos.optimizer import COSMOS
-from iclr26.optim.param_groups import split_param_groups
 
 __all__ = ["OPTIMIZER_NAMES", "make_optimizer"]
 

@@ -5,30 +5,33 @@ Python standard-library sources is trained from the same initial weights and on 
 optimizer (AdamW, Muon + AdamW, SOAP, GaLore, Adam-mini from their libraries; COSMOS from this package) with a
 cosine schedule and the learning rates frozen in ``tuned_lrs.json`` (tuned on a separate seed). Metrics: final
 eval loss per optimizer, optimizer-state floats (seconds as an artifact), and two COSMOS invariants measured
-after training (basis orthonormality, state size against the memory formula). Claim: the brief's two-part rule
-(:mod:`iclr26.optim.cosmos.claim_check`).
+after training (basis orthonormality, state size against the memory formula), and the eval loss of the trivial
+predictor (the training split's character marginal) on the same windows, which every compared optimizer must beat
+(the claims' preconditions). Claim: the brief's two-part rule (:mod:`iclr26.optim.cosmos.claim_check`). Models and
+data live on ``device``; on the CPU the numbers are those of the CPU-only version, bit for bit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from types import SimpleNamespace
 
 import torch
 
-from iclr26.harness.claims import Claim, difference_at_least, never_exceeds
+from iclr26.harness.claims import Claim, Precondition, difference_at_least, never_exceeds
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
+from iclr26.lab.optim_bench import model_config, train_config
+from iclr26.lab.param_groups import split_param_groups
 from iclr26.lab.threads import limited_threads
-from iclr26.lab.tinygpt import TinyGPT, char_data, train
-from iclr26.optim.bench import model_config, train_config
+from iclr26.lab.tinygpt import CharData, TinyGPT, char_data, evaluate, train
 from iclr26.optim.cosmos.baselines import make_optimizer
 from iclr26.optim.cosmos.claim_check import cosmos_claim
 from iclr26.optim.cosmos.figures import loss_curves, loss_vs_state, rank_sweep
 from iclr26.optim.cosmos.optimizer import COSMOS, cosmos_state_numel
-from iclr26.optim.cosmos.tuning import load_tuned_lrs
-from iclr26.optim.param_groups import split_param_groups
+from iclr26.optim.cosmos.tuned_lrs import load_tuned_lrs
 
-__all__ = ["EXPERIMENT", "CosmosConfig", "model_config", "run", "train_config"]
+__all__ = ["EXPERIMENT", "CosmosConfig", "marginal_eval_loss", "model_config", "run", "train_config"]
 
 BASE_OPTIMIZERS = ("adamw", "muon", "soap", "galore", "adam_mini", "cosmos")
 
@@ -52,12 +55,38 @@ class CosmosConfig:
     lr_key: str = "quick"
 
 
+class _Marginal(torch.nn.Module):
+    """The trivial predictor: every position gets the training split's character frequencies (add-one)."""
+
+    def __init__(self, data: CharData, seq_len: int) -> None:
+        super().__init__()
+        counts = torch.bincount(data.train.cpu(), minlength=data.vocab_size).double() + 1.0
+        self.register_buffer("log_p", (counts / counts.sum()).log().float())
+        self.cfg = SimpleNamespace(seq_len=seq_len)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        return self.log_p.expand(*idx.shape, -1)
+
+
+def marginal_eval_loss(data: CharData, seq_len: int, batch_size: int, eval_batches: int) -> float:
+    """Eval loss (nats/char) of predicting the character marginal, on the windows every optimizer is scored on."""
+    model = _Marginal(data, seq_len).to(data.val.device)
+    return evaluate(model, data, batch_size, eval_batches)  # type: ignore[arg-type]
+
+
+def _on(data: CharData, device: str) -> CharData:
+    """`data` with its tensors on `device` (the same object on the CPU)."""
+    if data.train.device == torch.device(device):
+        return data
+    return replace(data, train=data.train.to(device), val=data.val.to(device))
+
+
 def _invariants(opt: COSMOS, model: torch.nn.Module, rank: int) -> dict[str, float]:
     """Basis orthonormality error and |state floats - memory formula| of a trained COSMOS optimizer."""
     matrices, others = split_param_groups(model)
     orth = 0.0
     for p in matrices:
-        u = opt.state[p]["basis"].double()
+        u = opt.state[p]["basis"].detach().cpu().double()
         orth = max(orth, float((u.T @ u - torch.eye(u.shape[1], dtype=torch.float64)).abs().max()))
     expected = sum(cosmos_state_numel(*p.shape, rank) for p in matrices) + sum(2 * p.numel() for p in others)
     held = sum(t.numel() for s in opt.state.values() for t in s.values() if torch.is_tensor(t) and t.ndim > 0)
@@ -67,23 +96,25 @@ def _invariants(opt: COSMOS, model: torch.nn.Module, rank: int) -> dict[str, flo
 def run(cfg: CosmosConfig, seed: int, device: str) -> Metrics:
     """Train the tiny GPT once per optimizer (same init and batches for all) and collect the claim metrics.
 
-    Everything runs on the CPU (``device`` is accepted for the harness contract; the tiny model does not gain
-    from an accelerator).
+    The models, their optimizer state and the encoded text live on ``device``; initial weights and batch order
+    come from CPU generators, so they are the same on every device.
     """
     try:
         lrs, lr_source = load_tuned_lrs(cfg.lr_key), cfg.lr_key
     except KeyError:  # e.g. the full budget before its own tuning run: fall back to the quick-budget lrs
         lrs, lr_source = load_tuned_lrs("quick"), "quick"
-    data = char_data(max_chars=cfg.max_chars)
+    data = _on(char_data(max_chars=cfg.max_chars), device)
     mcfg, tcfg = model_config(cfg), train_config(cfg)
-    values: dict[str, float] = {}
+    values: dict[str, float] = {
+        "marginal_eval_loss": marginal_eval_loss(data, cfg.seq_len, cfg.batch_size, cfg.eval_batches)
+    }
     curves: dict[str, Curve] = {}
     seconds: dict[str, float] = {}
     runs = [(name, name, cfg.rank) for name in cfg.optimizers]
     runs += [(f"cosmos_r{r}", "cosmos", r) for r in cfg.rank_sweep]
     with limited_threads(1):
         for label, name, rank in track(runs, description=f"cosmos seed {seed}"):
-            model = TinyGPT(mcfg, data.vocab_size, init_seed=seed)
+            model = TinyGPT(mcfg, data.vocab_size, init_seed=seed).to(device)
             built: list = []
 
             def factory(
@@ -94,6 +125,7 @@ def run(cfg: CosmosConfig, seed: int, device: str) -> Metrics:
 
             res = train(model, factory, tcfg, seed, data)
             values[f"{label}_final"] = res.final_eval_loss
+            values[f"{label}_final_over_marginal"] = res.final_eval_loss / values["marginal_eval_loss"]
             values[f"{label}_state_floats"] = float(res.state_numel)
             seconds[label] = res.seconds  # wall time varies run to run: an artifact, not a metric
             values[f"{label}_diverged"] = float(res.diverged)
@@ -114,6 +146,17 @@ def run(cfg: CosmosConfig, seed: int, device: str) -> Metrics:
         "seconds": seconds,
     }
     return Metrics(values=values, curves=curves, artifacts=artifacts)
+
+
+def _trained(name: str, label: str) -> Precondition:
+    """`name` trained: its final eval loss lies below the trivial predictor's (the character marginal)."""
+    return Precondition(
+        f"{name}_final_over_marginal",
+        "<",
+        1.0,
+        f"{label} trained: final eval loss below that of predicting the training split's character marginal "
+        "on the same eval windows (trivial-predictor floor; a diverged run gives NaN and fails)",
+    )
 
 
 _GAP = (
@@ -158,6 +201,12 @@ EXPERIMENT = Experiment(
             ),
             decide=cosmos_claim,
             scale_gap=_GAP,
+            preconditions=(
+                _trained("cosmos", "COSMOS"),
+                _trained("adamw", "AdamW"),
+                _trained("muon", "Muon"),
+                _trained("soap", "SOAP"),
+            ),
         ),
         Claim(
             id="cosmos-beats-galore",
@@ -165,6 +214,7 @@ EXPERIMENT = Experiment(
             paper_value="COSMOS below GaLore at every LLaMA size (qualitative)",
             decide=difference_at_least("cosmos_final", "galore_final", 0.0, higher_is_better=False),
             scale_gap=_GAP,
+            preconditions=(_trained("cosmos", "COSMOS"), _trained("galore", "GaLore")),
         ),
         Claim(
             id="cosmos-invariants",
@@ -172,8 +222,10 @@ EXPERIMENT = Experiment(
             paper_value="(implementation invariant, not a paper number)",
             decide=never_exceeds("cosmos_basis_orth_error", 1e-4),
             scale_gap="",
+            kind="check",
         ),
     ],
     figures=[loss_curves, loss_vs_state, rank_sweep],
     scale_gap=_GAP,
+    devices=("cpu", "cuda"),
 )

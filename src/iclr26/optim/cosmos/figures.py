@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from iclr26.harness.store import SeedResult
-from iclr26.optim import bench
+from iclr26.lab import optim_bench as bench
 
 __all__ = ["loss_curves", "loss_vs_state", "rank_sweep"]
 

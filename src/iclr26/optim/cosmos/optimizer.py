@@ -21,7 +21,7 @@ For a hidden matrix W (m x n) with gradient G_t, rank r, betas (b1, b2), lr rati
 All other parameters (vectors, embeddings, the output head) take plain AdamW steps with the same group's lr and
 betas. Which parameters are hidden matrices is decided per group by ``use_cosmos`` (``None``: every 2-D
 parameter with at most 10,000 rows, the official code's rule); :meth:`COSMOS.from_model` routes by role with
-:func:`iclr26.optim.param_groups.split_param_groups` instead, which is what a small-vocabulary model needs.
+:func:`iclr26.lab.param_groups.split_param_groups` instead, which is what a small-vocabulary model needs.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import torch
 from torch import Tensor, nn
 from torch.optim import Optimizer
 
-from iclr26.optim.param_groups import split_param_groups
+from iclr26.lab.param_groups import split_param_groups
 
 __all__ = ["COSMOS", "NS5_COEFFICIENTS", "cosmos_state_numel", "newton_schulz5"]
 
@@ -192,7 +192,7 @@ class COSMOS(Optimizer):
     def from_model(cls, model: nn.Module, lr: float = 1e-3, **kwargs: Any) -> COSMOS:
         """COSMOS over all of ``model``'s trainable parameters, routed by role.
 
-        Hidden 2-D matrices (:func:`~iclr26.optim.param_groups.split_param_groups`) take the COSMOS branch;
+        Hidden 2-D matrices (:func:`~iclr26.lab.param_groups.split_param_groups`) take the COSMOS branch;
         embeddings, positional tables, the output head, biases and norm gains take the AdamW branch.
         """
         matrices, others = split_param_groups(model)

@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from iclr26.harness.experiment import to_jsonable
 from iclr26.harness.progress import track
+from iclr26.lab.optim_bench import ladder_search
 from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinygpt import char_data, tune_lr
-from iclr26.optim.bench import ladder_search
 from iclr26.optim.cosmos.baselines import OPTIMIZER_NAMES, make_optimizer
+from iclr26.optim.cosmos.tuned_lrs import TUNED_LRS_PATH, load_tuned_lrs
 
 __all__ = ["GRIDS", "LADDER", "TUNED_LRS_PATH", "TUNING_SEED", "load_tuned_lrs", "tune_budget"]
 
 TUNING_SEED = 10_007
-TUNED_LRS_PATH = Path(__file__).with_name("tuned_lrs.json")
 MAX_WINDOWS = 3  # the first grid plus at most two shifts
 LADDER = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1)  # half-decade steps; every grid is a window of it
 GRIDS: dict[str, tuple[float, float, float]] = {
@@ -36,14 +35,6 @@ GRIDS: dict[str, tuple[float, float, float]] = {
     # hidden matrices move by RMS lr * 0.1 per step, so COSMOS's base lr sits higher
     "cosmos": (3e-3, 1e-2, 3e-2),
 }
-
-
-def load_tuned_lrs(key: str) -> dict[str, float]:
-    """The frozen learning rates of budget ``key`` (``{optimizer: lr}``)."""
-    table = json.loads(TUNED_LRS_PATH.read_text())
-    if key not in table:
-        raise KeyError(f"no tuned learning rates for {key!r} in {TUNED_LRS_PATH.name}; have {sorted(table)}")
-    return {k: float(v) for k, v in table[key]["lrs"].items()}
 
 
 def tune_budget(

@@ -5,11 +5,12 @@
   intervals above the hard-label student on the same split.
 - C2 (sample-complexity transition): logistic held-out accuracy averaged over |D_S| >= 1.5 d exceeds the average
   over |D_S| <= 0.75 d (paired interval excludes 0), and the transition size (midpoint crossing) lies in [d/2, 2d].
-- Headline: supported if C1 and C2 hold; not supported if the soft-label students never beat the hard-label
-  baseline (mean paired gain <= 0 for both families); inconclusive otherwise. A guard turns the verdict
-  inconclusive when some teacher did not memorise its labels.
+- Headline: supported if C1 and C2 hold; not supported if the data exclude any gain of soft over hard labels for
+  both families (the upper end of the paired 95% t interval of soft - hard is <= 0 for logistic and for MLP
+  students); inconclusive otherwise. A mean gain <= 0 whose interval still reaches above 0 is inconclusive.
 - C3 (temperature dependence, reported): at |D_S| = 1.5 d the spread between the best and the worst tau is
-  >= 0.10 (mean) with a 95% interval above 0.
+  >= 0.10 (mean) with a 95% interval above 0; not supported if the interval lies below 0.10.
+- Both claims are judged only when every teacher memorised its random labels (:data:`MEMORISED`).
 """
 
 from __future__ import annotations
@@ -20,17 +21,37 @@ from iclr26.harness.claims import (
     Decider,
     Outcome,
     PerSeed,
+    Precondition,
     Verdict,
     all_of,
     decider,
     difference_at_least,
-    guarded,
+    effect_at_least,
     mean_at_least,
     mean_at_most,
 )
-from iclr26.harness.stats import interval
+from iclr26.harness.stats import t_interval
 
-__all__ = ["c1_decider", "c2_decider", "headline_decider", "tau_spread_decider", "transition_size"]
+__all__ = [
+    "MEMORISED",
+    "c1_decider",
+    "c2_decider",
+    "headline_decider",
+    "tau_spread_decider",
+    "transition_size",
+]
+
+MEMORISED = Precondition(
+    "teacher_min_train_acc",
+    ">=",
+    1.0,
+    "every teacher memorised its random labels (100% training accuracy, the paper's memorising teacher)",
+)
+
+FAMILIES = (
+    ("logreg", "logreg_acc_probe", "logreg_hard_acc_probe"),
+    ("mlp", "mlp_acc_largest", "mlp_hard_acc_largest"),
+)
 
 
 def transition_size(sizes: np.ndarray, acc: np.ndarray) -> float:
@@ -69,53 +90,66 @@ def c2_decider() -> Decider:
     )
 
 
+def _headline_win(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+    """Logistic recovery ~0.98 and MLP ~5x chance, both far above hard labels, transition at ~d."""
+    out = []
+    for i, r in enumerate(rows):
+        j = 1e-3 * ((i % 3) - 1)
+        out.append(
+            {
+                **r,
+                "logreg_acc_probe": 0.98 + j,
+                "logreg_hard_acc_probe": 0.1 - j,
+                "mlp_acc_largest": 0.5 + j,
+                "mlp_hard_acc_largest": 0.1 - j,
+                "mlp_acc_chance_units": 5.0 + 10 * j,
+                "logreg_acc_large": 0.97 + j,
+                "logreg_acc_small": 0.2 - j,
+                "transition_over_d": 1.0 + 10 * j,
+            }
+        )
+    return out
+
+
 def headline_decider() -> Decider:
-    """Supported if C1 and C2; not supported if soft labels never beat hard labels; guarded by memorisation."""
+    """Supported if C1 and C2; not supported if the data exclude any soft-over-hard gain for both families."""
     c1, c2 = c1_decider(), c2_decider()
 
-    @decider(*c1.metrics, *c2.metrics, description="C1 and C2; refuted if soft never beats hard")
+    @decider(
+        *c1.metrics,
+        *c2.metrics,
+        description="C1 and C2; refuted if soft labels are measurably no better than hard labels for both families",
+        compares=[*c1.compares, *c2.compares],
+        synthesize=_headline_win,
+    )
     def rule(rows: PerSeed) -> Verdict:
         v1, v2 = c1(rows), c2(rows)
         gains = {
-            family: float(np.mean([r[f"{family}_acc_{cell}"] - r[f"{family}_hard_acc_{cell}"] for r in rows]))
-            for family, cell in (("logreg", "probe"), ("mlp", "largest"))
+            family: t_interval([float(r[soft]) - float(r[hard]) for r in rows])
+            for family, soft, hard in FAMILIES
         }
         if v1.outcome is Outcome.SUPPORTED and v2.outcome is Outcome.SUPPORTED:
             outcome = Outcome.SUPPORTED
-        elif all(g <= 0 for g in gains.values()):
+        elif all(iv.defined and iv.hi <= 0 for iv in gains.values()):
             outcome = Outcome.NOT_SUPPORTED
         else:
             outcome = Outcome.INCONCLUSIVE
         text = (
-            f"C1 {v1.outcome.value}: {v1.explanation} | C2 {v2.outcome.value}: {v2.explanation} | mean gain of "
-            f"soft over hard labels: logistic {gains['logreg']:.3f}, MLP {gains['mlp']:.3f}"
+            f"C1 {v1.outcome.value}: {v1.explanation} | C2 {v2.outcome.value}: {v2.explanation} | gain of soft "
+            "over hard labels (paired 95% t; refuted when both upper ends are <= 0): "
+            + ", ".join(
+                f"{'logistic' if f == 'logreg' else 'MLP'} {iv.estimate:.3f} [{iv.lo:.3f}, {iv.hi:.3f}]"
+                for f, iv in gains.items()
+            )
         )
         return Verdict(outcome, text, v1.estimate, v1.interval, len(rows))
 
-    return guarded(rule, "teacher_min_train_acc", ">=", 1.0, "every teacher must memorise its random labels")
+    return rule
 
 
 def tau_spread_decider(min_spread: float = 0.10) -> Decider:
-    """C3: the best-minus-worst-tau spread is >= `min_spread` on average with a 95% interval above 0."""
-
-    @decider("logreg_tau_spread_probe", description=f"tau spread >= {min_spread} with interval above 0")
-    def rule(rows: PerSeed) -> Verdict:
-        iv = interval(np.array([r["logreg_tau_spread_probe"] for r in rows]), 0.95, "t")
-        if not iv.defined:
-            return Verdict(Outcome.INCONCLUSIVE, "interval undefined with fewer than 2 seeds", iv.estimate)
-        if iv.estimate >= min_spread and iv.lo > 0:
-            outcome = Outcome.SUPPORTED
-        elif iv.hi < min_spread:
-            outcome = Outcome.NOT_SUPPORTED
-        else:
-            outcome = Outcome.INCONCLUSIVE
-        return Verdict(
-            outcome,
-            f"best - worst tau held-out accuracy = {iv.estimate:.3g} [{iv.lo:.3g}, {iv.hi:.3g}] over {iv.n} "
-            f"seeds; claimed >= {min_spread:g} with the interval above 0",
-            iv.estimate,
-            (iv.lo, iv.hi),
-            iv.n,
-        )
-
-    return rule
+    """C3: the best-minus-worst-tau spread is >= `min_spread` on average with a 95% interval above 0; not
+    supported when the interval lies below `min_spread`."""
+    return effect_at_least(
+        "logreg_tau_spread_probe", support_at=min_spread, null=0.0, refute_below=min_spread
+    )

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from iclr26.harness import Claim, Curve, Experiment, Metrics
 from iclr26.lab.threads import limited_threads
 from iclr26.optim.distillation_memorization.claim_check import (
+    MEMORISED,
     headline_decider,
     tau_spread_decider,
     transition_size,
@@ -214,6 +215,7 @@ EXPERIMENT = Experiment(
                 "d = 1000, n = 10^4)"
             ),
             decide=headline_decider(),
+            preconditions=(MEMORISED,),
             scale_gap="C = 10, d = 100, n = 400; MLP students 2000 Adam epochs at lr 1e-3 instead of 4000 at 1e-4",
         ),
         Claim(
@@ -221,10 +223,12 @@ EXPERIMENT = Experiment(
             statement="At |D_S| = 1.5 d, logistic held-out accuracy varies with tau by >= 10 points (best - worst)",
             paper_value="strong dependence on the softmax temperature (phase diagrams over tau)",
             decide=tau_spread_decider(0.10),
+            preconditions=(MEMORISED,),
             scale_gap="tau in {0.1, 1, 5, 20, 100}, one size, logistic students only",
         ),
     ],
     figures=[phase_diagrams, leakage_vs_size, fresh_agreement_vs_size],
+    devices=("cpu", "cuda"),
     scale_gap=(
         "Quick: C = 10 classes, d = 100, 40 points per class (n = 400) of synthetic Gaussian inputs with random labels, "
         "instead of C = 100, d = 1000, n = 10^4; one-hidden-layer MLPs (teacher 64, student 128 units) trained by "

@@ -2,65 +2,93 @@
 
 Paper: "FACT: a first-principles alternative to the Neural Feature Ansatz ..." (arXiv 2507.05644).
 
-* C1: per seed, ``c1_diff`` = mean over the converged lambda runs of corr(W^T W, FACT) - max(corr(W^T W, AGOP),
-  corr(W^T W, AGOP^{1/2})) (NaN when no run converged: such seeds are excluded); 95% t-interval over seeds.
-* C2: FACT-RFM reaches >= 95% test accuracy on modular addition within the iteration budget in every seed,
-  while M = I kernel ridge stays below 50% in every seed (a precondition: otherwise the task is too easy).
+* C1: per seed, ``corr_fact_converged`` and ``corr_nfa_converged`` = means over the converged lambda runs of
+  corr(W^T W, FACT) and of max(corr(W^T W, AGOP), corr(W^T W, AGOP^{1/2})) (NaN when no run converged: such
+  seeds are excluded); 95% t-interval over seeds of their difference. Supported when it lies above 0, not
+  supported when it lies below 0, inconclusive otherwise (also with fewer than 2 seeds left).
+* C2: FACT-RFM reaches >= 95% test accuracy on modular addition within the iteration budget in every seed
+  (not supported otherwise), while M = I kernel ridge stays below 50% in every seed (otherwise the task is too
+  easy and the claim cannot be supported; this part never refutes).
 
-Supported if the C1 interval lies above 0 and C2 holds; not supported if the C1 interval lies entirely <= 0 or
-FACT-RFM misses 95% in some seed; inconclusive otherwise.
+The claim is C1 and C2 (:func:`~iclr26.harness.claims.all_of`): not supported if C1 is or FACT-RFM misses 95%,
+supported if everything holds, inconclusive otherwise. The experiment adds a precondition that NFA-RFM, the
+baseline the paper says groks, reaches the same 95% (otherwise our RFM setting does not grok at all and the
+claim is not reproduced).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict, decider
+from iclr26.harness.claims import (
+    Comparison,
+    Decider,
+    Outcome,
+    PerSeed,
+    Verdict,
+    all_of,
+    decider,
+    fraction_of_seeds,
+)
 from iclr26.harness.stats import interval
 
-__all__ = ["fact_claim_decider"]
+__all__ = ["c1_decider", "fact_claim_decider"]
+
+FACT, NFA = "corr_fact_converged", "corr_nfa_converged"
+
+
+def _fact_ahead(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+    """Synthetic win: FACT's correlation 0.2 above NFA's in every seed."""
+    out = []
+    for i, r in enumerate(rows):
+        nfa = float(r[NFA]) if np.isfinite(float(r[NFA])) else 0.7
+        out.append({**r, NFA: nfa, FACT: nfa + 0.2 + 1e-3 * (i % 3)})
+    return out
+
+
+@decider(
+    FACT,
+    NFA,
+    description="C1: corr(FACT) - max corr(AGOP^s) > 0 at convergence",
+    compares=[(FACT, NFA, True)],
+    synthesize=_fact_ahead,
+    allow_nonfinite=(FACT, NFA),
+)
+def c1_decider(rows: PerSeed) -> Verdict:
+    """C1 over the seeds with a converged run (NaN seeds excluded)."""
+    diffs = np.array([float(r[FACT]) - float(r[NFA]) for r in rows])
+    kept = diffs[np.isfinite(diffs)]
+    if kept.size < 2:
+        return Verdict(
+            Outcome.INCONCLUSIVE,
+            f"C1: only {kept.size} seed(s) with a converged run",
+            float(kept.mean()) if kept.size else None,
+            None,
+            len(rows),
+        )
+    iv = interval(kept, 0.95, "t")
+    outcome = Outcome.SUPPORTED if iv.lo > 0 else Outcome.NOT_SUPPORTED if iv.hi < 0 else Outcome.INCONCLUSIVE
+    text = (
+        f"C1: corr(FACT) - max corr(AGOP^s) = {iv.estimate:.4g} [{iv.lo:.4g}, {iv.hi:.4g}] "
+        f"(95% t, {iv.n} of {diffs.size} seeds converged)"
+    )
+    return Verdict(outcome, text, iv.estimate, (iv.lo, iv.hi), len(rows))
 
 
 def fact_claim_decider(grok_accuracy: float = 0.95, baseline_ceiling: float = 0.5) -> Decider:
     """The combined C1-and-C2 decider (see the module docstring)."""
-
-    @decider(
-        "c1_diff", "acc_fact_rfm_best", "acc_kernel_ridge", description="FACT beats NFA and FACT-RFM groks"
+    whole = all_of(
+        c1_decider,
+        fraction_of_seeds("acc_fact_rfm_best", ">=", grok_accuracy, support_at=1.0),
+        fraction_of_seeds("acc_kernel_ridge", "<", baseline_ceiling, support_at=1.0, refute_below=0.0),
     )
-    def decide(rows: PerSeed) -> Verdict:
-        diffs = np.array([float(r["c1_diff"]) for r in rows])
-        kept = diffs[np.isfinite(diffs)]
-        iv = interval(kept, 0.95, "t") if kept.size else None
-        if iv is None or not iv.defined:
-            c1, c1_text = Outcome.INCONCLUSIVE, f"C1: only {kept.size} seed(s) with a converged run"
-        else:
-            c1 = (
-                Outcome.SUPPORTED
-                if iv.lo > 0
-                else Outcome.NOT_SUPPORTED
-                if iv.hi <= 0
-                else Outcome.INCONCLUSIVE
-            )
-            c1_text = (
-                f"C1: corr(FACT) - max corr(AGOP^s) = {iv.estimate:.4g} [{iv.lo:.4g}, {iv.hi:.4g}] "
-                f"(95% t, {iv.n} of {diffs.size} seeds converged)"
-            )
-        fact = np.array([float(r["acc_fact_rfm_best"]) for r in rows])
-        base = np.array([float(r["acc_kernel_ridge"]) for r in rows])
-        groks = bool(np.all(fact >= grok_accuracy))
-        hard = bool(np.all(base < baseline_ceiling))
-        c2_text = (
-            f"C2: FACT-RFM best test accuracy {fact.min():.3f} (worst seed), needed >= {grok_accuracy:g}; "
-            f"M = I kernel ridge {base.max():.3f} (worst seed), needed < {baseline_ceiling:g}"
-        )
-        if c1 is Outcome.NOT_SUPPORTED or not groks:
-            outcome = Outcome.NOT_SUPPORTED
-        elif c1 is Outcome.SUPPORTED and hard:
-            outcome = Outcome.SUPPORTED
-        else:
-            outcome = Outcome.INCONCLUSIVE
-        estimate = iv.estimate if iv is not None else float("nan")
-        bounds = (iv.lo, iv.hi) if iv is not None and iv.defined else None
-        return Verdict(outcome, f"{c1_text}; {c2_text}", estimate, bounds, len(rows))
-
-    return decide
+    # FACT-RFM replaced by the M = I kernel (which must stay below 50%) cannot grok: a second comparison
+    return Decider(
+        whole,
+        whole.metrics,
+        "FACT beats NFA at convergence and FACT-RFM groks",
+        min_seeds=whole.min_seeds,
+        compares=(*whole.compares, Comparison("acc_fact_rfm_best", "acc_kernel_ridge", True)),
+        synthesize=whole.synthesize,
+        allow_nonfinite=whole.allow_nonfinite,
+    )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.harness.claims import Claim
+from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
@@ -108,9 +108,15 @@ def _data(cfg: HybridZOConfig, seed: int) -> tuple:
 
 
 @functools.lru_cache(maxsize=4)
-def _pretrained(cfg: HybridZOConfig) -> tuple[dict, float]:
+def _pretrained(cfg: HybridZOConfig, device: str = "cpu") -> tuple[dict, float]:
     return pretrain(
-        cfg.model_kw, cfg.n_train, cfg.pretrain_steps, cfg.pretrain_lr, cfg.pretrain_batch, cfg.task_seed
+        cfg.model_kw,
+        cfg.n_train,
+        cfg.pretrain_steps,
+        cfg.pretrain_lr,
+        cfg.pretrain_batch,
+        cfg.task_seed,
+        device,
     )
 
 
@@ -127,15 +133,16 @@ def _grid(cfg: HybridZOConfig, method: str) -> list[tuple[float, ...]]:
 
 
 @functools.lru_cache(maxsize=4)
-def _tuned(cfg: HybridZOConfig) -> dict[str, dict]:
+def _tuned(cfg: HybridZOConfig, device: str = "cpu") -> dict[str, dict]:
     """Per method: the grid, final tuning-seed accuracy of each point and the chosen learning rate(s)."""
-    state, _ = _pretrained(cfg)
+    state, _ = _pretrained(cfg, device)
     data = _data(cfg, cfg.tune_seed)
     spec = cfg.spec(cfg.tune_steps, cfg.tune_steps)
     jobs = [(m, lrs) for m in cfg.methods for lrs in _grid(cfg, m)]
     scores: dict[str, list[float]] = {m: [] for m in cfg.methods}
     for m, lrs in track(jobs, description="hybrid-zo tuning grid"):
-        scores[m].append(finetune(m, lrs, state, cfg.model_kw, data, spec, 1000 * cfg.tune_seed + 3)[1][-1])
+        run = finetune(m, lrs, state, cfg.model_kw, data, spec, 1000 * cfg.tune_seed + 3, device)
+        scores[m].append(run[1][-1])
     out = {}
     for m in cfg.methods:
         grid = _grid(cfg, m)
@@ -148,15 +155,20 @@ def _tuned(cfg: HybridZOConfig) -> dict[str, dict]:
 
 
 def run(cfg: HybridZOConfig, seed: int, device: str) -> Metrics:
-    """Pretrain (memoised), tune (memoised), then fine-tune every method on this seed's task-B data."""
+    """Pretrain (memoised), tune (memoised), then fine-tune every method on this seed's task-B data.
+
+    Models and data live on `device`; on the CPU the numbers are those of the CPU-only version, bit for bit.
+    """
     with limited_threads(1 if cfg.single_thread else None):
-        state, pre_acc = _pretrained(cfg)
-        tuned = _tuned(cfg)
+        state, pre_acc = _pretrained(cfg, device)
+        tuned = _tuned(cfg, device)
         data = _data(cfg, seed)
         spec = cfg.spec(cfg.steps, cfg.eval_every)
         runs = {}
         for m in track(cfg.methods, description=f"hybrid-zo seed {seed}"):
-            runs[m] = finetune(m, tuple(tuned[m]["best"]), state, cfg.model_kw, data, spec, 1000 * seed + 3)
+            runs[m] = finetune(
+                m, tuple(tuned[m]["best"]), state, cfg.model_kw, data, spec, 1000 * seed + 3, device
+            )
     values: dict[str, float] = {"pretrain_acc_task_a": pre_acc, "acc_initial": runs[cfg.methods[0]][1][0]}
     curves: dict[str, Curve] = {}
     for m, (steps, accs) in runs.items():
@@ -182,6 +194,30 @@ def run(cfg: HybridZOConfig, seed: int, device: str) -> Metrics:
         "tuning": tuned,
     }
     return Metrics(values=values, curves=curves, artifacts=artifacts)
+
+
+N_KEYS = 4  # task A's classes: the most frequent of 4 key tokens (data.task_a)
+LEARNED_MARGIN = 0.1  # a model learned a task when it beats chance by 10 accuracy points
+
+
+def _preconditions(n_classes: int = 8) -> tuple[Precondition, ...]:
+    """The pretrained model learned task A and the LoRA-FO baseline learned task B (chance + 10 points)."""
+    return (
+        Precondition(
+            "pretrain_acc_task_a",
+            ">=",
+            1 / N_KEYS + LEARNED_MARGIN,
+            f"pretraining worked: task-A test accuracy >= chance 1/{N_KEYS} + {LEARNED_MARGIN:g} (the claim is "
+            "about fine-tuning a pretrained model)",
+        ),
+        Precondition(
+            "acc_lora_fo",
+            ">=",
+            1 / n_classes + LEARNED_MARGIN,
+            f"the LoRA-FO baseline learned task B: final test accuracy >= chance 1/{n_classes} (quick and full) "
+            f"+ {LEARNED_MARGIN:g}",
+        ),
+    )
 
 
 EXPERIMENT = Experiment(
@@ -228,9 +264,11 @@ EXPERIMENT = Experiment(
             "training steps (OPT-1.3B, Vicuna-7B, LLaMA-7B on SST-2, WSC, WinoGrande; summary-level)",
             decide=hybrid_decider(),
             scale_gap="70k-parameter synthetic classifier instead of billion-parameter LLMs; 5 seeds",
+            preconditions=_preconditions(8),
         ),
     ],
     figures=[accuracy_vs_step, accuracy_vs_cost, hybrid_lr_grid],
+    devices=("cpu", "cuda"),
     scale_gap=(
         "A 70k-parameter transformer classifier pretrained in-process on a synthetic task replaces OPT/LLaMA "
         "checkpoints, and a synthetic 8-class re-labelling task replaces SST-2/WSC/WinoGrande; learning rates come "

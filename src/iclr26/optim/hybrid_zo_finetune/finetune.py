@@ -55,12 +55,15 @@ def accuracy(model: nn.Module, x: Tensor, y: Tensor) -> float:
 
 
 def pretrain(
-    model_kw: dict, n_train: int, steps: int, lr: float, batch: int, seed: int
+    model_kw: dict, n_train: int, steps: int, lr: float, batch: int, seed: int, device: str = "cpu"
 ) -> tuple[dict[str, Tensor], float]:
-    """Train a :class:`TinyClassifier` on task A with the lab's AdamW loop; returns (state_dict, test acc)."""
-    model = TinyClassifier(**model_kw, init_seed=seed)
-    x, y = task_a(n_train, seed + 11, model_kw["vocab_size"], model_kw["seq_len"])
-    xt, yt = task_a(1000, seed + 12, model_kw["vocab_size"], model_kw["seq_len"])
+    """Train a :class:`TinyClassifier` on task A with the lab's AdamW loop; returns (state_dict, test acc).
+
+    The model and data live on `device` (initial weights and minibatch indices come from CPU generators).
+    """
+    model = TinyClassifier(**model_kw, init_seed=seed).to(device)
+    x, y = (t.to(device) for t in task_a(n_train, seed + 11, model_kw["vocab_size"], model_kw["seq_len"]))
+    xt, yt = (t.to(device) for t in task_a(1000, seed + 12, model_kw["vocab_size"], model_kw["seq_len"]))
 
     def loss_fn(m: nn.Module, gen: torch.Generator) -> Tensor:
         idx = torch.randint(0, n_train, (batch,), generator=gen)
@@ -109,20 +112,23 @@ def finetune(
     data: tuple[Tensor, Tensor, Tensor, Tensor],
     spec: FinetuneSpec,
     seed: int,
+    device: str = "cpu",
 ) -> tuple[list[int], list[float]]:
     """Fine-tune a copy of the pretrained model on task B; returns (eval steps, test accuracies).
 
     ``lrs`` is ``(lr,)``, or ``(lr_zo, lr_fo)`` for ``hybrid``. Minibatches come from a
     :class:`ReshuffleLoader` seeded with `seed`, the same for every method; evaluation at step 0, every
     ``spec.eval_every`` steps and at the end. A ZO run whose loss turns non-finite stops there and keeps the
-    accuracy it reached for the remaining logged steps.
+    accuracy it reached for the remaining logged steps. The model (with its LoRA adapters) and the data live on
+    `device`; the adapters are drawn on the CPU first, so every device starts from the same weights.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    x, y, xt, yt = data
+    x, y, xt, yt = (t.to(device) for t in data)
     model = TinyClassifier(**model_kw, init_seed=0)
     model.load_state_dict(state)
     opt = _setup(method, model, spec, lrs, seed + 1)
+    model.to(device)  # in place: the optimizer's parameter objects stay the same (no state exists yet)
     loader = iter(ReshuffleLoader(x.shape[0], spec.batch, seed=seed, drop_last=True))
     steps, accs = [0], [accuracy(model, xt, yt)]
     ce = nn.functional.cross_entropy

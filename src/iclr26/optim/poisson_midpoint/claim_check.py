@@ -6,14 +6,18 @@ eps^-2/3, underdamped eps^-1 -> eps^-1/3), i.e. log W2 falls faster with log cos
 (overdamped, underdamped):
 
 * per seed, fit the OLS slope of log W2 on log cost over the step sizes whose W2 exceeds twice the noise floor;
-  a method with fewer than 3 such points in some seed makes the slope part inconclusive;
-* d = slope(LMC) - slope(PLMC) (> 0: PLMC steeper), 95% percentile-bootstrap interval of the mean over seeds:
-  supported if mean d >= 0.5 and the interval lies above 0.25; not supported if the interval reaches 0;
-  inconclusive otherwise;
+  a method with fewer than 3 such points in some seed makes the setting inconclusive (a sanity part: the slope
+  is not measurable above the floor, which is no evidence either way);
+* d = slope(LMC) - slope(PLMC) (> 0: PLMC steeper), 95% percentile-bootstrap interval of the mean over seeds
+  supported if mean d >= 0.5 and the interval lies above 0.25; not supported if the interval reaches 0 and lies
+  wholly below the claimed 0.5 (it excludes the claimed effect size); inconclusive otherwise. (Before, an
+  interval that reached 0 refuted even when it also held 0.5.)
 * at the smallest cost-matched budget (nominal cost: LMC 1/h, PLMC 2/h), PLMC's W2 <= 0.5 x LMC's, judged on
-  the 95% t-interval of the geometric-mean ratio over seeds (supported when its upper end is <= 0.5).
+  the 95% t-interval of the geometric-mean ratio over seeds (supported when its upper end is <= 0.5; this part
+  never refutes).
 
-The claim is supported when all four parts are; not supported when a slope part is; inconclusive otherwise.
+The claim is supported when all four parts are; not supported when a slope part is; inconclusive otherwise
+(:func:`~iclr26.harness.claims.all_of` per setting, then over the two settings).
 """
 
 from __future__ import annotations
@@ -23,7 +27,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from iclr26.harness.claims import Decider, Outcome, PerSeed, Verdict
+from iclr26.harness.claims import (
+    Decider,
+    Outcome,
+    PerSeed,
+    Verdict,
+    all_of,
+    decider,
+    fraction_of_seeds,
+)
 from iclr26.harness.stats import bootstrap_interval, t_interval
 
 __all__ = ["SETTINGS", "matched_pair", "plmc_claim_decider", "usable_slope"]
@@ -64,87 +76,92 @@ def matched_pair(step_sizes: Sequence[float]) -> tuple[float, float]:
     raise ValueError(f"no cost-matched pair (h, h/2) in the step grid {list(step_sizes)}")
 
 
-def _slope_part(
-    rows: PerSeed, setting: str, level: float
-) -> tuple[Outcome, str, float, tuple[float, float] | None]:
-    n_min = min(min(row[f"n_usable_{setting}_{m}"] for m in ("lmc", "plmc")) for row in rows)
-    if n_min < MIN_POINTS:
-        return (
-            Outcome.INCONCLUSIVE,
-            f"a method has only {int(n_min)} point(s) above twice the noise floor",
-            math.nan,
-            None,
-        )
-    diff = np.array([row[f"slope_{setting}_lmc"] - row[f"slope_{setting}_plmc"] for row in rows], dtype=float)
-    if not np.all(np.isfinite(diff)):
-        return Outcome.INCONCLUSIVE, "slope difference not finite in some seed", math.nan, None
-    iv = bootstrap_interval(diff, level)
-    if not iv.defined:
-        return (
-            Outcome.INCONCLUSIVE,
-            f"slope difference {iv.estimate:.3g} from one seed: no interval",
-            iv.estimate,
-            None,
-        )
-    tv = t_interval(diff, level)
-    if iv.lo <= 0.0:
-        outcome = Outcome.NOT_SUPPORTED
-    elif iv.estimate >= 0.5 and iv.lo > 0.25:
-        outcome = Outcome.SUPPORTED
-    else:
-        outcome = Outcome.INCONCLUSIVE
-    text = (
-        f"slope(LMC) - slope(PLMC) = {iv.estimate:.3g} [{iv.lo:.3g}, {iv.hi:.3g}] ({level:.0%} bootstrap, "
-        f"{iv.n} seeds; t-interval [{tv.lo:.3g}, {tv.hi:.3g}]), needed >= 0.5 with the interval above 0.25"
+def _slope_part(setting: str, level: float) -> Decider:
+    plmc, lmc = f"slope_{setting}_plmc", f"slope_{setting}_lmc"
+
+    def win(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+        out = []
+        for i, r in enumerate(rows):
+            base = float(r[lmc]) if math.isfinite(float(r[lmc])) else -0.5
+            out.append({**r, lmc: base, plmc: base - 1.0 - 1e-3 * (i % 3)})
+        return out
+
+    @decider(
+        plmc,
+        lmc,
+        description=f"{setting}damped slope(LMC) - slope(PLMC) >= 0.5",
+        compares=[(plmc, lmc, False)],
+        synthesize=win,
+        allow_nonfinite=(plmc, lmc),
     )
-    return outcome, text, iv.estimate, (iv.lo, iv.hi)
+    def slope(rows: PerSeed) -> Verdict:
+        diff = np.array([float(row[lmc]) - float(row[plmc]) for row in rows])
+        if not np.all(np.isfinite(diff)):
+            return Verdict(Outcome.INCONCLUSIVE, "slope difference not finite in some seed")
+        iv = bootstrap_interval(diff, level)
+        if iv.estimate >= 0.5 and iv.lo > 0.25:
+            outcome = Outcome.SUPPORTED
+        elif iv.lo <= 0.0 and iv.hi < 0.5:
+            outcome = Outcome.NOT_SUPPORTED
+        else:
+            outcome = Outcome.INCONCLUSIVE
+        text = (
+            f"slope(LMC) - slope(PLMC) = {iv.estimate:.3g} [{iv.lo:.3g}, {iv.hi:.3g}] ({level:.0%} bootstrap, "
+            f"{iv.n} seeds), needed >= 0.5 with the interval above 0.25; refuted when the interval reaches 0 and "
+            "lies below 0.5"
+        )
+        return Verdict(outcome, text, iv.estimate, (iv.lo, iv.hi), iv.n)
+
+    return slope
 
 
-def _ratio_part(rows: PerSeed, setting: str, level: float) -> tuple[Outcome, str]:
-    ratio = np.array([row[f"w2_matched_{setting}_plmc"] / row[f"w2_matched_{setting}_lmc"] for row in rows])
-    if not np.all(np.isfinite(ratio) & (ratio > 0)):
-        return Outcome.INCONCLUSIVE, f"cost-matched W2 ratio not a finite positive number: {ratio.tolist()}"
-    iv = t_interval(np.log(ratio), level)
-    est = math.exp(iv.estimate)
-    if not iv.defined:
-        return Outcome.INCONCLUSIVE, f"cost-matched W2(PLMC)/W2(LMC) = {est:.3g} from one seed: no interval"
-    outcome = Outcome.SUPPORTED if math.exp(iv.hi) <= 0.5 else Outcome.INCONCLUSIVE
-    return outcome, (
-        f"cost-matched W2(PLMC)/W2(LMC) = {est:.3g} [{math.exp(iv.lo):.3g}, {math.exp(iv.hi):.3g}] "
-        f"({level:.0%} t on logs), needed <= 0.5"
+def _ratio_part(setting: str, level: float) -> Decider:
+    plmc, lmc = f"w2_matched_{setting}_plmc", f"w2_matched_{setting}_lmc"
+
+    def win(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+        out = []
+        for i, r in enumerate(rows):
+            base = float(r[lmc]) if math.isfinite(float(r[lmc])) and float(r[lmc]) > 0 else 0.1
+            out.append({**r, lmc: base, plmc: base * 0.1 * (1.0 + 1e-3 * (i % 3))})
+        return out
+
+    @decider(
+        plmc,
+        lmc,
+        description=f"{setting}damped cost-matched W2(PLMC)/W2(LMC) <= 0.5",
+        compares=[(plmc, lmc, False)],
+        synthesize=win,
+        allow_nonfinite=(plmc, lmc),
     )
+    def ratio(rows: PerSeed) -> Verdict:
+        r = np.array([float(row[plmc]) / float(row[lmc]) for row in rows])
+        if not np.all(np.isfinite(r) & (r > 0)):
+            return Verdict(
+                Outcome.INCONCLUSIVE, f"cost-matched W2 ratio not a finite positive number: {r.tolist()}"
+            )
+        iv = t_interval(np.log(r), level)
+        est = math.exp(iv.estimate)
+        outcome = Outcome.SUPPORTED if math.exp(iv.hi) <= 0.5 else Outcome.INCONCLUSIVE
+        return Verdict(
+            outcome,
+            f"cost-matched W2(PLMC)/W2(LMC) = {est:.3g} [{math.exp(iv.lo):.3g}, {math.exp(iv.hi):.3g}] "
+            f"({level:.0%} t on logs), needed <= 0.5",
+            est,
+            (math.exp(iv.lo), math.exp(iv.hi)),
+            iv.n,
+        )
+
+    return ratio
+
+
+def _setting(setting: str, level: float) -> Decider:
+    usable = [
+        fraction_of_seeds(f"n_usable_{setting}_{m}", ">=", MIN_POINTS, support_at=1.0)
+        for m in ("lmc", "plmc")
+    ]
+    return all_of(_slope_part(setting, level), _ratio_part(setting, level), sanity=usable)
 
 
 def plmc_claim_decider(level: float = 0.95) -> Decider:
     """The brief's rule over per-seed metrics ``slope_*``, ``n_usable_*`` and ``w2_matched_*`` (see the module)."""
-    metrics = [
-        f"{kind}_{s}_{m}"
-        for s in SETTINGS
-        for kind in ("slope", "n_usable", "w2_matched")
-        for m in ("lmc", "plmc")
-    ]
-
-    def decide(rows: PerSeed) -> Verdict:
-        parts, estimates = [], []
-        for s in SETTINGS:
-            slope_outcome, slope_text, estimate, interval = _slope_part(rows, s, level)
-            ratio_outcome, ratio_text = _ratio_part(rows, s, level)
-            parts += [
-                (f"{s}damped slope", slope_outcome, slope_text),
-                (f"{s}damped ratio", ratio_outcome, ratio_text),
-            ]
-            estimates.append((estimate, interval))
-        outcomes = [p[1] for p in parts]
-        slope_outcomes = [p[1] for p in parts if p[0].endswith("slope")]
-        if Outcome.NOT_SUPPORTED in slope_outcomes:
-            outcome = Outcome.NOT_SUPPORTED
-        elif all(o is Outcome.SUPPORTED for o in outcomes):
-            outcome = Outcome.SUPPORTED
-        else:
-            outcome = Outcome.INCONCLUSIVE
-        finite = [e for e in estimates if math.isfinite(e[0])]
-        estimate, interval = min(finite, key=lambda e: e[0]) if finite else (None, None)
-        text = "; ".join(f"{name}: {o.value} ({t})" for name, o, t in parts)
-        return Verdict(outcome, text, estimate, interval, len(rows))
-
-    return Decider(decide, metrics, "PLMC's W2-vs-cost slope steeper than LMC's by >= 0.5, both dynamics")
+    return all_of(*(_setting(s, level) for s in SETTINGS))

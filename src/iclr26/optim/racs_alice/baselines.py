@@ -21,7 +21,7 @@ import torch
 from pytorch_optimizer import SOAP, GaLore
 from torch import nn
 
-from iclr26.optim.param_groups import split_param_groups
+from iclr26.lab.param_groups import split_param_groups
 from iclr26.optim.racs_alice.optimizer import RACS, Alice
 
 __all__ = ["OPTIMIZER_NAMES", "make_optimizer"]

@@ -5,14 +5,21 @@ own final eval loss divided by the step at which the method first reaches that l
 between evaluation points); a method that never gets there scores AdamW's step divided by the run length (an
 upper bound, below 1 when AdamW needs the whole run).
 
+Each seed stores its eval curves as metrics ``curve_<name>_fNN`` on a fixed grid of ``CURVE_POINTS + 1``
+fractions of the run (:func:`curve_metrics`), so a decider can declare the names it reads whatever the budget's
+number of steps. The curve is linear between evaluation points and every budget's evaluation steps lie on the
+grid (smoke 3, quick 6, full 14 intervals all divide 42), so the grid holds the same piecewise-linear curve and
+the speedup is the one of the evaluation points; the speedup is a ratio of steps, so the grid's unit (a
+fraction of the run) does not change it.
+
 (a) Alice speedup: the estimate on all seeds' mean curves and a seed-bootstrap 95% interval (resampling whole
 seeds, recomputing the mean curves). Supported when the estimate >= 1.5 and the lower end > 1.0; not supported
 when the upper end < 1.2; otherwise inconclusive.
 
-(b) RACS vs GaLore at SGD-like memory: per seed ``d = final(RACS) - final(GaLore)`` (nats) with a paired 95%
-t-interval, and RACS's optimizer-state floats on the hidden matrices relative to AdamW's on the same matrices.
-Supported when the interval lies below 0 and the state ratio < 0.05; not supported when the interval lies above
-0 or the ratio >= 0.05; otherwise inconclusive.
+(b) RACS vs GaLore at SGD-like memory: paired 95% t-interval of ``final(RACS) - final(GaLore)`` (nats) below 0
+(:func:`~iclr26.harness.claims.difference_at_least`), and RACS's optimizer-state floats on the hidden matrices
+relative to AdamW's on the same matrices, mean over seeds < 0.05. Supported when both hold; not supported when
+the interval lies above 0 or the ratio is >= 0.05; otherwise inconclusive.
 """
 
 from __future__ import annotations
@@ -21,13 +28,25 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from iclr26.harness.claims import Outcome, Verdict, decider
-from iclr26.harness.stats import t_interval
+from iclr26.harness.claims import Decider, Outcome, Verdict, all_of, decider, difference_at_least
 
-__all__ = ["STATE_RATIO", "curve_keys", "racs_vs_galore", "speedup", "speedup_claim", "speedup_decider"]
+__all__ = [
+    "CURVE_POINTS",
+    "STATE_RATIO",
+    "curve_keys",
+    "curve_metrics",
+    "less_matrix_state",
+    "racs_vs_galore",
+    "speedup",
+    "speedup_claim",
+    "speedup_decider",
+]
 
 STATE_RATIO = 0.05
 N_BOOT = 2000
+CURVE_POINTS = 42  # grid intervals: a multiple of every budget's number of evaluation intervals (3, 6, 14)
+
+Rows = list[dict[str, float]]
 
 
 def _crossing(steps: np.ndarray, curve: np.ndarray, target: float) -> float | None:
@@ -65,35 +84,63 @@ def speedup(steps: Sequence[float], base: Sequence[float], method: Sequence[floa
     return t_base / max(t_method, 1e-12)
 
 
-def curve_keys(row: Mapping[str, float], name: str) -> list[tuple[int, str]]:
-    """``(step, key)`` of the per-seed eval-curve metrics ``curve_<name>_<step>``, sorted by step."""
-    prefix = f"curve_{name}_"
-    return sorted((int(k[len(prefix) :]), k) for k in row if k.startswith(prefix))
+def curve_keys(name: str) -> list[str]:
+    """The metric names ``curve_<name>_f00 .. curve_<name>_f42`` of one optimizer's gridded eval curve."""
+    return [f"curve_{name}_f{j:02d}" for j in range(CURVE_POINTS + 1)]
 
 
-def _curves(rows: Sequence[Mapping[str, float]], name: str) -> tuple[np.ndarray, np.ndarray]:
-    keys = curve_keys(rows[0], name)
-    steps = np.array([s for s, _ in keys], dtype=float)
-    return steps, np.array([[float(r[k]) for _, k in keys] for r in rows])
+def curve_metrics(name: str, steps: Sequence[float], losses: Sequence[float], total: int) -> dict[str, float]:
+    """The eval curve (``losses`` after ``steps``, linear in between) at steps ``j * total / CURVE_POINTS``.
+
+    A curve that does not span the run (a diverged run stops early) gives NaN at every point.
+    """
+    s, y = np.asarray(steps, dtype=float), np.asarray(losses, dtype=float)
+    grid = np.arange(CURVE_POINTS + 1) * float(total) / CURVE_POINTS
+    if s.size < 2 or s[0] != 0 or s[-1] != total or not np.all(np.isfinite(y)):
+        values = np.full(grid.shape, np.nan)
+    else:
+        values = np.interp(grid, s, y)
+    return dict(zip(curve_keys(name), (float(v) for v in values)))
 
 
-def speedup_claim(method: str, need: float = 1.5, reject_below: float = 1.2):  # noqa: ANN201
-    """Decider for ``method``'s speedup over AdamW (rule of the module docstring)."""
+def _curves(rows: Sequence[Mapping[str, float]], name: str) -> np.ndarray:
+    return np.array([[float(r[k]) for k in curve_keys(name)] for r in rows])
 
-    @decider(f"{method}_speedup_seed", "adamw_final", description=f"{method} speedup over AdamW >= {need}")
+
+def _fast_curves(method: str):  # noqa: ANN202
+    """Synthetic win: AdamW falls linearly to 2.0 at the end, the method reaches 2.0 a third of the way in."""
+
+    def fn(rows: Rows) -> Rows:
+        x = np.linspace(0.0, 1.0, CURVE_POINTS + 1)
+        out = []
+        for i, r in enumerate(rows):
+            shift = 1e-3 * (i % 3)
+            base = 4.0 - 2.0 * x + shift
+            fast = np.where(x <= 1 / 3, 4.0 - 6.0 * x, 2.0 - 0.5 * (x - 1 / 3)) + shift
+            out.append({**r, **dict(zip(curve_keys("adamw"), base)), **dict(zip(curve_keys(method), fast))})
+        return out
+
+    return fn
+
+
+def speedup_claim(method: str, need: float = 1.5, reject_below: float = 1.2) -> Decider:
+    """Decider for ``method``'s speedup over AdamW (rule of the module docstring).
+
+    It compares whole curves, which a single method-versus-baseline metric swap cannot express, so it declares
+    no ``compares``; the paper tests check that Alice's curve set to AdamW's is never supported.
+    """
+
+    @decider(
+        *curve_keys("adamw"),
+        *curve_keys(method),
+        description=f"{method} speedup over AdamW >= {need}",
+        synthesize=_fast_curves(method),
+    )
     def judge(rows: Sequence[Mapping[str, float]]) -> Verdict:
-        steps, base = _curves(rows, "adamw")
-        steps_m, meth = _curves(rows, method)
+        base, meth = _curves(rows, "adamw"), _curves(rows, method)
+        steps = np.arange(CURVE_POINTS + 1, dtype=float)
         n = len(rows)
-        if steps.size < 2 or not np.array_equal(steps, steps_m):
-            return Verdict(Outcome.INCONCLUSIVE, "eval curves missing or misaligned", n_seeds=n)
-        if not (np.all(np.isfinite(base)) and np.all(np.isfinite(meth))):
-            return Verdict(Outcome.INCONCLUSIVE, "a run diverged (non-finite eval loss)", n_seeds=n)
         est = speedup(steps, base.mean(0), meth.mean(0))
-        if n < 2:
-            return Verdict(
-                Outcome.INCONCLUSIVE, f"speedup {est:.3g} on 1 seed; intervals need >= 2", est, None, n
-            )
         rng = np.random.default_rng(0)
         idx = rng.integers(0, n, size=(N_BOOT, n))
         boots = np.array([speedup(steps, base[i].mean(0), meth[i].mean(0)) for i in idx])
@@ -116,28 +163,32 @@ def speedup_claim(method: str, need: float = 1.5, reject_below: float = 1.2):  #
 speedup_decider = speedup_claim("alice")
 
 
+def _less_state(rows: Rows) -> Rows:
+    return [{**r, "racs_matrix_state_floats": 0.01 * float(r["adamw_matrix_state_floats"])} for r in rows]
+
+
 @decider(
-    "racs_minus_galore", "racs_matrix_state_over_adamw", description="RACS <= GaLore at < 5% of AdamW state"
+    "racs_matrix_state_floats",
+    "adamw_matrix_state_floats",
+    description=f"RACS hidden-matrix state < {STATE_RATIO} x AdamW's",
+    compares=[("racs_matrix_state_floats", "adamw_matrix_state_floats", False)],
+    synthesize=_less_state,
 )
-def racs_vs_galore(rows: Sequence[Mapping[str, float]]) -> Verdict:
-    """RACS's final eval loss below GaLore's (paired t) with hidden-matrix state < 5% of AdamW's."""
-    d = np.array([float(r["racs_minus_galore"]) for r in rows])
-    ratio = float(np.mean([float(r["racs_matrix_state_over_adamw"]) for r in rows]))
-    if not np.all(np.isfinite(d)):
-        return Verdict(
-            Outcome.INCONCLUSIVE, f"non-finite differences (a diverged run?): {d.tolist()}", n_seeds=d.size
-        )
-    iv = t_interval(d)
-    if not iv.defined:
-        return Verdict(Outcome.INCONCLUSIVE, "intervals need >= 2 seeds", iv.estimate, None, iv.n)
-    if iv.lo > 0 or ratio >= STATE_RATIO:
-        outcome = Outcome.NOT_SUPPORTED
-    elif iv.hi < 0:
-        outcome = Outcome.SUPPORTED
-    else:
-        outcome = Outcome.INCONCLUSIVE
-    text = (
-        f"RACS - GaLore final eval loss = {iv.estimate:.4g} [{iv.lo:.4g}, {iv.hi:.4g}] nats (95% t, {iv.n} seeds); "
-        f"hidden-matrix state RACS/AdamW = {ratio:.3g} (need < {STATE_RATIO})"
+def less_matrix_state(rows: Sequence[Mapping[str, float]]) -> Verdict:
+    """Mean over seeds of RACS/AdamW optimizer-state floats on the hidden matrices below STATE_RATIO."""
+    ratio = float(
+        np.mean([float(r["racs_matrix_state_floats"]) / float(r["adamw_matrix_state_floats"]) for r in rows])
     )
-    return Verdict(outcome, text, iv.estimate, (iv.lo, iv.hi), iv.n)
+    outcome = Outcome.SUPPORTED if ratio < STATE_RATIO else Outcome.NOT_SUPPORTED
+    return Verdict(
+        outcome,
+        f"hidden-matrix state RACS/AdamW = {ratio:.3g} (need < {STATE_RATIO})",
+        ratio,
+        None,
+        len(rows),
+    )
+
+
+racs_vs_galore = all_of(
+    difference_at_least("racs_final", "galore_final", 0.0, higher_is_better=False), less_matrix_state
+)

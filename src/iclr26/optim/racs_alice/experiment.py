@@ -5,31 +5,36 @@ Per harness seed (one independent replication): the shared char-level tiny GPT (
 Python standard-library sources is trained from the same initial weights and on the same batches by each
 optimizer (AdamW, Muon + AdamW, GaLore and SOAP from their libraries; RACS and Alice from this package, each with
 its AdamW fallback group) under a cosine schedule with 10% warm-up and the learning rates frozen in
-``tuned_lrs.json`` (tuned on a separate seed). Metrics: eval-loss curves (every 25 steps), final eval loss,
-optimizer-state floats (total and on the hidden matrices only), per-seed speedups over AdamW and Alice's basis
-orthonormality after training. Claims: :mod:`iclr26.optim.racs_alice.claim_check`.
+``tuned_lrs.json`` (tuned on a separate seed). Metrics: eval-loss curves (every 25 steps; also as metrics on a
+fixed grid of fractions of the run, :func:`~iclr26.optim.racs_alice.claim_check.curve_metrics`), final eval loss,
+optimizer-state floats (total and on the hidden matrices only), per-seed speedups over AdamW, Alice's basis
+orthonormality after training, and the eval loss of the trivial predictor (the training split's character
+marginal) that every compared optimizer must beat (the claims' preconditions). Claims:
+:mod:`iclr26.optim.racs_alice.claim_check`. Models and data live on ``device``; on the CPU the numbers are those
+of the CPU-only version, bit for bit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from types import SimpleNamespace
 
 import torch
 
-from iclr26.harness.claims import Claim, never_exceeds
+from iclr26.harness.claims import Claim, Precondition, never_exceeds
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
+from iclr26.lab.optim_bench import model_config, train_config
+from iclr26.lab.param_groups import split_param_groups
 from iclr26.lab.threads import limited_threads
-from iclr26.lab.tinygpt import TinyGPT, char_data, train
-from iclr26.optim.bench import model_config, train_config
-from iclr26.optim.param_groups import split_param_groups
+from iclr26.lab.tinygpt import CharData, TinyGPT, char_data, evaluate, train
 from iclr26.optim.racs_alice.baselines import OPTIMIZER_NAMES, make_optimizer
-from iclr26.optim.racs_alice.claim_check import racs_vs_galore, speedup, speedup_claim
+from iclr26.optim.racs_alice.claim_check import curve_metrics, racs_vs_galore, speedup, speedup_claim
 from iclr26.optim.racs_alice.figures import loss_curves, loss_vs_state
 from iclr26.optim.racs_alice.optimizer import Alice
-from iclr26.optim.racs_alice.tuning import load_tuned_lrs
+from iclr26.optim.racs_alice.tuned_lrs import load_tuned_lrs
 
-__all__ = ["EXPERIMENT", "RacsAliceConfig", "model_config", "run", "train_config"]
+__all__ = ["EXPERIMENT", "RacsAliceConfig", "marginal_eval_loss", "model_config", "run", "train_config"]
 
 
 @dataclass(frozen=True)
@@ -63,10 +68,36 @@ def _matrix_state(opts: object, matrices: list[torch.nn.Parameter]) -> float:
     return float(total)
 
 
+class _Marginal(torch.nn.Module):
+    """The trivial predictor: every position gets the training split's character frequencies (add-one)."""
+
+    def __init__(self, data: CharData, seq_len: int) -> None:
+        super().__init__()
+        counts = torch.bincount(data.train.cpu(), minlength=data.vocab_size).double() + 1.0
+        self.register_buffer("log_p", (counts / counts.sum()).log().float())
+        self.cfg = SimpleNamespace(seq_len=seq_len)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        return self.log_p.expand(*idx.shape, -1)
+
+
+def marginal_eval_loss(data: CharData, seq_len: int, batch_size: int, eval_batches: int) -> float:
+    """Eval loss (nats/char) of predicting the character marginal, on the windows every optimizer is scored on."""
+    model = _Marginal(data, seq_len).to(data.val.device)
+    return evaluate(model, data, batch_size, eval_batches)  # type: ignore[arg-type]
+
+
+def _on(data: CharData, device: str) -> CharData:
+    """`data` with its tensors on `device` (the same object on the CPU)."""
+    if data.train.device == torch.device(device):
+        return data
+    return replace(data, train=data.train.to(device), val=data.val.to(device))
+
+
 def _orth_error(opt: Alice, matrices: list[torch.nn.Parameter]) -> float:
     worst = 0.0
     for p in matrices:
-        u = opt.state[p]["U"].double()
+        u = opt.state[p]["U"].detach().cpu().double()
         worst = max(worst, float((u.T @ u - torch.eye(u.shape[1], dtype=torch.float64)).abs().max()))
     return worst
 
@@ -74,22 +105,24 @@ def _orth_error(opt: Alice, matrices: list[torch.nn.Parameter]) -> float:
 def run(cfg: RacsAliceConfig, seed: int, device: str) -> Metrics:
     """Train the tiny GPT once per optimizer (same init and batches for all) and collect the claim metrics.
 
-    Everything runs on the CPU (``device`` is accepted for the harness contract; the tiny model does not gain
-    from an accelerator).
+    The models, their optimizer state and the encoded text live on ``device``; initial weights and batch order
+    come from CPU generators, so they are the same on every device.
     """
     try:
         lrs, lr_source = load_tuned_lrs(cfg.lr_key), cfg.lr_key
     except KeyError:  # e.g. the full budget before its own tuning run
         lrs, lr_source = load_tuned_lrs("quick"), "quick"
-    data = char_data(max_chars=cfg.max_chars)
+    data = _on(char_data(max_chars=cfg.max_chars), device)
     mcfg, tcfg = model_config(cfg), train_config(cfg)
-    values: dict[str, float] = {}
+    values: dict[str, float] = {
+        "marginal_eval_loss": marginal_eval_loss(data, cfg.seq_len, cfg.batch_size, cfg.eval_batches)
+    }
     curves: dict[str, Curve] = {}
     seconds: dict[str, float] = {}
     evals: dict[str, tuple[list[int], list[float]]] = {}
     with limited_threads(1):
         for name in track(cfg.optimizers, description=f"racs-alice seed {seed}"):
-            model = TinyGPT(mcfg, data.vocab_size, init_seed=seed)
+            model = TinyGPT(mcfg, data.vocab_size, init_seed=seed).to(device)
             matrices, _ = split_param_groups(model)
             built: list = []
 
@@ -103,6 +136,7 @@ def run(cfg: RacsAliceConfig, seed: int, device: str) -> Metrics:
 
             res = train(model, factory, tcfg, seed, data)
             values[f"{name}_final"] = res.final_eval_loss
+            values[f"{name}_final_over_marginal"] = res.final_eval_loss / values["marginal_eval_loss"]
             values[f"{name}_state_floats"] = float(res.state_numel)
             values[f"{name}_matrix_state_floats"] = _matrix_state(built[0], matrices)
             values[f"{name}_diverged"] = float(res.diverged)
@@ -114,8 +148,8 @@ def run(cfg: RacsAliceConfig, seed: int, device: str) -> Metrics:
     v = values
     steps, base = evals["adamw"]
     for name in ("adamw", "racs", "alice"):
-        if name in evals and len(evals[name][1]) == len(steps):
-            values |= {f"curve_{name}_{s}": float(y) for s, y in zip(steps, evals[name][1])}
+        if name in evals:
+            values |= curve_metrics(name, *evals[name], cfg.steps)
     for name in ("racs", "alice"):
         ok = len(evals[name][1]) == len(steps)
         v[f"{name}_speedup_seed"] = speedup(steps, base, evals[name][1]) if ok else float("nan")
@@ -131,6 +165,17 @@ def run(cfg: RacsAliceConfig, seed: int, device: str) -> Metrics:
         "seconds": seconds,
     }
     return Metrics(values=values, curves=curves, artifacts=artifacts)
+
+
+def _trained(name: str, label: str) -> Precondition:
+    """`name` trained: its final eval loss lies below the trivial predictor's (the character marginal)."""
+    return Precondition(
+        f"{name}_final_over_marginal",
+        "<",
+        1.0,
+        f"{label} trained: final eval loss below that of predicting the training split's character marginal "
+        "on the same eval windows (trivial-predictor floor; a diverged run gives NaN and fails)",
+    )
 
 
 _GAP = (
@@ -171,6 +216,7 @@ EXPERIMENT = Experiment(
             paper_value="more than 2x faster than Adam (steps to Adam's final eval perplexity), LLaMA 60M-1B on C4",
             decide=speedup_claim("alice"),
             scale_gap=_GAP,
+            preconditions=(_trained("alice", "Alice"), _trained("adamw", "AdamW")),
         ),
         Claim(
             id="racs-beats-galore-at-sgd-memory",
@@ -181,14 +227,17 @@ EXPERIMENT = Experiment(
             paper_value="RACS strong at 1B with SGD-like memory (m + n floats per m x n matrix); no numbers quoted",
             decide=racs_vs_galore,
             scale_gap=_GAP,
+            preconditions=(_trained("racs", "RACS"), _trained("galore", "GaLore")),
         ),
         Claim(
             id="alice-basis-orthonormal",
             statement="after training, every Alice basis U is orthonormal to 1e-4 (max-entry error of U^T U - I)",
             paper_value="(implementation invariant, not a paper number)",
             decide=never_exceeds("alice_basis_orth_error", 1e-4),
+            kind="check",
         ),
     ],
     figures=[loss_curves, loss_vs_state],
     scale_gap=_GAP,
+    devices=("cpu", "cuda"),
 )

@@ -3,7 +3,7 @@
 Both precondition 2-D weight matrices. Every other tensor (biases, norm gains, and by choice embeddings or the
 output head) goes to a *fallback* parameter group that this same optimizer updates with AdamW (the functional
 :func:`torch.optim.adamw.adamw`, so it matches :class:`torch.optim.AdamW` exactly). :meth:`RACS.from_model` and
-:meth:`Alice.from_model` route a model's parameters with :func:`iclr26.optim.param_groups.split_param_groups`.
+:meth:`Alice.from_model` route a model's parameters with :func:`iclr26.lab.param_groups.split_param_groups`.
 
 RACS (Row And Column Scaled SGD) keeps one EMA of mean squared gradient per row and per column (``m + n``
 floats for an ``m x n`` matrix plus the limiter's norm), scales the gradient by both and limits the growth of
@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from torch.optim.adamw import adamw as _adamw_functional
 
-from iclr26.optim.param_groups import split_param_groups
+from iclr26.lab.param_groups import split_param_groups
 
 __all__ = ["RACS", "Alice", "alice_state_numel", "racs_state_numel"]
 

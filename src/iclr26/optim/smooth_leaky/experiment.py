@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.harness.claims import Claim, difference_at_least
+from iclr26.harness.claims import Claim, Precondition, difference_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
@@ -156,6 +156,7 @@ def _one(cfg: SmoothLeakyConfig, arm: str, act: str, seed: int, data, tasks: lis
         f"tau95_{act}": float(np.mean([s["tau95"] for s in sh])),
         f"peak_sat_{act}": float(np.max([s["peak_saturated"] for s in sh])),
         f"shock_drop_{act}": float(np.mean([s["pre_acc"] - s["min_acc"] for s in sh])),
+        f"stress_pre_acc_{act}": float(np.mean([s["pre_acc"] for s in sh])),
         f"dbw_{act}": dead_band_width(_factory(act)()),
     }
     out["stress"] = {"step": st.step, "acc": st.acc, "sat": st.saturated, "shocks": sh}
@@ -192,6 +193,19 @@ def run(cfg: SmoothLeakyConfig, seed: int, device: str) -> Metrics:
         values[f"ausc_{group}"] = float(np.mean(got)) if got else math.nan
         values[f"nonrecovery_{group}"] = float(np.mean(nr)) if nr else math.nan
     return Metrics(values=values, curves=curves, artifacts=artifacts)
+
+
+CHANCE = 10.0  # percent: 10 digit classes
+LEARNED_MARGIN = 10.0  # percentage points above chance
+
+
+def _learned(metric: str, what: str) -> Precondition:
+    return Precondition(
+        metric,
+        ">=",
+        CHANCE + LEARNED_MARGIN,
+        f"{what}: test accuracy >= chance {CHANCE:g}% (10 digit classes) + {LEARNED_MARGIN:g} points",
+    )
 
 
 EXPERIMENT = Experiment(
@@ -232,6 +246,9 @@ EXPERIMENT = Experiment(
             ),
             decide=plasticity_decider("late_acc"),
             scale_gap="8x8 digits, 64-256-256-10 MLP, 30 tasks of 5 epochs, 3 seeds, instead of MNIST/CIFAR",
+            preconditions=tuple(
+                _learned(f"first_acc_{a}", f"the {a} network learned the first task") for a in ACTIVATIONS
+            ),
         ),
         Claim(
             id="zero-floor-saturates-longer",
@@ -242,6 +259,13 @@ EXPERIMENT = Experiment(
             paper_value="(secondary) zero-floor and two-sided-saturating activations have the largest AUSC",
             decide=difference_at_least("ausc_zero_floor", "ausc_positive_floor", margin=0.0),
             scale_gap="one digits task, shocks every 5 epochs for 1 epoch, saturation = |f'| < 1e-3 on a probe",
+            preconditions=tuple(
+                _learned(
+                    f"stress_pre_acc_{a}",
+                    f"the {a} network of the stress test learned its task before the shocks",
+                )
+                for a in (*ZERO_FLOOR, *POSITIVE_FLOOR)
+            ),
         ),
     ],
     figures=[accuracy_vs_task, stress_curves, plasticity_bars, activation_shapes],

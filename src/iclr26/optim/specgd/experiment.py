@@ -12,7 +12,8 @@ the end of training on the tuning seed. Metrics: balanced / worst-class test acc
 Experiment 2 (practical): a 2-hidden-layer ReLU MLP trained with cross-entropy and minibatches on long-tailed
 8x8 digits (and, at full budget, the Gaussian mixture with anisotropic noise); SGD+momentum, Adam, Muon(+AdamW)
 (and at full budget Shampoo and SpecGD+momentum), step size from a 4-point grid by final balanced test accuracy on the tuning
-seed. Claim: the brief's rule (see :mod:`iclr26.optim.specgd.claim_check`).
+seed. Claims: the brief's rule (:func:`specgd_decider`), each guarded by preconditions that the compared models
+learned (final balanced test accuracy above chance).
 """
 
 from __future__ import annotations
@@ -23,11 +24,17 @@ from dataclasses import dataclass
 
 import torch
 
-from iclr26.harness.claims import Claim, difference_at_least
+from iclr26.harness.claims import (
+    Claim,
+    Decider,
+    Precondition,
+    all_of,
+    difference_at_least,
+    effect_at_least,
+)
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
-from iclr26.optim.specgd.claim_check import specgd_decider
 from iclr26.optim.specgd.data import ImbalancedData, long_tailed_digits, make_imbalanced_gmm
 from iclr26.optim.specgd.figures import (
     amplitude_curves,
@@ -38,7 +45,7 @@ from iclr26.optim.specgd.figures import (
 from iclr26.optim.specgd.practical import PracticalRun, train_mlp
 from iclr26.optim.specgd.theory import OPTIMIZERS, TheoryRun, train_linear_model
 
-__all__ = ["EXPERIMENT", "SpecGDConfig", "run"]
+__all__ = ["CHANCE", "EXPERIMENT", "LEARNED_MARGIN", "MIN_GAP", "SpecGDConfig", "run", "specgd_decider"]
 
 MODEL_DEPTH = {"linear": 1, "bilinear": 2, "deep": None}  # deep: cfg.depth
 TUNING_SEED = 0
@@ -248,6 +255,38 @@ def run(cfg: SpecGDConfig, seed: int, device: str) -> Metrics:
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
+MIN_GAP = 0.03  # the brief's C1 margin: SpecGD beats GD by >= 3 balanced-accuracy points
+CHANCE = 0.1  # balanced accuracy of a constant predictor: 1/K with K = 10 classes (GMM at quick/full, digits)
+LEARNED_MARGIN = 0.1  # a model learned when its final balanced accuracy beats chance by 10 points
+
+
+def specgd_decider(min_gap: float = MIN_GAP, level: float = 0.95) -> Decider:
+    """The brief's rule on early (20% of training) balanced test accuracies, paired 95% t-intervals over seeds.
+
+    C1: linear-model SpecGD beats GD by a mean >= `min_gap` with the interval above 0, and beats NGD (interval
+    above 0); C3: Muon beats SGD+momentum on long-tailed digits (interval above 0). Supported when every part
+    holds, not supported when any interval lies below 0, inconclusive otherwise.
+    """
+    return all_of(
+        effect_at_least(
+            "linear_specgd_bal_acc_early", "linear_gd_bal_acc_early", support_at=min_gap, refute_below=0.0
+        ),
+        difference_at_least("linear_specgd_bal_acc_early", "linear_ngd_bal_acc_early", level=level),
+        difference_at_least("digits_muon_bal_acc_early", "digits_sgd_bal_acc_early", level=level),
+    )
+
+
+def _learned(prefix: str, label: str) -> Precondition:
+    """The run `prefix` learned: final balanced test accuracy at least chance + LEARNED_MARGIN."""
+    return Precondition(
+        f"{prefix}_bal_acc_final",
+        ">=",
+        CHANCE + LEARNED_MARGIN,
+        f"{label} learned: final balanced test accuracy >= chance 1/K = {CHANCE:g} (K = 10 classes at quick and "
+        f"full) + {LEARNED_MARGIN:g}",
+    )
+
+
 _SMOKE = SpecGDConfig(
     K=4,
     d=16,
@@ -303,6 +342,13 @@ EXPERIMENT = Experiment(
             "(theory, GMM); Muon/Shampoo beat SGD/Adam on balanced accuracy on imbalanced image/text data",
             decide=specgd_decider(),
             scale_gap="10-class GMM with d = 100 and an 8x8-digits MLP instead of the paper's datasets",
+            preconditions=(
+                _learned("linear_gd", "GD (linear model)"),
+                _learned("linear_ngd", "NGD (linear model)"),
+                _learned("linear_specgd", "SpecGD (linear model)"),
+                _learned("digits_sgd", "SGD+momentum (digits MLP)"),
+                _learned("digits_muon", "Muon (digits MLP)"),
+            ),
         ),
         Claim(
             id="depth-amplifies-gap",
@@ -311,6 +357,12 @@ EXPERIMENT = Experiment(
             paper_value="depth widens the GD-SpecGD gap (deep linear models)",
             decide=difference_at_least("deep_gap_vs_gd", "linear_gap_vs_gd"),
             scale_gap="depth 4, width 100, one small-init scale",
+            preconditions=(
+                _learned("linear_gd", "GD (linear model)"),
+                _learned("linear_specgd", "SpecGD (linear model)"),
+                _learned("deep_gd", "GD (deep linear network)"),
+                _learned("deep_specgd", "SpecGD (deep linear network)"),
+            ),
         ),
         Claim(
             id="shampoo-beats-adam",
@@ -318,6 +370,10 @@ EXPERIMENT = Experiment(
             "(paired interval > 0)",
             paper_value="Shampoo beats Adam on balanced accuracy on imbalanced data",
             decide=difference_at_least("digits_shampoo_bal_acc_early", "digits_adam_bal_acc_early"),
+            preconditions=(
+                _learned("digits_shampoo", "Shampoo (digits MLP)"),
+                _learned("digits_adam", "Adam (digits MLP)"),
+            ),
             scale_gap="pytorch-optimizer's accumulating Shampoo; measured at the full budget only (too slow on a "
             "CPU for quick: its preconditioner roots cost ~10x an SGD step)",
         ),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from iclr26.optim.param_groups import split_param_groups
+from iclr26.lab.param_groups import split_param_groups
 from iclr26.optim.specgd.data import ImbalancedData, balanced_metrics
 from iclr26.optim.specgd.spectral_gd import SpectralGD
 

@@ -13,7 +13,12 @@ from iclr26.science.biobo.acquisition import (
     upper_confidence_bound,
 )
 from iclr26.science.biobo.biobo import ACQUISITIONS, BioBO, EAGreedy, RandomSelector, fuse_embeddings
-from iclr26.science.biobo.claim_check import biobo_decider, efficiency_gain, labels_to_recall
+from iclr26.science.biobo.claim_check import (
+    biobo_decider,
+    efficiency_gain,
+    labels_at_rstar,
+    labels_to_recall,
+)
 from iclr26.science.biobo.enrichment import benjamini_hochberg, enrichment_prior, ora_hypergeom
 from iclr26.science.biobo.gp import ExactGP, matern52
 from iclr26.science.biobo.landscape import PerturbationLandscape, make_perturbation_landscape
@@ -32,6 +37,7 @@ __all__ = [
     "enrichment_prior",
     "expected_improvement",
     "fuse_embeddings",
+    "labels_at_rstar",
     "labels_to_recall",
     "make_perturbation_landscape",
     "matern52",

@@ -14,12 +14,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.harness.claims import Claim, mean_at_least
+from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.threads import limited_threads
 from iclr26.science.biobo.biobo import BioBO, EAGreedy, RandomSelector
-from iclr26.science.biobo.claim_check import biobo_decider, efficiency_gain, labels_to_recall
+from iclr26.science.biobo.claim_check import (
+    biobo_decider,
+    efficiency_gain,
+    label_saving,
+    labels_at_rstar,
+    labels_to_recall,
+    rstar_metrics,
+)
 from iclr26.science.biobo.figures import explanation_plot, gain_vs_noise, l50_bars, recall_curves
 from iclr26.science.biobo.landscape import PerturbationLandscape, make_perturbation_landscape
 
@@ -118,9 +125,13 @@ def _landscape(cfg: BioBOConfig, seed: int, signal: str, noise: float, methods, 
             art["explanation"] = rows
             art["causal"] = land.causal
     values[f"{prefix}_gain"] = efficiency_gain(labels, rec["biobo"], rec["conv"])
+    la, lb = rstar_metrics(prefix, "biobo", "conv")
+    values[la], values[lb] = labels_at_rstar(labels, rec["biobo"], rec["conv"])
     if "multimodal" in rec:
         values[f"{prefix}_gain_multimodal"] = efficiency_gain(labels, rec["multimodal"], rec["conv"])
         values[f"{prefix}_gain_ea_over_multimodal"] = efficiency_gain(labels, rec["biobo"], rec["multimodal"])
+        la, lb = rstar_metrics(prefix, "biobo", "multimodal", "_mm")
+        values[la], values[lb] = labels_at_rstar(labels, rec["biobo"], rec["multimodal"])
 
 
 def run(cfg: BioBOConfig, seed: int, device: str) -> Metrics:
@@ -171,14 +182,14 @@ EXPERIMENT = Experiment(
                 "control landscape without pathway signal it needs at most 10% more"
             ),
             paper_value="25-40% better labeling efficiency on GeneDisco CRISPR screens",
-            decide=biobo_decider("pathway_gain", "control_gain"),
+            decide=biobo_decider("pathway", "control"),
             scale_gap="1,500-gene synthetic landscape and synthetic embeddings instead of real screens",
         ),
         Claim(
             id="biobo-ea-over-multimodal",
             statement="the EA prior adds to the embeddings: BioBO's gain over multimodal BO without EA is > 0",
             paper_value="(ablation) EA prior improves over multimodal BO",
-            decide=mean_at_least("pathway_gain_ea_over_multimodal", 0.0),
+            decide=label_saving(*rstar_metrics("pathway", "biobo", "multimodal", "_mm"), support_at=0.0),
             scale_gap="synthetic landscape",
         ),
     ],

@@ -2,7 +2,7 @@
 
 import math
 
-from iclr26.optim.bench import ladder_search
+from iclr26.lab.optim_bench import ladder_search
 
 LADDER = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1)
 
