@@ -18,8 +18,8 @@ import time
 import numpy as np
 import torch
 
-from iclr26.lab.tinygpt import TinyGPT, TinyGPTConfig
 from iclr26.lab.param_groups import split_param_groups, state_numel
+from iclr26.lab.tinygpt import TinyGPT, TinyGPTConfig
 from iclr26.optim.racs_alice import RACS, Alice
 
 GOALS = {"RACS": ("state", 0.05), "Alice": ("state", 0.5)}

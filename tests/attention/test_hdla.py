@@ -209,9 +209,7 @@ def test_mixer_rejects_score_bias_and_bad_state():
 
 
 def rows(a, b, chance=1 / 64):
-    return [
-        {"acc_h": x, "acc_g": y, "acc_best_above_chance": max(x, y) - chance} for x, y in zip(a, b)
-    ]
+    return [{"acc_h": x, "acc_g": y, "acc_best_above_chance": max(x, y) - chance} for x, y in zip(a, b)]
 
 
 def test_claim_rule_supported_not_supported_inconclusive():

@@ -376,7 +376,12 @@ def test_sparsity_and_speed_deciders_can_fail():
     strict = {"configs_not_strict": 0.0, "n_configs": 12.0}
     assert strict_everywhere_decider([strict]).outcome is Outcome.SUPPORTED
     assert strict_everywhere_decider([strict | {"configs_not_strict": 2.0}]).outcome is Outcome.NOT_SUPPORTED
-    cpu = {"flop_ratio_window": 3.9, "flop_ratio_slide": 1.6, "gpu_speedup_window": NAN, "gpu_speedup_slide": NAN}
+    cpu = {
+        "flop_ratio_window": 3.9,
+        "flop_ratio_slide": 1.6,
+        "gpu_speedup_window": NAN,
+        "gpu_speedup_slide": NAN,
+    }
     assert speed_decider([cpu]).outcome is Outcome.INCONCLUSIVE
     assert "CPU" in speed_decider([cpu]).explanation
     assert speed_decider([cpu | {"flop_ratio_window": 0.8}]).outcome is Outcome.NOT_SUPPORTED

@@ -297,7 +297,9 @@ def test_c2_not_reproduced_when_a_model_never_learned_recall():
     earlier = _rows([0.253, 0.270, 0.277], [0.743, 1.0, 0.969], [0.898, 0.341, 0.723], [0.247, 0.208, 0.259])
     assert stochastic_window_decider()(earlier).outcome is Outcome.NOT_SUPPORTED  # the unguarded rule
     verdict = claim.judge(_above_chance(earlier))
-    assert verdict.outcome is Outcome.NOT_REPRODUCED and "stochastic_recall_above_chance" in verdict.explanation
+    assert (
+        verdict.outcome is Outcome.NOT_REPRODUCED and "stochastic_recall_above_chance" in verdict.explanation
+    )
     # every model learned: real verdicts both ways
     good = _rows([0.80, 0.82, 0.78], [0.50, 0.51, 0.52], [0.9, 0.9, 0.91], [0.9, 0.9, 0.9])
     assert claim.judge(_above_chance(good)).outcome is Outcome.SUPPORTED

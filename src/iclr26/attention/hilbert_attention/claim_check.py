@@ -99,7 +99,9 @@ def sparsity_decider(rows: Sequence[Mapping[str, float]]) -> Verdict:
     "n_configs",
     description="Hilbert strictly fewer non-empty and partial tiles everywhere",
     min_seeds=1,
-    synthesize=lambda rows: [{**r, "configs_not_strict": 0.0, "n_configs": max(float(r["n_configs"]), 1.0)} for r in rows],
+    synthesize=lambda rows: [
+        {**r, "configs_not_strict": 0.0, "n_configs": max(float(r["n_configs"]), 1.0)} for r in rows
+    ],
 )
 def strict_everywhere_decider(rows: Sequence[Mapping[str, float]]) -> Verdict:
     """The brief's literal rule: strictly fewer non-empty and partial tiles in every configuration."""

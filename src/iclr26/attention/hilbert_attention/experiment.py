@@ -61,7 +61,6 @@ def _learned(metric: str, name: str) -> Precondition:
     )
 
 
-
 @dataclass(frozen=True)
 class HilbertConfig:
     """One budget of the reproduction."""

@@ -59,20 +59,28 @@ def claim_draw_metric(family: str, estimator: str, r: int) -> str:
     return f"claimA_{family}_{estimator}_mse_{r:02d}"
 
 
-def _draws(row: Mapping[str, float], family: str, estimator: str) -> list[float]:
+def _draws(row: Mapping[str, float], family: str, estimator: str, n_draws: int | None = None) -> list[float]:
+    if n_draws is not None:  # exactly the declared draws
+        return [float(row[claim_draw_metric(family, estimator, r)]) for r in range(n_draws)]
     pat = re.compile(rf"^claimA_{family}_{estimator}_mse_(\d+)$")
     keyed = sorted((int(m.group(1)), v) for key, v in row.items() if (m := pat.match(key)))
     return [float(v) for _, v in keyed]
 
 
 def study_a_summary(
-    rows: Sequence[Mapping[str, float]], families: Sequence[str], baselines: Sequence[str]
+    rows: Sequence[Mapping[str, float]],
+    families: Sequence[str],
+    baselines: Sequence[str],
+    n_draws: int | None = None,
 ) -> dict[str, dict]:
-    """Per family: best baseline, pooled per-draw log-ratios, bootstrap interval and the side it lies on."""
+    """Per family: best baseline, pooled per-draw log-ratios, bootstrap interval and the side it lies on.
+
+    With `n_draws`, exactly draws ``0 .. n_draws - 1`` are read; without, every ``claimA_*`` draw in the rows.
+    """
     out = {}
     for fam in families:
-        lla = np.concatenate([_draws(r, fam, "lla") for r in rows])
-        base = {b: np.concatenate([_draws(r, fam, b) for r in rows]) for b in baselines}
+        lla = np.concatenate([_draws(r, fam, "lla", n_draws) for r in rows])
+        base = {b: np.concatenate([_draws(r, fam, b, n_draws) for r in rows]) for b in baselines}
         best = min(baselines, key=lambda b: float(np.mean(np.log(base[b]))))
         ratio = np.log(lla) - np.log(base[best])
         iv = bootstrap_interval(ratio, seed=0) if ratio.size >= 2 and np.isfinite(ratio).all() else None
@@ -135,7 +143,7 @@ def study_a_decider(families: Sequence[str], baselines: Sequence[str], n_draws: 
         values = np.array([float(r[m]) for r in rows for m in needed])
         if np.any(values <= 0):
             return Verdict(Outcome.INCONCLUSIVE, "Study A MSEs must be positive", n_seeds=len(rows))
-        summary = study_a_summary(rows, families, baselines)
+        summary = study_a_summary(rows, families, baselines, n_draws)
         outcome, text = _a_outcome(summary)
         means = [float(np.mean(s["ratio"])) for s in summary.values()]
         n = summary[families[0]]["ratio"].size

@@ -36,7 +36,9 @@ from iclr26.lab.threads import limited_threads
 
 __all__ = ["CLAIM_DRAWS", "EXPERIMENT", "LLAConfig", "run"]
 
-CLAIM_DRAWS = 10  # Study A test draws per seed: the claim's metrics name each one, so every budget has this many
+CLAIM_DRAWS = (
+    10  # Study A test draws per seed: the claim's metrics name each one, so every budget has this many
+)
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,9 @@ def run(cfg: LLAConfig, seed: int, device: str) -> Metrics:
         compared = [values[f"b_{m}_mse"] for m in ("lla", "softmax") if f"b_{m}_mse" in values]
         finite = [v for v in compared if np.isfinite(v)]  # a diverged model (NaN) is not the better one
         if compared:
-            values["b_best_mse_to_trivial"] = (min(finite) if finite else float("nan")) / values["b_trivial_mse"]
+            values["b_best_mse_to_trivial"] = (min(finite) if finite else float("nan")) / values[
+                "b_trivial_mse"
+            ]
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
@@ -141,13 +145,9 @@ _SCALE_GAP = (
 EXPERIMENT = Experiment(
     slug="lla",
     configs={
-        "smoke": LLAConfig(
-            a_dims=(4,), a_ns=(64,), a_queries=32, a_val_draws=2, claim_n=64, b=_SMOKE_B
-        ),
+        "smoke": LLAConfig(a_dims=(4,), a_ns=(64,), a_queries=32, a_val_draws=2, claim_n=64, b=_SMOKE_B),
         "quick": LLAConfig(b=_QUICK_B),
-        "full": LLAConfig(
-            b=_FULL_B, b_mixers=("lla", "softmax", "linear_attention", "gated_deltanet")
-        ),
+        "full": LLAConfig(b=_FULL_B, b_mixers=("lla", "softmax", "linear_attention", "gated_deltanet")),
     },
     seeds={"smoke": 1, "quick": 3, "full": 5},
     run=run,

@@ -97,7 +97,8 @@ def label_saving(
     def win(rows: Rows) -> Rows:
         saving = max(2.0 * support_at, 0.5)
         return [
-            {**r, la: (1.0 - saving) * float(r[lb]) * (1.0 + 0.01 * ((i % 3) - 1))} for i, r in enumerate(rows)
+            {**r, la: (1.0 - saving) * float(r[lb]) * (1.0 + 0.01 * ((i % 3) - 1))}
+            for i, r in enumerate(rows)
         ]
 
     @decider(
