@@ -70,21 +70,11 @@ def _is_domain_init(module: str) -> bool:
     return len(parts) == 2 and parts[1] in DOMAINS
 
 
-# Known debt, listed so that nothing new slips in: the MoE layer and its routers still live in the dirmoe paper;
-# they are to move to lab (issue: one home for every shared piece). Remove an entry when its arrow is gone.
-KNOWN = {
-    ("iclr26.mechanisms.moe_routing_attribution.attribution", "iclr26.attention.dirmoe"),
-    ("iclr26.mechanisms.moe_routing_attribution.model", "iclr26.attention.dirmoe"),
-}
-
-
 def test_no_arrow_climbs():
     bad = []
     for src, targets in EDGES.items():
         layer, paper = _layer(src)
         for dst in targets:
-            if (src, dst) in KNOWN:
-                continue
             dlayer, dpaper = _layer(dst)
             if layer == "harness" and dlayer in ("lab", "paper", "domain"):
                 bad.append(f"{src} -> {dst} (harness must not import lab or papers)")
@@ -103,8 +93,3 @@ def test_no_import_cycles():
     graph.remove_edges_from([(s, d) for s, d in list(graph.edges) if d.startswith(s + ".")])
     cycles = [c for c in nx.simple_cycles(graph) if len(c) > 1]
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles[:10])
-
-
-def test_known_debt_is_still_real():
-    """An entry of KNOWN whose arrow is gone must be removed from the list."""
-    assert all(dst in EDGES.get(src, set()) for src, dst in KNOWN)

@@ -7,8 +7,8 @@ import pytest
 import torch
 from torch import nn
 
-from iclr26.attention.dirmoe import TopKSoftmaxRouter, moe_ffn
 from iclr26.harness.claims import Outcome
+from iclr26.lab.moe import TopKSoftmaxRouter, moe_ffn
 from iclr26.lab.transformer import Transformer
 from iclr26.mechanisms.moe_routing_attribution import (
     TinyMoEConfig,

@@ -24,8 +24,8 @@ from iclr26.attention.dirmoe.dirichlet import (
     relaxed_selection,
     sparsity_penalty,
 )
-from iclr26.attention.dirmoe.moe import ExpertBank, MoEFFN, moe_aux_loss, moe_ffn, moe_layers
-from iclr26.attention.dirmoe.router import LinearRamp, Router, TauSchedule, set_progress
+from iclr26.lab.moe.layer import ExpertBank, MoEFFN, moe_aux_loss, moe_ffn, moe_layers
+from iclr26.lab.moe.router import LinearRamp, Router, TauSchedule, set_progress
 
 __all__ = [
     "DirichletRouter",

@@ -17,79 +17,17 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.attention.dirmoe.router import Router, check_positive, check_positive_int
+from iclr26.lab.moe.router import Router, check_positive
+from iclr26.lab.moe.topk import TopKSoftmaxRouter, switch_balance_loss
+from iclr26.lab.moe.topk import check_k as _check_k
+from iclr26.lab.moe.topk import init_linear as _init
 
 __all__ = ["NoisyTopKRouter", "ReLURouter", "SoftMoE", "TopKSoftmaxRouter", "switch_balance_loss"]
-
-
-def _check_k(k: int, n_experts: int) -> int:
-    check_positive_int("k", k)
-    if k >= n_experts:
-        raise ValueError(f"k must be < n_experts={n_experts}, got {k}")
-    return k
-
-
-def _init(lin: nn.Linear, generator: torch.Generator | None, scale: float = 1.0) -> None:
-    with torch.no_grad():
-        lin.weight.normal_(0.0, scale * lin.in_features**-0.5, generator=generator)
-        if lin.bias is not None:
-            lin.bias.zero_()
-
-
-def switch_balance_loss(probs: Tensor, indices: Tensor, n_experts: int) -> Tensor:
-    """Switch-Transformer balance loss ``E * sum_e f_e P_e`` over all tokens (Mixtral's normalisation).
-
-    `probs` (..., E) are the full softmax probabilities; `indices` (..., k) the selected experts; ``f_e`` counts
-    top-k assignments per token (so it sums to k), ``P_e`` is the mean probability.
-    """
-    p = probs.reshape(-1, n_experts)
-    f = F.one_hot(indices.reshape(p.shape[0], -1), n_experts).sum(1).to(p.dtype).mean(0)
-    return n_experts * (f * p.mean(0)).sum()
 
 
 def _cv_squared(x: Tensor) -> Tensor:
     """Squared coefficient of variation ``var(x) / mean(x)^2`` (0 for a single expert)."""
     return x.float().var() / (x.float().mean() ** 2 + 1e-10)
-
-
-class TopKSoftmaxRouter(Router):
-    """Top-k softmax routing with renormalised weights and the Switch load-balance loss.
-
-    Examples
-    --------
-    >>> r = TopKSoftmaxRouter(8, 4, k=2)
-    >>> g, aux = r(torch.randn(5, 8))
-    >>> int((g > 0).sum(-1).max()), bool(torch.allclose(g.sum(-1), torch.ones(5)))
-    (2, True)
-    """
-
-    def __init__(self, d_model: int, n_experts: int, k: int = 2, balance_coef: float = 1e-2) -> None:
-        super().__init__(d_model, n_experts)
-        self.k = _check_k(k, n_experts)
-        if not balance_coef >= 0:
-            raise ValueError(f"balance_coef must be >= 0, got {balance_coef!r}")
-        self.balance_coef = float(balance_coef)
-        self.gate = nn.Linear(d_model, n_experts, bias=False)
-        self.reset_parameters()
-
-    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
-        """Gate weights ~ N(0, 0.1^2 / d_model)."""
-        _init(self.gate, generator, 0.1)
-
-    def route(self, h: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
-        logits = self.gate(h)
-        probs = torch.softmax(logits, dim=-1)
-        top, idx = probs.topk(self.k, dim=-1)
-        gates = torch.zeros_like(probs).scatter(-1, idx, top / top.sum(-1, keepdim=True))
-        balance = switch_balance_loss(probs, idx, self.n_experts)
-        aux = {
-            "loss": self.balance_coef * balance,
-            "balance": balance,
-            "expected_active": torch.full(h.shape[:-1], float(self.k), device=h.device),
-            "probs": probs,
-            "logits": logits,
-        }
-        return gates, aux
 
 
 class NoisyTopKRouter(Router):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from iclr26.attention.dirmoe.router import check_positive_int
+from iclr26.lab.moe.router import check_positive_int
 
 __all__ = ["MultiDomainMarkov"]
 

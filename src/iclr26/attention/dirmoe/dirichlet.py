@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.distributions import Dirichlet, RelaxedBernoulli
 
-from iclr26.attention.dirmoe.router import (
+from iclr26.lab.moe.router import (
     LinearRamp,
     Router,
     TauSchedule,

@@ -23,12 +23,12 @@ from iclr26.attention.dirmoe.claim_check import dirmoe_decider
 from iclr26.attention.dirmoe.data import MultiDomainMarkov
 from iclr26.attention.dirmoe.dirichlet import DirichletRouter
 from iclr26.attention.dirmoe.figures import active_experts, curves_vs_step, routing_heatmaps, schedule_vs_step
-from iclr26.attention.dirmoe.moe import moe_aux_loss, moe_ffn, moe_layers
-from iclr26.attention.dirmoe.router import Router, TauSchedule, set_progress
 from iclr26.attention.dirmoe.routing_metrics import active_histogram, load_entropy, routing_heatmap, set_nmi
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
+from iclr26.lab.moe.layer import moe_aux_loss, moe_ffn, moe_layers
+from iclr26.lab.moe.router import Router, TauSchedule, set_progress
 from iclr26.lab.threads import limited_threads
 from iclr26.lab.training import sequence_loss, train_loop
 from iclr26.lab.transformer import Transformer

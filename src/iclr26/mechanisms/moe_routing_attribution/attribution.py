@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from iclr26.attention.dirmoe import MoEFFN
+from iclr26.lab.moe import MoEFFN
 
 __all__ = [
     "InfluenceMatrix",

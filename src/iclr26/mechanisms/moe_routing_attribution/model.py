@@ -1,7 +1,7 @@
 """The tiny MoE language model of the reproduction: the shared hookable transformer with a top-k MoE FFN.
 
 Every block is pre-LN: ``h_mid = h + attn(LN_1(h))``, ``h_out = h_mid + MoE(LN_2(h_mid))``, where the MoE is
-:class:`iclr26.attention.dirmoe.MoEFFN` with a :class:`~iclr26.attention.dirmoe.TopKSoftmaxRouter` (top-k softmax,
+:class:`iclr26.lab.moe.MoEFFN` with a :class:`~iclr26.lab.moe.TopKSoftmaxRouter` (top-k softmax,
 Switch load-balancing loss). It is trained on an offline text corpus (the standard library's docstrings, with a
 byte-level BPE tokenizer) with :func:`iclr26.lab.training.train_loop` and cached with
 :func:`iclr26.lab.cache.cached_torch`.
@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from iclr26.attention.dirmoe import TopKSoftmaxRouter, moe_aux_loss, moe_ffn
 from iclr26.lab.cache import cached_torch
+from iclr26.lab.moe import TopKSoftmaxRouter, moe_aux_loss, moe_ffn
 from iclr26.lab.training import sequence_loss, train_loop
 from iclr26.lab.transformer import Transformer
 

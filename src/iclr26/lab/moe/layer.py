@@ -1,6 +1,6 @@
 """A mixture-of-experts FFN over any router, a drop-in FFN for :class:`iclr26.lab.transformer.Transformer`.
 
-    gates, aux = router(x)                       (batch, seq, E), see :mod:`iclr26.attention.dirmoe.router`
+    gates, aux = router(x)                       (batch, seq, E), see :mod:`iclr26.lab.moe.router`
     y = sum_e gates_e * Expert_e(x)              Expert_e(x) = W2_e act(W1_e x + b1_e) + b2_e
 
 ``dispatch="dense"`` runs every expert on every token (toy-scale training); ``dispatch="sparse"`` runs each expert
@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.attention.dirmoe.router import Router, check_positive_int
+from iclr26.lab.moe.router import Router, check_positive_int
 from iclr26.lab.transformer import BlockSpec, check_sequence_input
 
 __all__ = ["ExpertBank", "MoEFFN", "moe_aux_loss", "moe_ffn", "moe_layers"]
@@ -91,8 +91,8 @@ class MoEFFN(nn.Module):
 
     Examples
     --------
-    >>> from iclr26.attention.dirmoe import DirichletRouter
-    >>> moe = MoEFFN(16, 32, 4, DirichletRouter(16, 4, k_target=1)).eval()
+    >>> from iclr26.lab.moe import TopKSoftmaxRouter
+    >>> moe = MoEFFN(16, 32, 4, TopKSoftmaxRouter(16, 4, k=1)).eval()
     >>> moe(torch.randn(2, 3, 16)).shape
     torch.Size([2, 3, 16])
     """
@@ -158,9 +158,9 @@ def moe_ffn(
 
     Examples
     --------
-    >>> from iclr26.attention.dirmoe import DirichletRouter
+    >>> from iclr26.lab.moe import TopKSoftmaxRouter
     >>> from iclr26.lab.transformer import Transformer
-    >>> ffn = moe_ffn(lambda d, e: DirichletRouter(d, e, k_target=2), n_experts=4, d_hidden=16)
+    >>> ffn = moe_ffn(lambda d, e: TopKSoftmaxRouter(d, e, k=2), n_experts=4, d_hidden=16)
     >>> model = Transformer(vocab_size=10, seq_len=6, d_model=16, n_layers=2, n_heads=2, ffn=ffn, init_seed=0)
     >>> model(torch.zeros(1, 6, dtype=torch.long)).shape
     torch.Size([1, 6, 10])
