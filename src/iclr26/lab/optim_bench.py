@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import torch
 from matplotlib.figure import Figure
 
 from iclr26.harness.store import SeedResult
-from iclr26.lab.tinygpt import TinyGPTConfig, TrainConfig
+from iclr26.lab.tinygpt import CharData, TinyGPTConfig, TrainConfig, evaluate
 
 __all__ = [
+    "data_on",
+    "marginal_eval_loss",
     "LadderSearch",
     "ladder_search",
     "loss_curves",
@@ -142,3 +146,30 @@ def loss_vs_state(results: Sequence[SeedResult]) -> Figure:
     ax.set_xscale("log")
     ax.set(xlabel="optimizer-state floats", ylabel="final eval loss (nats/char)")
     return fig
+
+
+class _Marginal(torch.nn.Module):
+    """The trivial predictor: every position gets the training split's character frequencies (add-one)."""
+
+    def __init__(self, data: CharData, seq_len: int) -> None:
+        super().__init__()
+        counts = torch.bincount(data.train.cpu(), minlength=data.vocab_size).double() + 1.0
+        self.register_buffer("log_p", (counts / counts.sum()).log().float())
+        self.cfg = SimpleNamespace(seq_len=seq_len)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        return self.log_p.expand(*idx.shape, -1)
+
+
+def marginal_eval_loss(data: CharData, seq_len: int, batch_size: int, eval_batches: int) -> float:
+    """Eval loss (nats/char) of predicting the character marginal, on the windows every optimizer is scored on:
+    the floor of the optimizer comparisons' learned-model preconditions."""
+    model = _Marginal(data, seq_len).to(data.val.device)
+    return evaluate(model, data, batch_size, eval_batches)  # type: ignore[arg-type]
+
+
+def data_on(data: CharData, device: str) -> CharData:
+    """`data` with its tensors on `device` (the same object when they already are)."""
+    if data.train.device == torch.device(device):
+        return data
+    return replace(data, train=data.train.to(device), val=data.val.to(device))

@@ -16,18 +16,18 @@ of the CPU-only version, bit for bit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from types import SimpleNamespace
+from dataclasses import dataclass
 
 import torch
 
 from iclr26.harness.claims import Claim, Precondition, never_exceeds
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.optim_bench import model_config, train_config
+from iclr26.lab.optim_bench import data_on as _on
+from iclr26.lab.optim_bench import marginal_eval_loss, model_config, train_config
 from iclr26.lab.param_groups import split_param_groups
 from iclr26.lab.threads import limited_threads
-from iclr26.lab.tinygpt import CharData, TinyGPT, char_data, evaluate, train
+from iclr26.lab.tinygpt import TinyGPT, char_data, train
 from iclr26.optim.racs_alice.baselines import OPTIMIZER_NAMES, make_optimizer
 from iclr26.optim.racs_alice.claim_check import curve_metrics, racs_vs_galore, speedup, speedup_claim
 from iclr26.optim.racs_alice.figures import loss_curves, loss_vs_state
@@ -66,32 +66,6 @@ def _matrix_state(opts: object, matrices: list[torch.nn.Parameter]) -> float:
             if id(p) in ids:
                 total += sum(t.numel() for t in st.values() if torch.is_tensor(t) and t.ndim > 0)
     return float(total)
-
-
-class _Marginal(torch.nn.Module):
-    """The trivial predictor: every position gets the training split's character frequencies (add-one)."""
-
-    def __init__(self, data: CharData, seq_len: int) -> None:
-        super().__init__()
-        counts = torch.bincount(data.train.cpu(), minlength=data.vocab_size).double() + 1.0
-        self.register_buffer("log_p", (counts / counts.sum()).log().float())
-        self.cfg = SimpleNamespace(seq_len=seq_len)
-
-    def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        return self.log_p.expand(*idx.shape, -1)
-
-
-def marginal_eval_loss(data: CharData, seq_len: int, batch_size: int, eval_batches: int) -> float:
-    """Eval loss (nats/char) of predicting the character marginal, on the windows every optimizer is scored on."""
-    model = _Marginal(data, seq_len).to(data.val.device)
-    return evaluate(model, data, batch_size, eval_batches)  # type: ignore[arg-type]
-
-
-def _on(data: CharData, device: str) -> CharData:
-    """`data` with its tensors on `device` (the same object on the CPU)."""
-    if data.train.device == torch.device(device):
-        return data
-    return replace(data, train=data.train.to(device), val=data.val.to(device))
 
 
 def _orth_error(opt: Alice, matrices: list[torch.nn.Parameter]) -> float:
