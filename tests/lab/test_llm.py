@@ -216,8 +216,8 @@ def ok_reply(text: str = "pong", **extra) -> tuple[int, dict]:
     }
 
 
-@pytest.fixture
-def stub():
+def _serve_stub():
+    """A stub OpenAI-compatible server on 127.0.0.1: records each request, answers from ``state.replies``."""
     state = StubState()
 
     class Handler(BaseHTTPRequestHandler):
@@ -246,6 +246,11 @@ def stub():
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def stub():
+    yield from _serve_stub()
 
 
 def test_http_request_body_headers_and_parsing(stub):
@@ -528,33 +533,7 @@ def test_completion_defaults():
 @pytest.fixture
 def other_stub():
     """A second server: another origin (another port) that records whatever reaches it."""
-    yield from _serve()
-
-
-def _serve():
-    state = StubState()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - the http.server hook name
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            state.requests.append({"path": self.path, "headers": dict(self.headers)})
-            data = json.dumps(ok_reply("from elsewhere")[1]).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", state
-    finally:
-        server.shutdown()
-        server.server_close()
+    yield from _serve_stub()
 
 
 @pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
