@@ -20,6 +20,7 @@ from typing import Any
 __all__ = [
     "check_choice",
     "check_float",
+    "check_gradients",
     "check_int",
     "check_probability",
     "check_tensor",
@@ -27,7 +28,15 @@ __all__ = [
 ]
 
 
-def _range(low: float | None, high: float | None, low_open: bool = False, high_open: bool = False) -> str:
+def _range(
+    low: float | None,
+    high: float | None,
+    low_open: bool = False,
+    high_open: bool = False,
+    interval: bool = False,
+) -> str:
+    if interval and low is not None and high is not None:
+        return f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
     parts = []
     if low is not None:
         parts.append(f"{'>' if low_open else '>='} {low:g}")
@@ -67,7 +76,7 @@ def check_float(
         and not (hasattr(value, "dtype") and getattr(value, "ndim", None) == 0)
     ):
         raise ValueError(
-            f"{name} must be a {'finite ' if finite else ''}float{_range(low, high, low_open, high_open)}, got {value!r}"
+            f"{name} must be a {'finite ' if finite else ''}float{_range(low, high, low_open, high_open, True)}, got {value!r}"
         )
     x = float(value)
     bad = math.isnan(x) or (finite and math.isinf(x))
@@ -75,7 +84,9 @@ def check_float(
     bad = bad or (high is not None and (x >= high if high_open else x > high))
     if bad:
         kind = "finite float" if finite else "float"
-        raise ValueError(f"{name} must be a {kind}{_range(low, high, low_open, high_open)}, got {value!r}")
+        raise ValueError(
+            f"{name} must be a {kind}{_range(low, high, low_open, high_open, True)}, got {value!r}"
+        )
     return x
 
 
@@ -131,3 +142,36 @@ def check_token_ids(name: str, ids: Any, vocab_size: int) -> Any:
             f"{name} must hold token ids in [0, {vocab_size}), got values in [{int(ids.min())}, {int(ids.max())}]"
         )
     return ids
+
+
+def check_gradients(optimizer: str, param_groups: Iterable[dict[str, Any]]) -> None:
+    """Refuse a step before any parameter moves when a gradient is sparse, complex or holds NaN/infinity.
+
+    One device synchronisation for all parameters; the error names the optimizer, the group, the parameter's index
+    in it and its shape, so a diverging loss is reported where it starts rather than as a linear-algebra failure
+    or non-finite weights several steps later.
+    """
+    import torch
+
+    where, flags = [], []
+    for g_index, group in enumerate(param_groups):
+        for p_index, p in enumerate(group["params"]):
+            grad = p.grad
+            if grad is None:
+                continue
+            at = f"parameter {p_index} of group {g_index} (shape {tuple(p.shape)})"
+            if grad.is_sparse:
+                raise ValueError(f"{optimizer} does not support sparse gradients; got one for {at}")
+            if p.is_complex() or grad.is_complex():
+                raise ValueError(f"{optimizer} does not support complex parameters or gradients; got {at}")
+            where.append(at)
+            flags.append(torch.isfinite(grad).all())
+    if not flags:
+        return
+    one_device = len({f.device for f in flags}) == 1
+    if not (bool(torch.stack(flags).all()) if one_device else all(bool(f) for f in flags)):
+        bad = next(at for at, f in zip(where, flags) if not bool(f))
+        raise ValueError(
+            f"{optimizer}: the gradient of {bad} holds NaN or infinite values; no parameter was updated "
+            "(lower the learning rate, clip gradients, or skip the step as a GradScaler does)"
+        )

@@ -8,7 +8,9 @@ optimizer over all of ``model``'s parameters (its own routing of non-matrix para
 - all-zero gradients leave every parameter finite;
 - ``state_dict`` saved mid-run and loaded into a fresh optimizer resumes bit-identically;
 - parameters whose ``grad`` is None are left untouched;
-- sparse gradients and complex parameters raise an error that says so.
+- sparse gradients and complex parameters raise an error that says so;
+- a NaN or infinite gradient is refused before any parameter moves (the project's optimizers; a module sets
+  ``REFUSES_NONFINITE = False`` for a library baseline that steps on regardless).
 """
 
 import copy
@@ -23,12 +25,15 @@ from torch import nn
 from tests.conformance import optimizer_cases
 
 CASES = []
+STRICT = []
 for info in sorted(pkgutil.iter_modules(optimizer_cases.__path__), key=lambda m: m.name):
     module = importlib.import_module(f"tests.conformance.optimizer_cases.{info.name}")
     for name, factory in module.OPTIMIZERS.items():
         CASES.append(
             pytest.param(factory, getattr(module, "ACCEPTS_COMPLEX", False), id=f"{info.name}-{name}")
         )
+        if getattr(module, "REFUSES_NONFINITE", True):
+            STRICT.append(pytest.param(factory, id=f"{info.name}-{name}"))
 
 
 def mlp(dtype: torch.dtype = torch.float32, seed: int = 0) -> nn.Module:
@@ -178,3 +183,22 @@ def test_complex_parameters_are_rejected(factory, accepts_complex):
         model(x).abs().pow(2).mean().backward()
         for o in opts:
             o.step()
+
+
+@pytest.mark.parametrize("factory", STRICT)
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")], ids=["nan", "inf"])
+def test_nonfinite_gradients_are_refused_before_any_update(factory, bad):
+    model = mlp()
+    x, y = problem()
+    opts = as_list(factory(model))
+    run_steps(model, opts, x, y, 2)  # optimizer state exists, so a refused step must not corrupt it either
+    before = [p.detach().clone() for p in model.parameters()]
+    loss_of(model, x, y).backward()
+    list(model.parameters())[-1].grad[0] = bad  # the last parameter: earlier ones would already have moved
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        for o in opts:
+            o.step()
+    for p, b in zip(model.parameters(), before):
+        assert torch.equal(p, b), "a refused step changed a parameter"
+    run_steps(model, opts, x, y, 1)  # the optimizer is still usable after the refusal
+    assert all(torch.isfinite(p).all() for p in model.parameters())

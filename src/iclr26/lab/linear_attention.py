@@ -99,8 +99,16 @@ def _check(
                 f"{name} must have shape {shape} (length {what}, matching B/H/d_k of q {tuple(q.shape)}), "
                 f"got {tuple(tensors[name].shape)}"
             )
-    if (log_f > 0).any():
-        raise ValueError("log_f must be <= 0 everywhere (a decay above 1 makes the state grow without bound)")
+    if not bool((log_f <= 0).all()):  # NaN fails this test too
+        bad = log_f[~(log_f <= 0)].flatten()[0].item()
+        raise ValueError(
+            f"log_f must be <= 0 everywhere (a decay above 1 makes the state grow without bound), got {bad}"
+        )
+    if not bool(torch.isfinite(log_f).all()):
+        raise ValueError(
+            "log_f must be finite, got -inf: a forget gate of exactly 0 breaks the chunked cumulative sums; "
+            "use a large finite negative value (e.g. -1e4) instead"
+        )
     if initial_state is not None and tuple(initial_state.shape) != (bsz, heads, dk, v.shape[-1]):
         raise ValueError(
             f"initial_state must have shape {(bsz, heads, dk, v.shape[-1])}, got {tuple(initial_state.shape)}"

@@ -25,7 +25,21 @@ def _complex_step() -> None:
     opt.step()
 
 
+def _nan_step() -> None:
+    w, b = nn.Parameter(torch.ones(4, 6)), nn.Parameter(torch.ones(6))
+    opt = COSMOS([w, b], rank=2)
+    w.grad, b.grad = torch.ones(4, 6), torch.full((6,), float("nan"))
+    before = w.detach().clone()
+    try:
+        opt.step()
+    finally:
+        assert torch.equal(w.detach(), before), "a refused step must leave every parameter untouched"
+
+
 CASES = [
+    (_nan_step, ValueError, ["gradient of parameter 1", "NaN or infinite", "no parameter was updated"]),
+    (lambda: COSMOS(_w(), lr=float("inf")), ValueError, ["lr", "finite"]),
+    (lambda: COSMOS(_w(), lr=float("nan")), ValueError, ["lr", "finite"]),
     (lambda: COSMOS(_w(), rank=0), ValueError, ["rank", ">= 1"]),
     (lambda: COSMOS(_w(), rank=5, strict=True), ValueError, ["rank", "exceeds"]),
     (lambda: COSMOS(_w(), lr=-1.0), ValueError, ["lr", ">= 0"]),

@@ -18,6 +18,9 @@ def _sparse_step():
 
 
 CASES = [
+    (lambda: RACS(_w(), lr=float("inf")), ValueError, ["lr", "finite"]),
+    (lambda: Alice(_w(), lr=float("nan")), ValueError, ["lr", "finite"]),
+    (lambda: Alice(_w(), seed=1.5), ValueError, ["seed", "int"]),
     (lambda: RACS(_w(), lr=-1.0), ValueError, ["lr", ">= 0"]),
     (lambda: RACS(_w(), beta=1.0), ValueError, ["beta", "[0, 1)"]),
     (lambda: RACS(_w(), gamma=0.5), ValueError, ["gamma", ">= 1"]),

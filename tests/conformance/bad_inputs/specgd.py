@@ -14,6 +14,10 @@ W = torch.nn.Parameter(torch.zeros(3, 4))
 B = torch.nn.Parameter(torch.zeros(3))
 
 CASES = [
+    (lambda: SpectralGD([W], lr=float("inf")), ValueError, ["SpectralGD", "lr", "finite"]),
+    (lambda: NormalizedGD([W], lr=float("nan")), ValueError, ["NormalizedGD", "lr", "finite"]),
+    (lambda: SpectralGD([W], lr="0.1"), ValueError, ["lr", "'0.1'"]),
+    (lambda: SpectralGD([W], betas=(0.9,)), ValueError, ["betas", "pair"]),
     (lambda: SpectralGD([W, B], lr=0.1), ValueError, ["not 2-D", "fallback"]),
     (lambda: SpectralGD([W], lr=0.0), ValueError, ["lr", "> 0"]),
     (lambda: SpectralGD([W], lr=-1.0), ValueError, ["lr", "> 0"]),

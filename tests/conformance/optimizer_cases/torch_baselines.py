@@ -8,3 +8,4 @@ import torch
 
 OPTIMIZERS = {"AdamW": lambda model: torch.optim.AdamW(model.parameters(), lr=1e-2)}
 ACCEPTS_COMPLEX = True
+REFUSES_NONFINITE = False  # torch steps on a NaN gradient and leaves NaN weights

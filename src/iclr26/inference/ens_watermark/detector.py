@@ -147,7 +147,17 @@ class ENSDetector:
         return self.z_from_counts(np.cumsum(g.sum(1)), np.arange(1, len(g) + 1))
 
     def score(self, ids: object, start: int | None = None) -> DetectionResult:
-        """Detect from token ids alone: ``(z, p_value, per_key_counts)``."""
+        """Detect from token ids alone: ``(z, p_value, per_key_counts)``.
+
+        A text with no token after `start` carries no evidence either way, so it is an error rather than z = 0.
+        """
         g = self.green_matrix(ids, start)
+        if not len(g):
+            n = self._as_ids(ids).size
+            first = self.context_width if start is None else start
+            raise ValueError(
+                f"ids has {n} tokens and scoring starts at start={first}, so no token is scored: "
+                f"give at least {first + 1} tokens (or a smaller start, >= context_width={self.context_width})"
+            )
         z = float(self.z_from_counts(int(g.sum()), len(g)))
         return DetectionResult(z, float(norm.sf(z)), g.sum(0).astype(np.int64))

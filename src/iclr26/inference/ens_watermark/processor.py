@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import torch
 from transformers import LogitsProcessor
 
+from iclr26.checks import check_int, check_token_ids
 from iclr26.inference.ens_watermark.keys import KeyedPermutations, green_list_size, validate_secrets
 from iclr26.inference.ens_watermark.reweight import DiPmarkReweight, GammaReweight
 
@@ -50,6 +51,14 @@ def _check_width(context_width: int) -> int:
     return context_width
 
 
+def _check_vocab(vocab_size: int | None) -> int | None:
+    if vocab_size is not None and (
+        isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 2
+    ):
+        raise ValueError(f"vocab_size must be an int >= 2 or None, got {vocab_size!r}")
+    return vocab_size
+
+
 def _check_scores(input_ids: torch.Tensor, scores: torch.Tensor, vocab_size: int | None, width: int) -> None:
     if scores.dim() != 2 or input_ids.dim() != 2 or scores.shape[0] != input_ids.shape[0]:
         raise ValueError(
@@ -65,6 +74,7 @@ def _check_scores(input_ids: torch.Tensor, scores: torch.Tensor, vocab_size: int
         raise ValueError(
             f"input_ids has {input_ids.shape[1]} tokens, fewer than context_width={width}: give a longer prompt"
         )
+    check_token_ids("input_ids", input_ids, scores.shape[-1])
 
 
 class ENSLogitsProcessor(LogitsProcessor):
@@ -108,12 +118,8 @@ class ENSLogitsProcessor(LogitsProcessor):
         self.base = base
         self.reweight = make_reweight(base, alpha)
         self.context_width = _check_width(context_width)
-        if vocab_size is not None and (
-            isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 2
-        ):
-            raise ValueError(f"vocab_size must be an int >= 2 or None, got {vocab_size!r}")
-        self.vocab_size = vocab_size
-        self.cache_size = cache_size
+        self.vocab_size = _check_vocab(vocab_size)
+        self.cache_size = check_int("cache_size", cache_size, low=0)
         self._keys: KeyedPermutations | None = None
 
     @property
@@ -168,7 +174,7 @@ class KGWLogitsProcessor(LogitsProcessor):
             raise ValueError(f"delta must be a number >= 0, got {delta!r}")
         self.gamma, self.delta = float(gamma), float(delta)
         self.context_width = _check_width(context_width)
-        self.vocab_size = vocab_size
+        self.vocab_size = _check_vocab(vocab_size)
         self._keys: KeyedPermutations | None = None
 
     def __repr__(self) -> str:

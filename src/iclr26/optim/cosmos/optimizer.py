@@ -35,6 +35,7 @@ import torch
 from torch import Tensor, nn
 from torch.optim import Optimizer
 
+from iclr26.checks import check_float, check_gradients, check_int
 from iclr26.lab.param_groups import split_param_groups
 
 __all__ = ["COSMOS", "NS5_COEFFICIENTS", "cosmos_state_numel", "newton_schulz5"]
@@ -90,29 +91,18 @@ def cosmos_state_numel(m: int, n: int, rank: int) -> int:
 
 
 def _check_hparams(group: dict[str, Any]) -> None:
-    lr = group["lr"]
-    if isinstance(lr, Tensor) or not isinstance(lr, (int, float)) or not lr >= 0.0:
-        raise ValueError(f"lr must be a float >= 0, got {lr!r}")
-    if not group["eps"] >= 0.0:
-        raise ValueError(f"eps must be >= 0, got {group['eps']!r}")
-    if not group["weight_decay"] >= 0.0:
-        raise ValueError(f"weight_decay must be >= 0, got {group['weight_decay']!r}")
+    check_float("lr", group["lr"], low=0.0)
+    check_float("eps", group["eps"], low=0.0)
+    check_float("weight_decay", group["weight_decay"], low=0.0)
     betas = group["betas"]
     if not isinstance(betas, (tuple, list)) or len(betas) != 2:
         raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
     for i, beta in enumerate(betas):
-        if not 0.0 <= beta < 1.0:
-            raise ValueError(f"betas[{i}] must lie in [0, 1), got {beta!r}")
-    rank = group["rank"]
-    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
-        raise ValueError(f"rank must be an int >= 1, got {rank!r}")
-    if not group["lr_ratio"] >= 0.0:
-        raise ValueError(f"lr_ratio must be >= 0, got {group['lr_ratio']!r}")
-    if not group["residual_weight"] >= 0.0:
-        raise ValueError(f"residual_weight must be >= 0, got {group['residual_weight']!r}")
-    ns = group["ns_steps"]
-    if isinstance(ns, bool) or not isinstance(ns, int) or ns < 0:
-        raise ValueError(f"ns_steps must be an int >= 0, got {ns!r}")
+        check_float(f"betas[{i}]", beta, 0.0, 1.0, high_open=True)
+    check_int("rank", group["rank"], low=1)
+    check_float("lr_ratio", group["lr_ratio"], low=0.0)
+    check_float("residual_weight", group["residual_weight"], low=0.0)
+    check_int("ns_steps", group["ns_steps"], low=0)
     if group["variant"] not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {group['variant']!r}")
     if group["use_cosmos"] not in (None, True, False):
@@ -233,15 +223,12 @@ class COSMOS(Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        check_gradients("COSMOS", self.param_groups)
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
                     continue
                 grad = p.grad
-                if grad.is_sparse:
-                    raise ValueError("COSMOS does not support sparse gradients (got a sparse grad)")
-                if torch.is_complex(p) or torch.is_complex(grad):
-                    raise ValueError("COSMOS does not support complex parameters or gradients")
                 if self._is_matrix(p, group):
                     self._cosmos_step(p, grad, group)
                 else:

@@ -24,6 +24,7 @@ import torch
 from torch import nn
 from torch.optim.adamw import adamw as _adamw_functional
 
+from iclr26.checks import check_float, check_gradients, check_int
 from iclr26.lab.param_groups import split_param_groups
 
 __all__ = ["RACS", "Alice", "alice_state_numel", "racs_state_numel"]
@@ -46,18 +47,16 @@ def alice_state_numel(m: int, n: int, rank: int) -> int:
 
 
 def _check_unit_interval(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
-        raise ValueError(f"{name} must lie in [0, 1), got {value!r}")
+    check_float(name, value, 0.0, 1.0, high_open=True)
 
 
 def _check_nonneg(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-        raise ValueError(f"{name} must be a number >= 0, got {value!r}")
+    check_float(name, value, low=0.0)
 
 
-def _check_int(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+def _check_gamma(value: Any) -> None:
+    """The limiter's growth cap: >= 1, and infinity switches the limiter off."""
+    check_float("gamma", value, low=1.0, finite=False)
 
 
 class _FallbackOptimizer(torch.optim.Optimizer):
@@ -71,9 +70,7 @@ class _FallbackOptimizer(torch.optim.Optimizer):
 
     # --- validation -------------------------------------------------------------------------------------------
     def _validate_common(self, group: dict[str, Any]) -> None:
-        lr = group["lr"]
-        if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not lr >= 0:
-            raise ValueError(f"lr must be a number >= 0, got {lr!r}")
+        _check_nonneg("lr", group["lr"])
         _check_nonneg("weight_decay", group["weight_decay"])
         _check_nonneg("eps", group["eps"])
         betas = group["adam_betas"]
@@ -112,11 +109,9 @@ class _FallbackOptimizer(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        check_gradients(type(self).__name__, self.param_groups)
         for group in self.param_groups:
             params = [p for p in group["params"] if p.grad is not None]
-            for p in params:
-                if p.grad.is_sparse:
-                    raise ValueError(f"{type(self).__name__} does not support sparse gradients")
             if group["fallback"]:
                 self._adamw_step(group, params)
             else:
@@ -271,9 +266,7 @@ class RACS(_FallbackOptimizer):
     def _validate_group(self, group: dict[str, Any]) -> None:
         _check_unit_interval("beta", group["beta"])
         _check_nonneg("alpha", group["alpha"])
-        g = group["gamma"]
-        if isinstance(g, bool) or not isinstance(g, (int, float)) or not g >= 1:
-            raise ValueError(f"gamma must be a number >= 1, got {g!r}")
+        _check_gamma(group["gamma"])
         if group["normalize"] not in ("mean", "fixed_point"):
             raise ValueError(f"normalize must be 'mean' or 'fixed_point', got {group['normalize']!r}")
 
@@ -391,20 +384,17 @@ class Alice(_FallbackOptimizer):
             _check_unit_interval(f"betas[{i}]", b)
         _check_nonneg("alpha", group["alpha"])
         _check_nonneg("alpha_c", group["alpha_c"])
-        g = group["gamma"]
-        if isinstance(g, bool) or not isinstance(g, (int, float)) or not g >= 1:
-            raise ValueError(f"gamma must be a number >= 1, got {g!r}")
-        _check_int("rank", group["rank"], 1)
-        _check_int("update_interval", group["update_interval"], 1)
-        _check_int("leading_basis", group["leading_basis"], 1)
+        _check_gamma(group["gamma"])
+        check_int("rank", group["rank"], low=1)
+        check_int("update_interval", group["update_interval"], low=1)
+        check_int("leading_basis", group["leading_basis"], low=1)
         if group["leading_basis"] > group["rank"]:
             raise ValueError(
                 f"leading_basis must be <= rank, got leading_basis={group['leading_basis']} > rank={group['rank']}"
             )
         if group["complement"] not in ("random", "deterministic"):
             raise ValueError(f"complement must be 'random' or 'deterministic', got {group['complement']!r}")
-        if isinstance(group["seed"], bool) or not isinstance(group["seed"], int):
-            raise TypeError(f"seed must be an int, got {type(group['seed']).__name__}")
+        check_int("seed", group["seed"])
 
     # --- pieces -----------------------------------------------------------------------------------------------
     @staticmethod

@@ -29,7 +29,8 @@ from typing import Any
 
 import torch
 
-from iclr26.optim.specgd.spectral_gd import check_common, checked_grad, momentum_direction
+from iclr26.checks import check_gradients
+from iclr26.optim.specgd.spectral_gd import check_common, momentum_direction
 
 __all__ = ["NormalizedGD", "gradient_norm"]
 
@@ -85,11 +86,12 @@ class NormalizedGD(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        check_gradients("NormalizedGD", self.param_groups)
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                grad = checked_grad(p, "NormalizedGD")
+                grad = p.grad
                 direction = momentum_direction(grad, self.state[p], group["momentum"], group["nesterov"])
                 size = gradient_norm(direction, group["norm"])
                 scale = torch.where(size > 0, 1.0 / size, torch.zeros_like(size))  # zero gradient: no step

@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from iclr26.checks import check_choice, check_float, check_gradients, check_int
 from iclr26.optim.specgd.orthogonalize import orthogonalize_ns, orthogonalize_svd
 
 __all__ = ["SpectralGD"]
@@ -44,29 +45,16 @@ _MODES = ("svd", "ns")
 _FALLBACKS = (None, "adamw", "sgd")
 
 
-def checked_grad(p: torch.Tensor, optimizer: str) -> torch.Tensor:
-    """`p`'s gradient, after refusing sparse gradients and complex parameters with a clear message."""
-    if p.is_complex():
-        raise ValueError(f"{optimizer} does not support complex parameters (got a {p.dtype} parameter)")
-    grad = p.grad
-    if grad.is_sparse:
-        raise ValueError(f"{optimizer} does not support sparse gradients; use a dense gradient")
-    return grad
-
-
 def check_common(group: dict[str, Any], optimizer: str) -> None:
     """Validate the hyperparameters SpectralGD and NormalizedGD share (lr, momentum, nesterov, weight_decay)."""
-    lr = group["lr"]
-    if isinstance(lr, torch.Tensor) or not isinstance(lr, (int, float)) or isinstance(lr, bool):
-        raise TypeError(f"{optimizer}: lr must be a float, got {type(lr).__name__}")
-    if not lr > 0:
-        raise ValueError(f"{optimizer}: lr (the step size eta) must be > 0, got {lr}")
-    if not 0.0 <= group["momentum"] < 1.0:
-        raise ValueError(f"{optimizer}: momentum must lie in [0, 1), got {group['momentum']}")
+    try:
+        check_float("lr (the step size eta)", group["lr"], low=0.0, low_open=True)
+        check_float("momentum", group["momentum"], 0.0, 1.0, high_open=True)
+        check_float("weight_decay", group["weight_decay"], low=0.0)
+    except ValueError as err:
+        raise ValueError(f"{optimizer}: {err}") from None
     if group["nesterov"] and group["momentum"] <= 0:
         raise ValueError(f"{optimizer}: nesterov=True needs momentum > 0, got momentum={group['momentum']}")
-    if not group["weight_decay"] >= 0:
-        raise ValueError(f"{optimizer}: weight_decay must be >= 0, got {group['weight_decay']}")
 
 
 def momentum_direction(
@@ -154,19 +142,20 @@ class SpectralGD(torch.optim.Optimizer):
         check_common(group, "SpectralGD")
         if group["mode"] not in _MODES:
             raise ValueError(f"SpectralGD: mode must be one of {_MODES}, got {group['mode']!r}")
-        if not 0.0 < group["rtol"] < 1.0:
-            raise ValueError(f"SpectralGD: rtol must lie in (0, 1), got {group['rtol']}")
-        if not isinstance(group["ns_steps"], int) or group["ns_steps"] < 1:
-            raise ValueError(f"SpectralGD: ns_steps must be an int >= 1, got {group['ns_steps']!r}")
-        if group["fallback"] not in _FALLBACKS:
-            raise ValueError(f"SpectralGD: fallback must be one of {_FALLBACKS}, got {group['fallback']!r}")
-        if group["fallback_lr"] is not None and not group["fallback_lr"] > 0:
-            raise ValueError(f"SpectralGD: fallback_lr must be > 0 or None, got {group['fallback_lr']}")
-        beta1, beta2 = group["betas"]
-        if not (0.0 <= beta1 < 1.0 and 0.0 <= beta2 < 1.0):
-            raise ValueError(f"SpectralGD: betas must lie in [0, 1), got {group['betas']}")
-        if not group["eps"] > 0:
-            raise ValueError(f"SpectralGD: eps must be > 0, got {group['eps']}")
+        try:
+            check_float("rtol", group["rtol"], 0.0, 1.0, low_open=True, high_open=True)
+            check_int("ns_steps", group["ns_steps"], low=1)
+            check_choice("fallback", group["fallback"], _FALLBACKS)
+            if group["fallback_lr"] is not None:
+                check_float("fallback_lr", group["fallback_lr"], low=0.0, low_open=True)
+            betas = group["betas"]
+            if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+                raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
+            for i, beta in enumerate(betas):
+                check_float(f"betas[{i}]", beta, 0.0, 1.0, high_open=True)
+            check_float("eps", group["eps"], low=0.0, low_open=True)
+        except ValueError as err:
+            raise ValueError(f"SpectralGD: {err}") from None
         if group["fallback"] is None:
             for p in group["params"]:
                 if not group["spectral"] or p.ndim != 2:
@@ -183,11 +172,12 @@ class SpectralGD(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        check_gradients("SpectralGD", self.param_groups)
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                grad = checked_grad(p, "SpectralGD")
+                grad = p.grad
                 if group["spectral"] and p.ndim == 2:
                     self._spectral_update(p, grad, group)
                 elif group["fallback"] == "adamw":
