@@ -102,3 +102,37 @@ def test_corrupt_seed_is_named_and_rerun(tmp_path):
     assert summary.ran == [1]
     assert any("seed_001.json" in e and "run again" in e for e in summary.errors)
     assert store.read("toy-harness", "quick", 1) is not None
+
+
+def test_harness_applies_the_thread_limit_and_records_it(monkeypatch):
+    import dataclasses
+
+    import torch
+
+    from iclr26.harness.executors import SeedTask, run_seed_task
+    from tests.harness import toy
+
+    seen = []
+
+    def run(cfg, seed, device):
+        seen.append(torch.get_num_threads())
+        return toy.run(cfg, seed, device)
+
+    before = torch.get_num_threads()
+    monkeypatch.setattr(toy.TOY, "run", run)
+    record = run_seed_task(SeedTask("toy-harness", "quick", 0, "cpu"))
+    assert seen == [1] and record["provenance"]["threads"] == 1
+    assert torch.get_num_threads() == before, "the limit is restored after the seed"
+
+    @dataclasses.dataclass(frozen=True)
+    class Flagged:
+        n: int = 4
+        single_thread: bool = False
+
+    exp = dataclasses.replace(
+        toy.TOY, configs={"smoke": Flagged(), "quick": Flagged(single_thread=True), "full": {"threads": 3}}
+    )
+    assert exp.threads_for("smoke") is None and exp.threads_for("quick") == 1 and exp.threads_for("full") == 3
+    assert dataclasses.replace(toy.TOY, threads=None).threads_for("quick") is None
+    with pytest.raises(ValueError, match="threads must be an int >= 1"):
+        dataclasses.replace(toy.TOY, threads=0)

@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "fraction_of_seeds": "iclr26.harness.claims",
     "guarded": "iclr26.harness.claims",
     "is_judged": "iclr26.harness.budget",
+    "limited_threads": "iclr26.harness.threads",
     "k_of_n": "iclr26.harness.claims",
     "mean_at_least": "iclr26.harness.claims",
     "mean_at_most": "iclr26.harness.claims",

@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import torch
+
 from iclr26.harness.progress import task as progress_task
 from iclr26.harness.provenance import PeakMemory, provenance, utc_now
 from iclr26.harness.registry import get_experiment
@@ -45,6 +47,7 @@ def run_seed_task(task: SeedTask) -> dict[str, Any]:
     seed_everything(task.seed)
     started = utc_now()
     t0 = time.perf_counter()
+    threads = experiment.threads_for(task.budget) or torch.get_num_threads()
     with PeakMemory() as mem:
         out = experiment.run_seed(task.budget, task.seed, task.device)
     wall = time.perf_counter() - t0
@@ -58,7 +61,7 @@ def run_seed_task(task: SeedTask) -> dict[str, Any]:
         "wall_s": round(wall, 3),
         "peak_rss_mb": mem.peak_mb,
         "peak_cuda_mb": cuda_peak,
-        "provenance": provenance(task.device, started, utc_now(), cuda_peak),
+        "provenance": provenance(task.device, started, utc_now(), cuda_peak, threads),
     }
 
 

@@ -30,8 +30,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from iclr26.checks import check_int
 from iclr26.harness.budget import BUDGETS, check_budget
 from iclr26.harness.claims import Claim
+from iclr26.harness.threads import limited_threads
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -131,6 +133,11 @@ class Experiment:
         reference seeds because of platform-dependent numerics; 0 means bit for bit (``iclr26 verify`` states it).
     devices : the devices ``run`` really computes on: ``("cpu",)`` unless it moves its tensors to the ``device``
         it is given, then ``("cpu", "cuda")``. The CLI refuses any other device.
+    threads : torch intra-op threads each seed runs on (None: whatever the process has). The harness applies it
+        around ``run``, so a seed computes the same numbers whatever ``--jobs`` is, and an experiment never sets
+        thread counts itself. A config may override it per budget with a ``single_thread`` flag (True: 1,
+        False: None) or an int ``threads`` field.
+    blas_threads : limit the NumPy/SciPy BLAS and OpenMP pools to the same count (threadpoolctl).
     """
 
     slug: str
@@ -142,6 +149,8 @@ class Experiment:
     scale_gap: str = ""
     devices: tuple[str, ...] = ("cpu",)
     tolerance: float = 0.0
+    threads: int | None = 1
+    blas_threads: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.tolerance, (int, float)) or not 0.0 <= self.tolerance < 1.0:
@@ -157,6 +166,8 @@ class Experiment:
             raise ValueError(
                 f"experiment {self.slug!r}: devices must include 'cpu' and may add 'cuda', got {self.devices!r}"
             )
+        if self.threads is not None:
+            check_int(f"experiment {self.slug!r}: threads", self.threads, low=1)
         for name in (*self.configs, *self.seeds):
             check_budget(name)
         missing = [b for b in BUDGETS if b not in self.configs or b not in self.seeds]
@@ -178,9 +189,22 @@ class Experiment:
         """The config of `budget` as a JSON-ready dict (what the results file records)."""
         return to_jsonable(self.config(budget))
 
+    def threads_for(self, budget: str) -> int | None:
+        """The thread count the harness gives a seed of `budget` (see ``threads``)."""
+        cfg = self.config(budget)
+        flag = cfg.get("single_thread") if isinstance(cfg, Mapping) else getattr(cfg, "single_thread", None)
+        if isinstance(flag, bool):
+            return 1 if flag else None
+        n = cfg.get("threads") if isinstance(cfg, Mapping) else getattr(cfg, "threads", None)
+        if isinstance(n, int) and not isinstance(n, bool):
+            return check_int(f"{self.slug}: config threads", n, low=1)
+        return self.threads
+
     def run_seed(self, budget: str, seed: int, device: str) -> dict[str, Any]:
-        """Run one seed and return its ``{"metrics", "curves", "artifacts"}`` record."""
-        out = self.run(self.config(budget), seed, device)
+        """Run one seed, on ``threads_for(budget)`` threads, and return its ``{"metrics", "curves", "artifacts"}``
+        record."""
+        with limited_threads(self.threads_for(budget), blas=self.blas_threads):
+            out = self.run(self.config(budget), seed, device)
         if isinstance(out, Metrics):
             return out.to_record()
         if isinstance(out, Mapping):

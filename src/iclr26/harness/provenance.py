@@ -65,7 +65,10 @@ def device_name(device: str, cuda_peak_mb: float | None) -> str:
     return f"cpu ({platform.machine()}){suffix}"
 
 
-def provenance(device: str, started: str, finished: str, cuda_peak_mb: float | None = None) -> dict[str, Any]:
+def provenance(
+    device: str, started: str, finished: str, cuda_peak_mb: float | None = None, threads: int | None = None
+) -> dict[str, Any]:
+    """Where a seed came from; `threads` is the count the seed ran on (default: this process's)."""
     return {
         "iclr26": iclr26.__version__,
         "git": git_commit(),
@@ -73,7 +76,7 @@ def provenance(device: str, started: str, finished: str, cuda_peak_mb: float | N
         "python": platform.python_version(),
         "torch": torch.__version__,
         "device": device_name(device, cuda_peak_mb),
-        "threads": torch.get_num_threads(),
+        "threads": threads or torch.get_num_threads(),
         "started": started,
         "finished": finished,
     }
