@@ -136,3 +136,35 @@ def test_harness_applies_the_thread_limit_and_records_it(monkeypatch):
     assert dataclasses.replace(toy.TOY, threads=None).threads_for("quick") is None
     with pytest.raises(ValueError, match="threads must be an int >= 1"):
         dataclasses.replace(toy.TOY, threads=0)
+
+
+def test_usable_excludes_defects_of_one_seed_but_not_absences_by_design():
+    from iclr26.harness import Claim, Decider
+    from iclr26.harness.runner import usable
+    from iclr26.harness.store import SeedResult
+
+    optional = Decider(lambda rows: None, metrics=("opt",), description="optional", allow_nonfinite=("opt",))
+    exp = dataclasses.replace(
+        TOY,
+        claims=[
+            *TOY.claims,
+            Claim("optional", "an optional baseline", "-", optional),
+            Claim("full-only", "measured at full only", "-", Decider(lambda r: None, ("late",), "late")),
+        ],
+    )
+    config = exp.config_dict("quick")
+
+    def seed(i, **metrics):
+        base = {"method": 1.0, "baseline": 0.0, "score": 0.9, "opt": float("nan")}
+        return SeedResult("toy-harness", "quick", i, config, base | metrics, {}, {}, 0.1, None, {})
+
+    keep, why = usable(exp, "quick", [seed(0), seed(1)])
+    assert [r.seed for r in keep] == [0, 1] and not why, (
+        "allowed NaN and a metric no seed has exclude nothing"
+    )
+    keep, why = usable(exp, "quick", [seed(0), seed(1, score=float("nan")), seed(2, late=1.0)])
+    assert [r.seed for r in keep] == [2], keep
+    assert any("seed 1" in w and "score" in w for w in why)
+    assert any("seed 0" in w and "late" in w for w in why), (
+        "measured in one seed, so missing from another is a defect"
+    )

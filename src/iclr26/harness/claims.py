@@ -352,6 +352,11 @@ class Claim:
         """Every metric the claim reads: its decider's and its preconditions'."""
         return tuple(dict.fromkeys([*self.decide.metrics, *(p.metric for p in self.preconditions)]))
 
+    @property
+    def allow_nonfinite(self) -> frozenset[str]:
+        """Metrics the claim's rule handles itself when NaN or infinite (e.g. an optional baseline not installed)."""
+        return frozenset(getattr(self.decide, "allow_nonfinite", ()))
+
     def unmet(self, per_seed: PerSeed) -> list[str]:
         """One sentence per failed precondition, with the measured per-seed values."""
         out = []

@@ -3,12 +3,14 @@
 ``iclr26 report`` shows them beside the user's results, the README's catalog table is generated from them
 (:func:`catalog_table`, ``python -m iclr26.harness.reference``), and ``iclr26 verify`` reruns them.
 They live in ``iclr26/reference_results/<slug>/quick/seed_<seed>.json``: the store's own layout and schema, with
-long curves thinned to at most :data:`MAX_CURVE_POINTS` points (metrics are never touched).
+long curves thinned to at most :data:`MAX_CURVE_POINTS` points, the floats only figures read (curves, artifacts)
+rounded to :data:`FIGURE_DIGITS` significant digits, in compact JSON (:func:`shrink_record`); metrics are never touched.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -29,6 +31,8 @@ __all__ = [
     "reference_root",
     "reference_stamp",
     "reference_store",
+    "compact_json",
+    "shrink_record",
     "thin_curves",
     "write_readme_table",
 ]
@@ -63,6 +67,38 @@ def thin_curves(record: dict[str, Any], max_points: int = MAX_CURVE_POINTS) -> d
             c = {**c, "x": [c["x"][i] for i in idx], "y": [c["y"][i] for i in idx], "thinned_from": n}
         curves[name] = c
     return {**record, "curves": curves}
+
+
+FIGURE_DIGITS = 6
+
+
+def _round_floats(obj: Any, digits: int) -> Any:
+    if isinstance(obj, float):
+        return float(f"{obj:.{digits}g}") if math.isfinite(obj) else obj
+    if isinstance(obj, list):
+        return [_round_floats(v, digits) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _round_floats(v, digits) for k, v in obj.items()}
+    return obj
+
+
+def shrink_record(record: dict[str, Any], digits: int = FIGURE_DIGITS) -> dict[str, Any]:
+    """What a shipped reference seed stores: curves thinned (:func:`thin_curves`) and the floats of curves and
+    artifacts, which only figures read, rounded to `digits` significant digits. Metrics, the numbers every claim
+    and ``iclr26 verify`` read, are kept exactly."""
+    out = thin_curves(record)
+    return {
+        **out,
+        "curves": _round_floats(out.get("curves", {}), digits),
+        "artifacts": _round_floats(out.get("artifacts", {}), digits),
+    }
+
+
+def compact_json(record: dict[str, Any]) -> str:
+    """One top-level key per line, each value without whitespace: a third of the size of an indented file and
+    still a readable diff per field."""
+    lines = [f" {json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}" for k, v in record.items()]
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 @dataclass
@@ -126,7 +162,11 @@ def catalog_table(store: ResultStore | None = None) -> str:
         f"Totals over {len(papers)} of {reproduced} reproduced papers with reference results: "
         f"{counts['supported']} supported, {counts['not supported']} not supported, "
         f"{counts['inconclusive']} inconclusive, {counts['not reproduced']} not reproduced at this budget"
-        + (f"; {counts['check']} checks (true by construction, not counted)" if counts["check"] else "")
+        + (
+            f"; {counts['check']} check{'s' if counts['check'] != 1 else ''} (true by construction, not counted)"
+            if counts["check"]
+            else ""
+        )
         + "."
     )
     return total + "\n\n" + "\n".join(lines)
@@ -154,16 +194,18 @@ def _main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--readme", default="README.md")
     parser.add_argument(
-        "--thin", action="store_true", help="thin long curves of the reference seed files in place"
+        "--thin",
+        action="store_true",
+        help="shrink the reference seed files in place (curves thinned, figure-only floats rounded, compact JSON)",
     )
     args = parser.parse_args(argv)
     if args.thin:
         root = reference_root()
         for path in sorted(root.glob("*/*/seed_*.json")):
-            record = json.loads(path.read_text(encoding="utf-8"))
-            thinned = thin_curves(record)
-            if thinned != record:
-                atomic_write_text(path, json.dumps(thinned, indent=1) + "\n")
+            text = path.read_text(encoding="utf-8")
+            shrunk = compact_json(shrink_record(json.loads(text)))
+            if shrunk != text:
+                atomic_write_text(path, shrunk)
     changed = write_readme_table(args.readme)
     print(f"{args.readme}: catalog table {'regenerated' if changed else 'already current'}")  # noqa: T201
     return 0

@@ -69,15 +69,25 @@ def usable(
 ) -> tuple[list[SeedResult], list[str]]:
     """The stored seeds a verdict may use: of the current config, with every claim metric present and finite.
 
-    Returns them and one sentence per excluded seed (the reason), so nothing is dropped silently.
+    Two kinds of absence are by design, not a defect of one seed, and exclude nothing: a metric some claim's rule
+    declares it handles when non-finite (``allow_nonfinite``, e.g. an optional baseline that is not installed),
+    and a metric that no seed of the current config has (not measured at this budget; the claim says so).
+    Returns the seeds kept and one sentence per excluded seed (the reason), so nothing is dropped silently.
     """
     config = experiment.config_dict(budget)
-    needed = experiment.claim_metrics if is_judged(budget) else []
-    keep, why = [], []
-    for r in results:
-        if r.config != config:
-            why.append(f"{r.slug} {budget} seed {r.seed} was run with another config; it is not judged")
-            continue
+    current = [r for r in results if r.config == config]
+    why = [
+        f"{r.slug} {budget} seed {r.seed} was run with another config; it is not judged"
+        for r in results
+        if r.config != config
+    ]
+    if not is_judged(budget):
+        return current, why
+    allowed = set().union(*(c.allow_nonfinite for c in experiment.claims))
+    measured = {m for r in current for m in r.metrics}
+    needed = [m for m in experiment.claim_metrics if m not in allowed and m in measured]
+    keep = []
+    for r in current:
         bad = [
             m
             for m in needed
