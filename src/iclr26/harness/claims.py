@@ -53,6 +53,7 @@ __all__ = [
     "Precondition",
     "Verdict",
     "all_of",
+    "column",
     "combine_outcomes",
     "decider",
     "difference_at_least",
@@ -64,8 +65,10 @@ __all__ = [
     "mean_at_least",
     "mean_at_most",
     "never_exceeds",
+    "never_refutes",
     "non_inferior",
     "ratio_at_least",
+    "seed_spread",
 ]
 
 PerSeed = Sequence[Mapping[str, float]]
@@ -382,8 +385,39 @@ class Claim:
         )
 
 
-def _column(per_seed: PerSeed, metric: str) -> np.ndarray:
+def column(per_seed: PerSeed, metric: str) -> np.ndarray:
+    """One metric over the seeds, as a float array (what a rule or a ``synthesize`` function reads)."""
     return np.array([float(row[metric]) for row in per_seed], dtype=float)
+
+
+_column = column
+
+
+def seed_spread(i: int, scale: float = 1e-3) -> float:
+    """A small deterministic per-seed offset (-scale, 0, +scale, ...) for ``synthesize`` functions: a synthetic
+    clear win needs a little between-seed variance, or its interval is degenerate."""
+    return scale * ((i % 3) - 1)
+
+
+def never_refutes(inner: Decider) -> Decider:
+    """`inner` with *not supported* read as *inconclusive*: a part that can fail a claim (in :func:`all_of`),
+    never refute it."""
+
+    def fn(rows: PerSeed) -> Verdict:
+        v = inner(rows)
+        if v.outcome is not Outcome.NOT_SUPPORTED:
+            return v
+        return Verdict(Outcome.INCONCLUSIVE, v.explanation, v.estimate, v.interval, v.n_seeds)
+
+    return Decider(
+        fn,
+        inner.metrics,
+        inner.description,
+        min_seeds=inner.min_seeds,
+        compares=inner.compares,
+        synthesize=inner.synthesize,
+        allow_nonfinite=inner.allow_nonfinite,
+    )
 
 
 def _fmt(iv: Interval) -> str:

@@ -30,7 +30,6 @@ from iclr26.architectures.fact_forecast.training import (
 from iclr26.harness.claims import Claim, Precondition, difference_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "FactConfig", "build_model", "run", "trivial_mse"]
 
@@ -110,65 +109,62 @@ def run(cfg: FactConfig, seed: int, device: str) -> Metrics:
         "cost_n": list(cfg.cost_n),
     }
     n_vars = cfg.S * cfg.S
-    with limited_threads(1):
-        raw = make_grid_diffusion(cfg.S, cfg.T, dynamic=True, seed=seed)
-        jobs = [(o, m) for o in cfg.orderings for m in cfg.models]
-        for k, (order_kind, name) in enumerate(track(jobs, description=f"fact-forecast seed {seed}")):
-            data = prepare(raw, cfg.seq_len, cfg.pred_len, ordering(n_vars, order_kind, seed=10_000 + seed))
-            torch.manual_seed(1000 * seed + k)
-            model = build_model(name, cfg, n_vars)
-            steps = cfg.linear_steps if name == "dlinear" else cfg.steps
-            marks = _uses_marks(name)
-            losses = train_forecaster(
-                model, data, steps, cfg.batch, cfg.lr, cfg.epochs, seed=1000 * seed + 7, use_marks=marks
+    raw = make_grid_diffusion(cfg.S, cfg.T, dynamic=True, seed=seed)
+    jobs = [(o, m) for o in cfg.orderings for m in cfg.models]
+    for k, (order_kind, name) in enumerate(track(jobs, description=f"fact-forecast seed {seed}")):
+        data = prepare(raw, cfg.seq_len, cfg.pred_len, ordering(n_vars, order_kind, seed=10_000 + seed))
+        torch.manual_seed(1000 * seed + k)
+        model = build_model(name, cfg, n_vars)
+        steps = cfg.linear_steps if name == "dlinear" else cfg.steps
+        marks = _uses_marks(name)
+        losses = train_forecaster(
+            model, data, steps, cfg.batch, cfg.lr, cfg.epochs, seed=1000 * seed + 7, use_marks=marks
+        )
+        mse, mae = evaluate(model, data, "test", cfg.eval_stride, use_marks=marks)
+        values[f"{order_kind}_{name}_mse"] = mse
+        values[f"{order_kind}_{name}_mae"] = mae
+        curves[f"loss_{order_kind}_{name}"] = Curve(list(range(1, steps + 1)), losses, "step", "train MSE")
+        if f"{order_kind}_trivial_mse" not in values:
+            triv = trivial_mse(data, "test", cfg.eval_stride)
+            values[f"{order_kind}_last_mse"], values[f"{order_kind}_mean_mse"] = (
+                triv["last"],
+                triv["mean"],
             )
-            mse, mae = evaluate(model, data, "test", cfg.eval_stride, use_marks=marks)
-            values[f"{order_kind}_{name}_mse"] = mse
-            values[f"{order_kind}_{name}_mae"] = mae
-            curves[f"loss_{order_kind}_{name}"] = Curve(
-                list(range(1, steps + 1)), losses, "step", "train MSE"
+            values[f"{order_kind}_trivial_mse"] = min(triv.values())
+        values[f"{order_kind}_{name}_rel_trivial"] = mse / values[f"{order_kind}_trivial_mse"]
+        if name == "fact" and order_kind == cfg.orderings[0]:
+            block = model.time[0]
+            assert isinstance(block, DConvBlock2d)
+            w = block.incs[0].convs[-1].weight.detach()[:4, 0]
+            artifacts["kernels"] = w.tolist()
+    for o in cfg.orderings:
+        if "fact" in cfg.models and "itransformer" in cfg.models:
+            values[f"{o}_mse_diff"] = values[f"{o}_fact_mse"] - values[f"{o}_itransformer_mse"]
+    for n in cfg.cost_n:
+        for name in cfg.cost_models:
+            torch.manual_seed(seed)
+            model = build_model(name, cfg, n)
+            values[f"mem_{name}_n{n}"] = saved_activation_bytes(
+                model, cfg.batch, cfg.seq_len, n, N_MARK if _uses_marks(name) else 0
             )
-            if f"{order_kind}_trivial_mse" not in values:
-                triv = trivial_mse(data, "test", cfg.eval_stride)
-                values[f"{order_kind}_last_mse"], values[f"{order_kind}_mean_mse"] = (
-                    triv["last"],
-                    triv["mean"],
+            sec = float("nan")
+            if cfg.timing:
+                sec = step_time(
+                    model,
+                    cfg.cost_batch,
+                    cfg.seq_len,
+                    n,
+                    N_MARK if _uses_marks(name) else 0,
+                    cfg.cost_steps,
+                    1,
                 )
-                values[f"{order_kind}_trivial_mse"] = min(triv.values())
-            values[f"{order_kind}_{name}_rel_trivial"] = mse / values[f"{order_kind}_trivial_mse"]
-            if name == "fact" and order_kind == cfg.orderings[0]:
-                block = model.time[0]
-                assert isinstance(block, DConvBlock2d)
-                w = block.incs[0].convs[-1].weight.detach()[:4, 0]
-                artifacts["kernels"] = w.tolist()
-        for o in cfg.orderings:
-            if "fact" in cfg.models and "itransformer" in cfg.models:
-                values[f"{o}_mse_diff"] = values[f"{o}_fact_mse"] - values[f"{o}_itransformer_mse"]
-        for n in cfg.cost_n:
-            for name in cfg.cost_models:
-                torch.manual_seed(seed)
-                model = build_model(name, cfg, n)
-                values[f"mem_{name}_n{n}"] = saved_activation_bytes(
-                    model, cfg.batch, cfg.seq_len, n, N_MARK if _uses_marks(name) else 0
-                )
-                sec = float("nan")
-                if cfg.timing:
-                    sec = step_time(
-                        model,
-                        cfg.cost_batch,
-                        cfg.seq_len,
-                        n,
-                        N_MARK if _uses_marks(name) else 0,
-                        cfg.cost_steps,
-                        1,
-                    )
-                values[f"time_{name}_n{n}"] = sec
-        if "fact" in cfg.cost_models and "factattn" in cfg.cost_models:
-            n_max = max(cfg.cost_n)
-            values["time_fact_nmax"] = values[f"time_fact_n{n_max}"]
-            values["time_factattn_nmax"] = values[f"time_factattn_n{n_max}"]
-            values["time_ratio_fact_attn"] = values[f"time_fact_n{n_max}"] / values[f"time_factattn_n{n_max}"]
-            values["mem_ratio_fact_attn"] = values[f"mem_fact_n{n_max}"] / values[f"mem_factattn_n{n_max}"]
+            values[f"time_{name}_n{n}"] = sec
+    if "fact" in cfg.cost_models and "factattn" in cfg.cost_models:
+        n_max = max(cfg.cost_n)
+        values["time_fact_nmax"] = values[f"time_fact_n{n_max}"]
+        values["time_factattn_nmax"] = values[f"time_factattn_n{n_max}"]
+        values["time_ratio_fact_attn"] = values[f"time_fact_n{n_max}"] / values[f"time_factattn_n{n_max}"]
+        values["mem_ratio_fact_attn"] = values[f"mem_fact_n{n_max}"] / values[f"mem_factattn_n{n_max}"]
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 

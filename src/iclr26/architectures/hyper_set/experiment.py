@@ -29,7 +29,6 @@ from iclr26.architectures.hyper_set.model import HyperSET
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.training import train_loop
 
 __all__ = ["EXPERIMENT", "HyperSETConfig", "build_model", "run"]
@@ -195,9 +194,8 @@ def _sudoku(cfg: HyperSETConfig, seed: int, device: str) -> tuple[dict, dict]:
 
 def run(cfg: HyperSETConfig, seed: int, device: str) -> Metrics:
     """Train and evaluate every arm on digits and Sudoku for one seed."""
-    with limited_threads(1 if cfg.single_thread else None):
-        values, curves, art = _digits(cfg, seed, device)
-        sv, sa = _sudoku(cfg, seed, device)
+    values, curves, art = _digits(cfg, seed, device)
+    sv, sa = _sudoku(cfg, seed, device)
     art |= sa | {"arms": list(cfg.arms), "n_iter": cfg.n_iter, "sudoku_iter": cfg.sudoku_iter}
     return Metrics(values=values | sv, curves=curves, artifacts=art)
 

@@ -41,7 +41,6 @@ from iclr26.architectures.mamba_theory.train import TrainResult, train_gd
 from iclr26.harness.claims import Claim, Precondition, all_of
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "MambaTheoryConfig", "alignment_ratio", "run"]
 
@@ -172,88 +171,87 @@ def run(cfg: MambaTheoryConfig, seed: int, device: str) -> Metrics:
         "e1": {},
     }
     e1_reuse = cfg.e1_n == cfg.n_main and any(abs(g - cfg.e1_gap) < 1e-9 for g in cfg.gaps)
-    with limited_threads(1 if cfg.single_thread else None):
-        for job in track(_jobs(cfg), description=f"mamba-theory seed {seed}"):
-            kind = job[0]
-            if kind == "e1":
-                dec = job[1]
-                res = _fit(
-                    cfg,
-                    _ssm(cfg, dec, seed, "e1"),
-                    _majority(cfg, cfg.e1_n, cfg.e1_gap, seed, "e1"),
-                    cfg.eta,
-                    False,
-                )
-                ratio = alignment_ratio(res.alignment[-1])
-                v[f"e1_alignment_ratio_{dec}"] = ratio
-                v[f"e1_final_error_{dec}"] = res.test_error[-1]
-                v[f"e1_loss_drop_{dec}"] = res.loss[0] - res.loss[-1] if res.loss else 0.0
-                art["e1"][dec] = {
-                    "steps": res.eval_steps,
-                    "alignment": res.alignment,
-                    "error": res.test_error,
-                }
-                curves[f"e1_loss_{dec}"] = Curve(
-                    list(range(1, len(res.loss) + 1)), res.loss, "GD step", "hinge loss"
-                )
-                if e1_reuse and dec in cfg.e2_main_decays:
-                    # the E1 run is the E2 main cell at the E1 gap (same n); it reached the target at
-                    # steps_to_target, where the early-stopped E2 runs would have stopped
-                    steps_key, cens_key = gap_keys(cfg.e1_gap, dec)
-                    v[steps_key], v[cens_key] = _steps(res, cfg)
-                    at = res.eval_steps.index(res.steps_to_target) if res.steps_to_target is not None else -1
-                    if dec == cfg.majority_decay:
-                        v[f"e2_err_g{gap_code(cfg.e1_gap)}_n{cfg.n_main}"] = res.test_error[at]
-            elif kind == "e2":
-                gap, n, dec = job[1], job[2], job[3]
-                code = gap_code(gap)
-                main = n == cfg.n_main
-                if main and gap_keys(gap, dec)[0] in v:
-                    continue
-                tag = f"e2/{code}/{n}" + ("" if dec == cfg.majority_decay else f"/{dec}")
-                res = _fit(cfg, _ssm(cfg, dec, seed, tag), _majority(cfg, n, gap, seed, tag), cfg.eta)
-                steps, cens = _steps(res, cfg)
+    for job in track(_jobs(cfg), description=f"mamba-theory seed {seed}"):
+        kind = job[0]
+        if kind == "e1":
+            dec = job[1]
+            res = _fit(
+                cfg,
+                _ssm(cfg, dec, seed, "e1"),
+                _majority(cfg, cfg.e1_n, cfg.e1_gap, seed, "e1"),
+                cfg.eta,
+                False,
+            )
+            ratio = alignment_ratio(res.alignment[-1])
+            v[f"e1_alignment_ratio_{dec}"] = ratio
+            v[f"e1_final_error_{dec}"] = res.test_error[-1]
+            v[f"e1_loss_drop_{dec}"] = res.loss[0] - res.loss[-1] if res.loss else 0.0
+            art["e1"][dec] = {
+                "steps": res.eval_steps,
+                "alignment": res.alignment,
+                "error": res.test_error,
+            }
+            curves[f"e1_loss_{dec}"] = Curve(
+                list(range(1, len(res.loss) + 1)), res.loss, "GD step", "hinge loss"
+            )
+            if e1_reuse and dec in cfg.e2_main_decays:
+                # the E1 run is the E2 main cell at the E1 gap (same n); it reached the target at
+                # steps_to_target, where the early-stopped E2 runs would have stopped
+                steps_key, cens_key = gap_keys(cfg.e1_gap, dec)
+                v[steps_key], v[cens_key] = _steps(res, cfg)
+                at = res.eval_steps.index(res.steps_to_target) if res.steps_to_target is not None else -1
                 if dec == cfg.majority_decay:
-                    v[f"e2_err_g{code}_n{n}"] = res.test_error[-1]
-                if main:
-                    steps_key, cens_key = gap_keys(gap, dec)
-                    v[steps_key], v[cens_key] = steps, cens
-                else:
-                    v[f"e2_steps_g{code}_n{n}"] = steps
-            elif kind == "e3":
-                dl = job[1]
-                res = _fit(
-                    cfg,
-                    _ssm(cfg, "gated", seed, f"e3/{dl}"),
-                    _locality(cfg, dl, seed, f"e3/{dl}"),
-                    cfg.eta_locality,
-                )
-                v[f"e3_steps_dl{dl}"], v[f"e3_censored_dl{dl}"] = _steps(res, cfg)
-                v[f"e3_err_dl{dl}"] = res.test_error[-1]
-            elif kind == "e4":
-                s = job[1]
-                tag = f"e4/{gap_code(s)}"
-                data = _majority(cfg, cfg.n_main, cfg.e1_gap, seed, tag, sigma=s)
-                res = _fit(cfg, _ssm(cfg, cfg.majority_decay, seed, tag), data, cfg.eta)
-                v[f"e4_steps_s{gap_code(s)}"], v[f"e4_censored_s{gap_code(s)}"] = _steps(res, cfg)
+                    v[f"e2_err_g{gap_code(cfg.e1_gap)}_n{cfg.n_main}"] = res.test_error[at]
+        elif kind == "e2":
+            gap, n, dec = job[1], job[2], job[3]
+            code = gap_code(gap)
+            main = n == cfg.n_main
+            if main and gap_keys(gap, dec)[0] in v:
+                continue
+            tag = f"e2/{code}/{n}" + ("" if dec == cfg.majority_decay else f"/{dec}")
+            res = _fit(cfg, _ssm(cfg, dec, seed, tag), _majority(cfg, n, gap, seed, tag), cfg.eta)
+            steps, cens = _steps(res, cfg)
+            if dec == cfg.majority_decay:
+                v[f"e2_err_g{code}_n{n}"] = res.test_error[-1]
+            if main:
+                steps_key, cens_key = gap_keys(gap, dec)
+                v[steps_key], v[cens_key] = steps, cens
             else:
-                which = job[1]
-                if kind == "base_loc":
-                    assert cfg.baseline_dl is not None
-                    tag, eta, dec = f"base_loc/{which}", cfg.eta_locality, "gated"
-                    data = _locality(cfg, cfg.baseline_dl, seed, tag)
-                else:
-                    tag, eta, dec = f"base_maj/{which}", cfg.eta, cfg.majority_decay
-                    data = _majority(cfg, cfg.n_main, cfg.e1_gap, seed, tag)
-                if which == "frozen":
-                    model = _ssm(cfg, dec, seed, tag, freeze=True)
-                else:
-                    model = AttentionClassifier(
-                        cfg.d, cfg.m, init_std=cfg.init_std, seed=_seed(seed, tag + "/init")
-                    )
-                res = _fit(cfg, model, data, eta)
-                v[f"{kind}_{which}_steps"], v[f"{kind}_{which}_censored"] = _steps(res, cfg)
-                v[f"{kind}_{which}_err"] = res.test_error[-1]
+                v[f"e2_steps_g{code}_n{n}"] = steps
+        elif kind == "e3":
+            dl = job[1]
+            res = _fit(
+                cfg,
+                _ssm(cfg, "gated", seed, f"e3/{dl}"),
+                _locality(cfg, dl, seed, f"e3/{dl}"),
+                cfg.eta_locality,
+            )
+            v[f"e3_steps_dl{dl}"], v[f"e3_censored_dl{dl}"] = _steps(res, cfg)
+            v[f"e3_err_dl{dl}"] = res.test_error[-1]
+        elif kind == "e4":
+            s = job[1]
+            tag = f"e4/{gap_code(s)}"
+            data = _majority(cfg, cfg.n_main, cfg.e1_gap, seed, tag, sigma=s)
+            res = _fit(cfg, _ssm(cfg, cfg.majority_decay, seed, tag), data, cfg.eta)
+            v[f"e4_steps_s{gap_code(s)}"], v[f"e4_censored_s{gap_code(s)}"] = _steps(res, cfg)
+        else:
+            which = job[1]
+            if kind == "base_loc":
+                assert cfg.baseline_dl is not None
+                tag, eta, dec = f"base_loc/{which}", cfg.eta_locality, "gated"
+                data = _locality(cfg, cfg.baseline_dl, seed, tag)
+            else:
+                tag, eta, dec = f"base_maj/{which}", cfg.eta, cfg.majority_decay
+                data = _majority(cfg, cfg.n_main, cfg.e1_gap, seed, tag)
+            if which == "frozen":
+                model = _ssm(cfg, dec, seed, tag, freeze=True)
+            else:
+                model = AttentionClassifier(
+                    cfg.d, cfg.m, init_std=cfg.init_std, seed=_seed(seed, tag + "/init")
+                )
+            res = _fit(cfg, model, data, eta)
+            v[f"{kind}_{which}_steps"], v[f"{kind}_{which}_censored"] = _steps(res, cfg)
+            v[f"{kind}_{which}_err"] = res.test_error[-1]
     for g in cfg.gaps:
         code = gap_code(g)
         reached = [

@@ -40,7 +40,6 @@ from iclr26.architectures.t1_imputation.train import SAITS, T1
 from iclr26.harness.claims import Claim, Precondition, mean_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["BASELINES", "EXPERIMENT", "T1ImputationConfig", "run"]
 
@@ -179,55 +178,52 @@ def run(cfg: T1ImputationConfig, seed: int, device: str) -> Metrics:
     masks["seq"] = seq_missing(w_te.shape, cfg.pattern_rate, cfg.missing_run, rng)
     for name, m in masks.items():
         values[f"missing_frac_{name}"] = float(1 - m.mean())
-    with limited_threads(1):
-        for name, m in masks.items():
-            for b, pred in _classical(w_te, m, train, cfg, seed).items():
-                values[f"mse_{name}_{b}"] = _mse(pred, w_te, 1 - m)
-                values[f"mae_{name}_{b}"] = _mae(pred, w_te, 1 - m)
-        for i, r in enumerate(track(cfg.rates, description=f"t1-imputation seed {seed}")):
-            common = dict(
-                rate=r,
-                steps=cfg.train_steps,
-                batch_size=cfg.batch_size,
-                lr=cfg.lr,
-                seed=1000 * seed + 10 + i,
-                device=device,
-            )
-            models = {
-                "t1": T1(_t1_config(cfg), log_every=max(1, cfg.train_steps // 30), **common),
-                "saits": SAITS(d_model=cfg.saits_d_model, n_layers=cfg.saits_layers, **common),
-            }
-            tests = [f"mcar{round(r * 100)}"] + (["block", "seq"] if r == cfg.pattern_model_rate else [])
-            for mname, model in models.items():
-                model.fit(w_tr)
-                for name in tests:
-                    pred = model.impute(w_te, masks[name])
-                    values[f"mse_{name}_{mname}"] = _mse(pred, w_te, 1 - masks[name])
-                    values[f"mae_{name}_{mname}"] = _mae(pred, w_te, 1 - masks[name])
-                    if mname == "t1" and name == "mcar70":
-                        artifacts["traces"] = {
-                            "truth": w_te[0].T[:3].tolist(),
-                            "mask": masks[name][0].T[:3].tolist(),
-                            "t1": pred[0].T[:3].tolist(),
-                        }
-                if mname == "t1":
-                    steps, losses = zip(*model.losses)
-                    curves[f"t1_train_loss_r{round(r * 100)}"] = Curve(
-                        list(steps), list(losses), "step", "masked MSE (train)"
+    for name, m in masks.items():
+        for b, pred in _classical(w_te, m, train, cfg, seed).items():
+            values[f"mse_{name}_{b}"] = _mse(pred, w_te, 1 - m)
+            values[f"mae_{name}_{b}"] = _mae(pred, w_te, 1 - m)
+    for i, r in enumerate(track(cfg.rates, description=f"t1-imputation seed {seed}")):
+        common = dict(
+            rate=r,
+            steps=cfg.train_steps,
+            batch_size=cfg.batch_size,
+            lr=cfg.lr,
+            seed=1000 * seed + 10 + i,
+            device=device,
+        )
+        models = {
+            "t1": T1(_t1_config(cfg), log_every=max(1, cfg.train_steps // 30), **common),
+            "saits": SAITS(d_model=cfg.saits_d_model, n_layers=cfg.saits_layers, **common),
+        }
+        tests = [f"mcar{round(r * 100)}"] + (["block", "seq"] if r == cfg.pattern_model_rate else [])
+        for mname, model in models.items():
+            model.fit(w_tr)
+            for name in tests:
+                pred = model.impute(w_te, masks[name])
+                values[f"mse_{name}_{mname}"] = _mse(pred, w_te, 1 - masks[name])
+                values[f"mae_{name}_{mname}"] = _mae(pred, w_te, 1 - masks[name])
+                if mname == "t1" and name == "mcar70":
+                    artifacts["traces"] = {
+                        "truth": w_te[0].T[:3].tolist(),
+                        "mask": masks[name][0].T[:3].tolist(),
+                        "t1": pred[0].T[:3].tolist(),
+                    }
+            if mname == "t1":
+                steps, losses = zip(*model.losses)
+                curves[f"t1_train_loss_r{round(r * 100)}"] = Curve(
+                    list(steps), list(losses), "step", "masked MSE (train)"
+                )
+                if r == cfg.pattern_model_rate:
+                    artifacts["attention"] = _attention_probe(model.net, w_te[:1], masks[tests[0]][:1], var=0)
+                    delta = np.asarray(artifacts["attention"]["delta"])
+                    values["attn_frac_heads_downweight"] = float((delta < 0).mean())
+            if "traces" in artifacts and mname == "saits" and "saits" not in artifacts["traces"]:
+                if "mcar70" in tests:
+                    artifacts["traces"]["saits"] = (
+                        model.impute(w_te[:1], masks["mcar70"][:1])[0].T[:3].tolist()
                     )
-                    if r == cfg.pattern_model_rate:
-                        artifacts["attention"] = _attention_probe(
-                            model.net, w_te[:1], masks[tests[0]][:1], var=0
-                        )
-                        delta = np.asarray(artifacts["attention"]["delta"])
-                        values["attn_frac_heads_downweight"] = float((delta < 0).mean())
-                if "traces" in artifacts and mname == "saits" and "saits" not in artifacts["traces"]:
-                    if "mcar70" in tests:
-                        artifacts["traces"]["saits"] = (
-                            model.impute(w_te[:1], masks["mcar70"][:1])[0].T[:3].tolist()
-                        )
-        if cfg.macrodata:
-            values |= _macro(cfg, seed, device)
+    if cfg.macrodata:
+        values |= _macro(cfg, seed, device)
     if "traces" in artifacts:
         m = masks["mcar70"]
         artifacts["traces"]["interp"] = linear_interpolation(w_te[:1], m[:1])[0].T[:3].tolist()

@@ -22,7 +22,6 @@ from iclr26.attention.bam.schemes import PE_NAMES, get_scheme
 from iclr26.harness.claims import Claim, Precondition, mean_at_most
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.training import sequence_loss, train_loop
 
 __all__ = ["EXPERIMENT", "BAMConfig", "run", "scheme_key"]
@@ -102,56 +101,53 @@ def run(cfg: BAMConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"eval_mults": list(cfg.eval_mults), "train_len": cfg.train_len, "schemes": {}}
-    with limited_threads(1 if cfg.single_thread else None):
-        data = PasskeyData(seed=seed)
-        sets = _eval_sets(cfg, data, seed)
-        max_len = max(cfg.eval_mults) * cfg.train_len
-        for name in track(cfg.schemes, description=f"bam seed {seed}"):
-            torch.manual_seed(seed)
-            model = (
-                get_scheme(name)
-                .build_model(data.vocab_size, max_len, cfg.d_model, cfg.n_layers, cfg.n_heads, init_seed=seed)
-                .to(device)
-            )
+    data = PasskeyData(seed=seed)
+    sets = _eval_sets(cfg, data, seed)
+    max_len = max(cfg.eval_mults) * cfg.train_len
+    for name in track(cfg.schemes, description=f"bam seed {seed}"):
+        torch.manual_seed(seed)
+        model = (
+            get_scheme(name)
+            .build_model(data.vocab_size, max_len, cfg.d_model, cfg.n_layers, cfg.n_heads, init_seed=seed)
+            .to(device)
+        )
 
-            def loss_fn(model, gen):
-                x, y = data.train_batch(cfg.batch, cfg.train_len, gen, cfg.p_passkey)
-                return sequence_loss(model(x.to(device)), y.to(device))
+        def loss_fn(model, gen):
+            x, y = data.train_batch(cfg.batch, cfg.train_len, gen, cfg.p_passkey)
+            return sequence_loss(model(x.to(device)), y.to(device))
 
-            res = train_loop(
-                model,
-                loss_fn,
-                steps=cfg.steps,
-                lr=cfg.lr,
-                seed=seed,
-                weight_decay=cfg.weight_decay,
-                final_lr_frac=cfg.final_lr_frac,
-                description=name,
-            )
-            for mod in model.modules():
-                if isinstance(mod, PEAttention):
-                    mod.chunk_size = cfg.eval_chunk
-            model.eval()
-            with torch.no_grad():
-                ev = _evaluate(model, sets, cfg, device)
-            key = scheme_key(name)
-            for m, r in ev.items():
-                values[f"{key}_acc_x{m}"] = r["acc"]
-                values[f"{key}_loss_x{m}"] = r["loss"]
-            values[f"{key}_acc_claim"] = ev[cfg.claim_mult]["acc"]
-            values[f"{key}_n_claim"] = float(ev[cfg.claim_mult]["n"])
-            values[f"{key}_train_loss"] = float(sum(res.losses[-20:]) / len(res.losses[-20:]))
-            curves[f"{key}_train_loss"] = Curve(
-                list(range(1, len(res.losses) + 1)), res.losses, "step", "loss"
-            )
-            art = {"by_depth": {str(m): r["by_depth"] for m, r in ev.items()}}
-            prior = next(
-                (m.prior for m in model.modules() if isinstance(m, PEAttention) and m.prior is not None), None
-            )
-            if prior is not None:
-                art["theta_alpha"] = prior.theta_alpha.detach().cpu().tolist()
-                art["beta"] = prior.theta_beta.detach().cpu().tolist()
-            artifacts["schemes"][name] = art
+        res = train_loop(
+            model,
+            loss_fn,
+            steps=cfg.steps,
+            lr=cfg.lr,
+            seed=seed,
+            weight_decay=cfg.weight_decay,
+            final_lr_frac=cfg.final_lr_frac,
+            description=name,
+        )
+        for mod in model.modules():
+            if isinstance(mod, PEAttention):
+                mod.chunk_size = cfg.eval_chunk
+        model.eval()
+        with torch.no_grad():
+            ev = _evaluate(model, sets, cfg, device)
+        key = scheme_key(name)
+        for m, r in ev.items():
+            values[f"{key}_acc_x{m}"] = r["acc"]
+            values[f"{key}_loss_x{m}"] = r["loss"]
+        values[f"{key}_acc_claim"] = ev[cfg.claim_mult]["acc"]
+        values[f"{key}_n_claim"] = float(ev[cfg.claim_mult]["n"])
+        values[f"{key}_train_loss"] = float(sum(res.losses[-20:]) / len(res.losses[-20:]))
+        curves[f"{key}_train_loss"] = Curve(list(range(1, len(res.losses) + 1)), res.losses, "step", "loss")
+        art = {"by_depth": {str(m): r["by_depth"] for m, r in ev.items()}}
+        prior = next(
+            (m.prior for m in model.modules() if isinstance(m, PEAttention) and m.prior is not None), None
+        )
+        if prior is not None:
+            art["theta_alpha"] = prior.theta_alpha.detach().cpu().tolist()
+            art["beta"] = prior.theta_beta.detach().cpu().tolist()
+        artifacts["schemes"][name] = art
     base = min(values[f"{scheme_key(b)}_loss_x1"] for b in cfg.baselines)
     values["loss_ratio_x1"] = values[f"{scheme_key(cfg.method)}_loss_x1"] / base
     values["max_acc_claim"] = max(values[f"{scheme_key(s)}_acc_claim"] for s in (cfg.method, *cfg.baselines))

@@ -29,7 +29,6 @@ from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.moe.layer import moe_aux_loss, moe_ffn, moe_layers
 from iclr26.lab.moe.router import Router, TauSchedule, set_progress
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.training import sequence_loss, train_loop
 from iclr26.lab.transformer import Transformer
 
@@ -185,17 +184,16 @@ def run(cfg: DirMoEConfig, seed: int, device: str) -> Metrics:
     artifacts: dict = {"routers": list(cfg.routers), "grid": [list(g) for g in cfg.grid], "heatmap": {}}
     artifacts["active_hist"] = {}
     runs = [(e, k, name) for e, k in cfg.grid for name in cfg.routers]
-    with limited_threads(1 if cfg.single_thread else None):
-        for i, (e, k, name) in enumerate(track(runs, description=f"dirmoe seed {seed}")):
-            prefix = name if i < len(cfg.routers) else f"{name}_E{e}_k{k}"
-            final, cv = _train_one(name, e, k, cfg, data, val, pool, seed, device)
-            art = final.pop("_art")
-            values |= {f"{prefix}_{key}": v for key, v in final.items()}
-            values[f"{prefix}_loss_over_domain_blind"] = final["val_loss"] - values["domain_blind_val_loss"]
-            artifacts["heatmap"][prefix] = art["heatmap"]
-            artifacts["active_hist"][prefix] = art["active_hist"]
-            for key, (xs, ys) in cv.items():
-                curves[f"{prefix}_{key}"] = Curve(xs, ys, "step", key)
+    for i, (e, k, name) in enumerate(track(runs, description=f"dirmoe seed {seed}")):
+        prefix = name if i < len(cfg.routers) else f"{name}_E{e}_k{k}"
+        final, cv = _train_one(name, e, k, cfg, data, val, pool, seed, device)
+        art = final.pop("_art")
+        values |= {f"{prefix}_{key}": v for key, v in final.items()}
+        values[f"{prefix}_loss_over_domain_blind"] = final["val_loss"] - values["domain_blind_val_loss"]
+        artifacts["heatmap"][prefix] = art["heatmap"]
+        artifacts["active_hist"][prefix] = art["active_hist"]
+        for key, (xs, ys) in cv.items():
+            curves[f"{prefix}_{key}"] = Curve(xs, ys, "step", key)
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 

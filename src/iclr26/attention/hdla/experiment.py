@@ -38,7 +38,6 @@ from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.linear_attention import rank_generalized_chunk, rank_generalized_recurrence
 from iclr26.lab.tasks import IGNORE_INDEX, mqar
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.training import sequence_loss, train_loop
 from iclr26.lab.transformer import BlockSpec, Transformer, swiglu_mlp
 
@@ -208,49 +207,42 @@ def run(cfg: HDLAConfig, seed: int, device: str) -> Metrics:
         "spectrum": {},
     }
     test_base = 10**6 + 1000 * seed
-    with limited_threads(1):
-        val = mqar(cfg.n_val, cfg.seq_len, cfg.n_kv, cfg.vocab_size, seed=test_base + 999)
-        n_kvs = sorted({*cfg.eval_n_kv, cfg.n_kv})
-        tests = {n: mqar(cfg.n_test, cfg.seq_len, n, cfg.vocab_size, seed=test_base + n) for n in n_kvs}
-        for name in track(list(cfg.mixers), description=f"hdla seed {seed}"):
-            d_mlp, n_params, _ = matched_d_mlp(name, cfg)
-            best = None
-            for lr in cfg.lrs:
-                model, log = _train(name, cfg, d_mlp, lr, seed, val, device)
-                score = log["val_acc"][-1] if log["val_acc"] and not log["diverged"] else -1.0
-                if best is None or score > best[0]:
-                    best = (score, lr, model, log)
-            _, lr, model, log = best
-            model.eval()
-            for n_kv, (tok, tgt) in tests.items():
-                values[f"acc_{name}_nkv{n_kv}"] = _accuracy(model, tok, tgt)
-            values[f"acc_{name}"] = values[f"acc_{name}_nkv{cfg.n_kv}"]
-            values[f"params_{name}"] = float(n_params)
-            values[f"state_{name}"] = float(cfg.n_layers * model.blocks[0].attn.state_size)
-            values[f"lr_{name}"] = float(lr)
-            values[f"final_loss_{name}"] = (
-                float(np.mean(log["losses"][-10:])) if log["losses"] else float("nan")
-            )
-            curves[f"loss_{name}"] = Curve(
-                list(range(1, len(log["losses"]) + 1)), log["losses"], "step", "loss"
-            )
-            curves[f"val_acc_{name}"] = Curve(
-                log["eval_steps"], log["val_acc"], "step", "validation accuracy"
-            )
-            eig = _spectrum(model, tests[cfg.n_kv][0][: cfg.spectrum_seqs])
-            values[f"eig_min_{name}"] = float(eig.min())
-            values[f"eig_max_{name}"] = float(eig.max())
-            values[f"eig_neg_frac_{name}"] = float((eig < 0).mean())
-            hist, edges = np.histogram(eig, bins=42, range=(-1.05, 1.05))
-            artifacts["spectrum"][name] = {"counts": hist.tolist(), "edges": edges.tolist()}
-        if REFERENCE in cfg.mixers and "gated_deltanet" in cfg.mixers:
-            values["acc_gain_points"] = 100.0 * (values["acc_hdla"] - values["acc_gated_deltanet"])
-        values["chance"] = 1.0 / (cfg.vocab_size - cfg.vocab_size // 2)
-        if REFERENCE in cfg.mixers and "gated_deltanet" in cfg.mixers:
-            best = max(values["acc_hdla"], values["acc_gated_deltanet"])
-            values["acc_best_above_chance"] = best - values["chance"]
-        if cfg.timing_lengths:
-            artifacts["timing"] = _timing(cfg.timing_lengths, seed)
+    val = mqar(cfg.n_val, cfg.seq_len, cfg.n_kv, cfg.vocab_size, seed=test_base + 999)
+    n_kvs = sorted({*cfg.eval_n_kv, cfg.n_kv})
+    tests = {n: mqar(cfg.n_test, cfg.seq_len, n, cfg.vocab_size, seed=test_base + n) for n in n_kvs}
+    for name in track(list(cfg.mixers), description=f"hdla seed {seed}"):
+        d_mlp, n_params, _ = matched_d_mlp(name, cfg)
+        best = None
+        for lr in cfg.lrs:
+            model, log = _train(name, cfg, d_mlp, lr, seed, val, device)
+            score = log["val_acc"][-1] if log["val_acc"] and not log["diverged"] else -1.0
+            if best is None or score > best[0]:
+                best = (score, lr, model, log)
+        _, lr, model, log = best
+        model.eval()
+        for n_kv, (tok, tgt) in tests.items():
+            values[f"acc_{name}_nkv{n_kv}"] = _accuracy(model, tok, tgt)
+        values[f"acc_{name}"] = values[f"acc_{name}_nkv{cfg.n_kv}"]
+        values[f"params_{name}"] = float(n_params)
+        values[f"state_{name}"] = float(cfg.n_layers * model.blocks[0].attn.state_size)
+        values[f"lr_{name}"] = float(lr)
+        values[f"final_loss_{name}"] = float(np.mean(log["losses"][-10:])) if log["losses"] else float("nan")
+        curves[f"loss_{name}"] = Curve(list(range(1, len(log["losses"]) + 1)), log["losses"], "step", "loss")
+        curves[f"val_acc_{name}"] = Curve(log["eval_steps"], log["val_acc"], "step", "validation accuracy")
+        eig = _spectrum(model, tests[cfg.n_kv][0][: cfg.spectrum_seqs])
+        values[f"eig_min_{name}"] = float(eig.min())
+        values[f"eig_max_{name}"] = float(eig.max())
+        values[f"eig_neg_frac_{name}"] = float((eig < 0).mean())
+        hist, edges = np.histogram(eig, bins=42, range=(-1.05, 1.05))
+        artifacts["spectrum"][name] = {"counts": hist.tolist(), "edges": edges.tolist()}
+    if REFERENCE in cfg.mixers and "gated_deltanet" in cfg.mixers:
+        values["acc_gain_points"] = 100.0 * (values["acc_hdla"] - values["acc_gated_deltanet"])
+    values["chance"] = 1.0 / (cfg.vocab_size - cfg.vocab_size // 2)
+    if REFERENCE in cfg.mixers and "gated_deltanet" in cfg.mixers:
+        best = max(values["acc_hdla"], values["acc_gated_deltanet"])
+        values["acc_best_above_chance"] = best - values["chance"]
+    if cfg.timing_lengths:
+        artifacts["timing"] = _timing(cfg.timing_lengths, seed)
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 

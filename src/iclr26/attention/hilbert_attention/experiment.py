@@ -42,7 +42,6 @@ from iclr26.attention.hilbert_attention.structure import executor_times, flex_sp
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "HilbertConfig", "run"]
 
@@ -131,29 +130,26 @@ def _structure(cfg: HilbertConfig) -> tuple[dict[str, float], dict]:
 def run(cfg: HilbertConfig, seed: int, device: str) -> Metrics:
     """Structural study, executor timings, the accuracy study and (on CUDA) FlexAttention timings for one seed."""
     values, artifacts = _structure(cfg)
-    with limited_threads(1):
-        timings = []
-        for grid in track(cfg.time_grids, description="hilbert executor timing"):
-            for pair, size in (("window", 8), ("slide", 7)):
-                t = executor_times(grid, pair, size, block=128, repeats=cfg.time_repeats, seed=seed)
-                timings.append({"grid": grid, "pair": pair, "size": size, **t})
-        artifacts["timings"] = timings
-        settings = TrainSettings(epochs=cfg.epochs, batch=cfg.batch, lr=cfg.lr, dim=cfg.dim, heads=cfg.heads)
-        sets = [("", digits_data(seed))]
-        if cfg.shapes:
-            sets.append(("shapes_", shapes_data(seed, cfg.shapes_n)))
-        for prefix, data in sets:
-            if cfg.train_limit is not None or cfg.test_limit is not None:
-                tr, te = slice(cfg.train_limit), slice(cfg.test_limit)
-                data = (data[0][tr], data[1][tr], data[2][te], data[3][te])
-            for variant in track(VARIANTS, description=f"hilbert {prefix or 'digits_'}accuracy seed {seed}"):
-                values[f"{prefix}acc_{variant}"] = train_and_evaluate(
-                    variant, data, settings, 1000 * seed + 7, device
-                )
-            values[f"{prefix}diff_hwa_swin"] = 100 * (
-                values[f"{prefix}acc_hwa"] - values[f"{prefix}acc_swin"]
+    timings = []
+    for grid in track(cfg.time_grids, description="hilbert executor timing"):
+        for pair, size in (("window", 8), ("slide", 7)):
+            t = executor_times(grid, pair, size, block=128, repeats=cfg.time_repeats, seed=seed)
+            timings.append({"grid": grid, "pair": pair, "size": size, **t})
+    artifacts["timings"] = timings
+    settings = TrainSettings(epochs=cfg.epochs, batch=cfg.batch, lr=cfg.lr, dim=cfg.dim, heads=cfg.heads)
+    sets = [("", digits_data(seed))]
+    if cfg.shapes:
+        sets.append(("shapes_", shapes_data(seed, cfg.shapes_n)))
+    for prefix, data in sets:
+        if cfg.train_limit is not None or cfg.test_limit is not None:
+            tr, te = slice(cfg.train_limit), slice(cfg.test_limit)
+            data = (data[0][tr], data[1][tr], data[2][te], data[3][te])
+        for variant in track(VARIANTS, description=f"hilbert {prefix or 'digits_'}accuracy seed {seed}"):
+            values[f"{prefix}acc_{variant}"] = train_and_evaluate(
+                variant, data, settings, 1000 * seed + 7, device
             )
-            values[f"{prefix}diff_hsa_nat"] = 100 * (values[f"{prefix}acc_hsa"] - values[f"{prefix}acc_nat"])
+        values[f"{prefix}diff_hwa_swin"] = 100 * (values[f"{prefix}acc_hwa"] - values[f"{prefix}acc_swin"])
+        values[f"{prefix}diff_hsa_nat"] = 100 * (values[f"{prefix}acc_hsa"] - values[f"{prefix}acc_nat"])
     values["gpu_speedup_window"] = values["gpu_speedup_slide"] = float("nan")  # measured on CUDA only
     if str(device).startswith("cuda") and torch.cuda.is_available():
         values |= flex_speedups()

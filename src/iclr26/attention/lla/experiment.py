@@ -32,7 +32,6 @@ from iclr26.attention.lla.study_b import StudyBConfig, train_in_context
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["CLAIM_DRAWS", "EXPERIMENT", "LLAConfig", "run"]
 
@@ -107,29 +106,26 @@ def run(cfg: LLAConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"a_dims": list(cfg.a_dims), "a_ns": list(cfg.a_ns), "b_mixers": list(cfg.b_mixers)}
-    with limited_threads(1 if cfg.single_thread else None):
-        vals, art = _study_a(cfg, seed)
-        values |= vals
-        artifacts |= art
-        for mixer in cfg.b_mixers:
-            res, final = train_in_context(cfg.b, mixer, seed, device)
-            values[f"b_{mixer}_mse"] = final["mse"]
-            values[f"b_{mixer}_mse_last"] = final["mse_last"]
-            values["b_trivial_mse"] = final["trivial"]
-            values[f"b_{mixer}_diverged"] = float(res.diverged)
-            curves[f"b_{mixer}_eval"] = Curve(
-                res.eval_steps, [e["mse"] for e in res.evals], "step", "held-out MSE"
-            )
-            stride = max(1, len(res.losses) // 100)
-            curves[f"b_{mixer}_loss"] = Curve(
-                list(range(0, len(res.losses), stride)), res.losses[::stride], "step", "train MSE"
-            )
-        compared = [values[f"b_{m}_mse"] for m in ("lla", "softmax") if f"b_{m}_mse" in values]
-        finite = [v for v in compared if np.isfinite(v)]  # a diverged model (NaN) is not the better one
-        if compared:
-            values["b_best_mse_to_trivial"] = (min(finite) if finite else float("nan")) / values[
-                "b_trivial_mse"
-            ]
+    vals, art = _study_a(cfg, seed)
+    values |= vals
+    artifacts |= art
+    for mixer in cfg.b_mixers:
+        res, final = train_in_context(cfg.b, mixer, seed, device)
+        values[f"b_{mixer}_mse"] = final["mse"]
+        values[f"b_{mixer}_mse_last"] = final["mse_last"]
+        values["b_trivial_mse"] = final["trivial"]
+        values[f"b_{mixer}_diverged"] = float(res.diverged)
+        curves[f"b_{mixer}_eval"] = Curve(
+            res.eval_steps, [e["mse"] for e in res.evals], "step", "held-out MSE"
+        )
+        stride = max(1, len(res.losses) // 100)
+        curves[f"b_{mixer}_loss"] = Curve(
+            list(range(0, len(res.losses), stride)), res.losses[::stride], "step", "train MSE"
+        )
+    compared = [values[f"b_{m}_mse"] for m in ("lla", "softmax") if f"b_{m}_mse" in values]
+    finite = [v for v in compared if np.isfinite(v)]  # a diverged model (NaN) is not the better one
+    if compared:
+        values["b_best_mse_to_trivial"] = (min(finite) if finite else float("nan")) / values["b_trivial_mse"]
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 

@@ -30,7 +30,6 @@ from iclr26.attention.swax.sampler import StochasticWindowSampler
 from iclr26.harness.claims import Claim, difference_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.lab.tasks import RecallBatch, local_and_recall, local_and_recall_vocab_size
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.training import sequence_loss, train_loop
 
 __all__ = ["CONDITIONS", "EXPERIMENT", "SWAXConfig", "evaluate", "run"]
@@ -235,19 +234,18 @@ def run(cfg: SWAXConfig, seed: int, device: str) -> Metrics:
         "extrap_len": cfg.extrap_len,
         "by_distance": {},
     }
-    with limited_threads(1 if cfg.single_thread else None):
-        for cond in cfg.conditions:
-            out = _train_condition(cond, cfg, seed, evals, device)
-            for key, v in out.items():
-                if isinstance(v, float):
-                    values[f"{cond}_{key}"] = v
-            # accuracy above chance: a recall query has n_pairs possible values, a local target n_filler fillers
-            values[f"{cond}_recall_above_chance"] = values[f"{cond}_recall_acc"] - 1.0 / cfg.n_pairs
-            values[f"{cond}_local_above_chance"] = values[f"{cond}_local_acc"] - 1.0 / cfg.n_filler
-            steps = out["curve_steps"]
-            for key in ("local_acc", "recall_acc"):
-                curves[f"{cond}_{key}"] = Curve(steps, [e[key] for e in out["curve"]], "step", key)
-            artifacts["by_distance"][cond] = {"main": out["by_distance"], "extrap": out["by_distance_extrap"]}
+    for cond in cfg.conditions:
+        out = _train_condition(cond, cfg, seed, evals, device)
+        for key, v in out.items():
+            if isinstance(v, float):
+                values[f"{cond}_{key}"] = v
+        # accuracy above chance: a recall query has n_pairs possible values, a local target n_filler fillers
+        values[f"{cond}_recall_above_chance"] = values[f"{cond}_recall_acc"] - 1.0 / cfg.n_pairs
+        values[f"{cond}_local_above_chance"] = values[f"{cond}_local_acc"] - 1.0 / cfg.n_filler
+        steps = out["curve_steps"]
+        for key in ("local_acc", "recall_acc"):
+            curves[f"{cond}_{key}"] = Curve(steps, [e[key] for e in out["curve"]], "step", key)
+        artifacts["by_distance"][cond] = {"main": out["by_distance"], "extrap": out["by_distance_extrap"]}
     if "fixed_short" in cfg.conditions and "fixed_long" in cfg.conditions:
         values["recall_short_minus_long"] = values["fixed_short_recall_acc"] - values["fixed_long_recall_acc"]
     if "stochastic" in cfg.conditions and "fixed_long" in cfg.conditions:

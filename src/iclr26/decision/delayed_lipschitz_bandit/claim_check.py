@@ -38,6 +38,9 @@ from iclr26.harness.claims import (
     all_of,
     combine_outcomes,
 )
+from iclr26.harness.claims import (
+    column as _col,
+)
 from iclr26.harness.stats import Interval, bootstrap_interval, paired_difference
 
 __all__ = [
@@ -102,10 +105,6 @@ def _part(iv: Interval, bounds: tuple[float, float], what: str) -> tuple[Outcome
     if iv.lo > hi_max:
         return Outcome.NOT_SUPPORTED, text
     return Outcome.INCONCLUSIVE, text
-
-
-def _col(rows: PerSeed, name: str) -> np.ndarray:
-    return np.array([float(r[name]) for r in rows])
 
 
 def _secondary(rows: PerSeed, functions: Sequence[str], delays: Sequence[str]) -> str:

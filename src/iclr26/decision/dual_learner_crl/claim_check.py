@@ -32,6 +32,9 @@ from iclr26.harness.claims import (
     decider,
     difference_at_least,
 )
+from iclr26.harness.claims import (
+    never_refutes as _never_refutes,
+)
 from iclr26.harness.stats import bootstrap_interval
 
 __all__ = [
@@ -107,25 +110,6 @@ def warmup_decider(seen_at: float = 0.8, new_at: float = 0.5) -> Decider:
         return _warmup_verdict(rows, seen_at, new_at)
 
     return fn
-
-
-def _never_refutes(inner: Decider) -> Decider:
-    """`inner` with *not supported* read as *inconclusive*: a part that can fail the whole, never refute it."""
-
-    def fn(rows: PerSeed) -> Verdict:
-        v = inner(rows)
-        if v.outcome is not Outcome.NOT_SUPPORTED:
-            return v
-        return Verdict(Outcome.INCONCLUSIVE, v.explanation, v.estimate, v.interval, v.n_seeds)
-
-    return Decider(
-        fn,
-        inner.metrics,
-        inner.description,
-        min_seeds=inner.min_seeds,
-        compares=inner.compares,
-        synthesize=inner.synthesize,
-    )
 
 
 def beats_best_baseline(method: str = "fame", baselines: Sequence[str] = BASELINES) -> Decider:

@@ -36,7 +36,6 @@ from iclr26.decision.dual_learner_crl.figures import (
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "CRLExperimentConfig", "run"]
 
@@ -111,13 +110,12 @@ def run(cfg: CRLExperimentConfig, seed: int, device: str) -> Metrics:
     """Train every method on the sequence for one seed and compute the continual-RL metrics."""
     tasks = tuple(dict.fromkeys(cfg.sequence))
     out: dict[str, dict] = {}
-    with limited_threads(1):
-        for name in track(list(cfg.methods), description=f"dual-learner-crl seed {seed}"):
-            env = GridTasks(layouts=("A", "B", "C", "D"), max_steps=cfg.max_steps, seed=1000 * seed + 1)
-            agent = _agent(name, cfg, 1000 * seed + 7, tasks)
-            out[name] = run_sequence(
-                agent, env, cfg.sequence, cfg.switch, cfg.eval_episodes, 10_000 + seed, cfg.window
-            )
+    for name in track(list(cfg.methods), description=f"dual-learner-crl seed {seed}"):
+        env = GridTasks(layouts=("A", "B", "C", "D"), max_steps=cfg.max_steps, seed=1000 * seed + 1)
+        agent = _agent(name, cfg, 1000 * seed + 7, tasks)
+        out[name] = run_sequence(
+            agent, env, cfg.sequence, cfg.switch, cfg.eval_episodes, 10_000 + seed, cfg.window
+        )
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"sequence": list(cfg.sequence), "switch": cfg.switch, "methods": list(cfg.methods)}

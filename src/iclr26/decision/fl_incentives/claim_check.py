@@ -28,6 +28,7 @@ import numpy as np
 
 from iclr26.decision.fl_incentives.mechanism import GAIN_TOL
 from iclr26.harness.claims import Comparison, Outcome, PerSeed, Rows, Verdict, decider
+from iclr26.harness.claims import column as _col
 from iclr26.harness.stats import bootstrap_interval
 
 __all__ = ["GROWTH_MIN", "SAVING_MIN", "VALID_FRACTION", "fl_incentives_claim", "saving"]
@@ -35,10 +36,6 @@ __all__ = ["GROWTH_MIN", "SAVING_MIN", "VALID_FRACTION", "fl_incentives_claim", 
 VALID_FRACTION = 0.95
 SAVING_MIN = 0.20
 GROWTH_MIN = 5.0
-
-
-def _col(rows: PerSeed, name: str) -> np.ndarray:
-    return np.array([float(r[name]) for r in rows], dtype=float)
 
 
 def saving(cost_lp: np.ndarray, cost_alone: np.ndarray) -> np.ndarray:

@@ -34,6 +34,9 @@ from iclr26.harness.claims import (
     combine_outcomes,
     decider,
 )
+from iclr26.harness.claims import (
+    column as _col,
+)
 from iclr26.harness.stats import bootstrap_interval, t_interval
 
 __all__ = [
@@ -68,10 +71,6 @@ SPLIT_LEARNED = Precondition(
 )
 
 PerSeed = Sequence[Mapping[str, float]]
-
-
-def _col(rows: PerSeed, name: str) -> np.ndarray:
-    return np.array([float(r[name]) for r in rows])
 
 
 def _jitter(i: int, scale: float) -> float:

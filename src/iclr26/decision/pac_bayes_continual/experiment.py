@@ -45,7 +45,6 @@ from iclr26.decision.pac_bayes_continual.tasks import (
 from iclr26.harness.claims import Claim, all_of, difference_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "PBCLConfig", "run"]
 
@@ -258,17 +257,16 @@ def run(cfg: PBCLConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     jobs = [(fam, meth) for fam in cfg.families for meth in ("vi", "ewc")]
-    with limited_threads(1 if cfg.single_thread else None):
-        for fam, meth in track(jobs, description=f"pac-bayes-continual seed {seed}"):
-            tasks = FAMILIES[fam](cfg.n_tasks, seed, cfg.pool_size)
-            n_out = tasks[0].n_classes
-            vals, cv = (_run_vi if meth == "vi" else _run_ewc)(tasks, cfg, seed, n_out)
-            values |= {f"{fam}_{meth}_{k}": float(v) for k, v in vals.items()}
-            t = list(range(1, cfg.n_tasks + 1))
-            curves[f"{fam}_{meth}_running_cul"] = Curve(t, cv["running_cul"].tolist(), "task t", "(1/t) CuL")
-            curves[f"{fam}_{meth}_running_bound"] = Curve(t, cv["running_bound"].tolist(), "task t", "bound")
-            curves[f"{fam}_{meth}_kl"] = Curve(t, cv["kl"].tolist(), "task t", "KL(Q_t || P_t) (nats)")
-        reg_values, reg_art = _regression(cfg, seed)
+    for fam, meth in track(jobs, description=f"pac-bayes-continual seed {seed}"):
+        tasks = FAMILIES[fam](cfg.n_tasks, seed, cfg.pool_size)
+        n_out = tasks[0].n_classes
+        vals, cv = (_run_vi if meth == "vi" else _run_ewc)(tasks, cfg, seed, n_out)
+        values |= {f"{fam}_{meth}_{k}": float(v) for k, v in vals.items()}
+        t = list(range(1, cfg.n_tasks + 1))
+        curves[f"{fam}_{meth}_running_cul"] = Curve(t, cv["running_cul"].tolist(), "task t", "(1/t) CuL")
+        curves[f"{fam}_{meth}_running_bound"] = Curve(t, cv["running_bound"].tolist(), "task t", "bound")
+        curves[f"{fam}_{meth}_kl"] = Curve(t, cv["kl"].tolist(), "task t", "KL(Q_t || P_t) (nats)")
+    reg_values, reg_art = _regression(cfg, seed)
     values |= reg_values
     return Metrics(
         values=values, curves=curves, artifacts={"families": list(cfg.families), "regression": reg_art}

@@ -30,6 +30,9 @@ from iclr26.harness.claims import (
     mean_at_least,
     mean_at_most,
 )
+from iclr26.harness.claims import (
+    never_refutes as _never_refutes,
+)
 
 __all__ = ["LEARNED_MARGIN", "RAC_MARGIN", "nrm_matches_paper", "ppo_learned", "virne_decider"]
 
@@ -38,25 +41,6 @@ LEARNED_MARGIN = 0.03  # a trained policy's RAC over Random-Rank's: the claim's 
 NRM_PAPER, NRM_TOL = 0.607, 0.05
 
 PerSeed = Sequence[Mapping[str, float]]
-
-
-def _never_refutes(inner: Decider) -> Decider:
-    """`inner` with *not supported* read as *inconclusive*: a part that can fail the claim, never refute it."""
-
-    def fn(rows: PerSeed) -> Verdict:
-        v = inner(rows)
-        if v.outcome is not Outcome.NOT_SUPPORTED:
-            return v
-        return Verdict(Outcome.INCONCLUSIVE, v.explanation, v.estimate, v.interval, v.n_seeds)
-
-    return Decider(
-        fn,
-        inner.metrics,
-        inner.description,
-        min_seeds=inner.min_seeds,
-        compares=inner.compares,
-        synthesize=inner.synthesize,
-    )
 
 
 def _lrc_not_lower() -> Decider:

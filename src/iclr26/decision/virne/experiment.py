@@ -95,58 +95,55 @@ def run(cfg: VirneConfig, seed: int, device: str) -> Metrics:
         trained = [_train(j) for j in track(jobs, description=f"virne seed {seed}: PPO training")]
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
-    with limited_threads(1):
-        pn = _pn(cfg)
-        policies = {}
-        for name, (state, hist) in zip(("ppo_gcn", "ppo_gcn_nomask"), trained):
-            pol = GCNPolicy(normalized_adjacency(pn), hidden=cfg.hidden)
-            pol.load_state_dict(state)
-            policies[name] = pol
-            x = [h["episodes"] for h in hist]
-            curves[f"train_accept_{name}"] = Curve(
-                x, [h["accept"] for h in hist], "training VNs", "acceptance"
-            )
-            curves[f"train_return_{name}"] = Curve(
-                x, [h["return"] for h in hist], "training VNs", "episode return"
-            )
+    pn = _pn(cfg)
+    policies = {}
+    for name, (state, hist) in zip(("ppo_gcn", "ppo_gcn_nomask"), trained):
+        pol = GCNPolicy(normalized_adjacency(pn), hidden=cfg.hidden)
+        pol.load_state_dict(state)
+        policies[name] = pol
+        x = [h["episodes"] for h in hist]
+        curves[f"train_accept_{name}"] = Curve(x, [h["accept"] for h in hist], "training VNs", "acceptance")
+        curves[f"train_return_{name}"] = Curve(
+            x, [h["return"] for h in hist], "training VNs", "episode return"
+        )
 
-        def make(name: str):
-            if name == "random":
-                return RandomRank(seed)
-            if name == "nrm":
-                return NRMRank()
-            if name == "grc":
-                return GRCRank()
-            return PPOSolver(policies[name], pn, mask=name == "ppo_gcn", greedy=True)
+    def make(name: str):
+        if name == "random":
+            return RandomRank(seed)
+        if name == "nrm":
+            return NRMRank()
+        if name == "grc":
+            return GRCRank()
+        return PPOSolver(policies[name], pn, mask=name == "ppo_gcn", greedy=True)
 
-        settings = VNSettings(num_requests=cfg.num_requests, eta=cfg.eta)
-        tests = [
-            VNRequestGenerator(1_000_000 + 100 * seed + j, settings).generate(pn.n) for j in range(cfg.n_test)
-        ]
-        per: dict[str, list[dict[str, float]]] = {s: [] for s in SOLVERS}
-        for name in track(SOLVERS, description=f"virne seed {seed}: test"):
-            for reqs in tests:
-                t0 = time.process_time()
-                m = simulate(pn, reqs, make(name))
-                m["cpu_s"] = time.process_time() - t0
-                per[name].append(m)
-        timing: dict[str, dict[str, float]] = {}
-        for name, ms in per.items():
-            for k in ("rac", "lrc", "lar"):
-                values[f"{name}_{k}"] = float(np.mean([m[k] for m in ms]))
-            # wall/CPU times are not reproducible bit for bit: artifacts, not metrics
-            timing[name] = {k: float(np.mean([m[k] for m in ms])) for k in ("ast", "cpu_s")}
-        values["rac_gap_gcn_nrm"] = values["ppo_gcn_rac"] - values["nrm_rac"]
-        values["lrc_gap_gcn_nrm"] = values["ppo_gcn_lrc"] - values["nrm_lrc"]
-        values["rac_gap_mask"] = values["ppo_gcn_rac"] - values["ppo_gcn_nomask_rac"]
-        for name in ("ppo_gcn", "ppo_gcn_nomask"):  # the precondition: the trained policy beats Random-Rank
-            values[f"{name}_rac_over_random"] = values[f"{name}_rac"] - values["random_rac"]
-        for eta in track(cfg.eta_sweep, description=f"virne seed {seed}: eta sweep"):
-            reqs = VNRequestGenerator(
-                2_000_000 + 100 * seed, VNSettings(num_requests=cfg.sweep_requests, eta=eta)
-            ).generate(pn.n)
-            for name in ("nrm", "grc", "ppo_gcn"):
-                values[f"eta{eta:g}_{name}_rac"] = simulate(pn, reqs, make(name))["rac"]
+    settings = VNSettings(num_requests=cfg.num_requests, eta=cfg.eta)
+    tests = [
+        VNRequestGenerator(1_000_000 + 100 * seed + j, settings).generate(pn.n) for j in range(cfg.n_test)
+    ]
+    per: dict[str, list[dict[str, float]]] = {s: [] for s in SOLVERS}
+    for name in track(SOLVERS, description=f"virne seed {seed}: test"):
+        for reqs in tests:
+            t0 = time.process_time()
+            m = simulate(pn, reqs, make(name))
+            m["cpu_s"] = time.process_time() - t0
+            per[name].append(m)
+    timing: dict[str, dict[str, float]] = {}
+    for name, ms in per.items():
+        for k in ("rac", "lrc", "lar"):
+            values[f"{name}_{k}"] = float(np.mean([m[k] for m in ms]))
+        # wall/CPU times are not reproducible bit for bit: artifacts, not metrics
+        timing[name] = {k: float(np.mean([m[k] for m in ms])) for k in ("ast", "cpu_s")}
+    values["rac_gap_gcn_nrm"] = values["ppo_gcn_rac"] - values["nrm_rac"]
+    values["lrc_gap_gcn_nrm"] = values["ppo_gcn_lrc"] - values["nrm_lrc"]
+    values["rac_gap_mask"] = values["ppo_gcn_rac"] - values["ppo_gcn_nomask_rac"]
+    for name in ("ppo_gcn", "ppo_gcn_nomask"):  # the precondition: the trained policy beats Random-Rank
+        values[f"{name}_rac_over_random"] = values[f"{name}_rac"] - values["random_rac"]
+    for eta in track(cfg.eta_sweep, description=f"virne seed {seed}: eta sweep"):
+        reqs = VNRequestGenerator(
+            2_000_000 + 100 * seed, VNSettings(num_requests=cfg.sweep_requests, eta=eta)
+        ).generate(pn.n)
+        for name in ("nrm", "grc", "ppo_gcn"):
+            values[f"eta{eta:g}_{name}_rac"] = simulate(pn, reqs, make(name))["rac"]
     artifacts = {"solvers": list(SOLVERS), "eta_sweep": list(cfg.eta_sweep), "eta": cfg.eta, "timing": timing}
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 

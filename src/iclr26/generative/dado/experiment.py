@@ -29,7 +29,6 @@ from iclr26.generative.dado.optimizers import DADO, EDA, PBIL, History, RandomSe
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "LEARNED_SCORE", "METHODS", "N_INSTANCES", "TUNED", "DadoConfig", "Setting", "run"]
 
@@ -144,49 +143,48 @@ def run(cfg: DadoConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     budget = cfg.n_samples * cfg.iterations
-    with limited_threads(1 if cfg.single_thread else None):
-        betas = tune_betas(cfg)
-        artifacts: dict = {
-            "betas": betas,
-            "sizes": {s.name: s.n_vars for s in cfg.settings},
-            "budget": budget,
-            "traj": {},
-            "ess": {},
-        }
-        values |= {f"beta_{m}": b for m, b in betas.items()}
-        jobs = [(s, k) for s in cfg.settings for k in range(cfg.n_instances)]
-        for s, k in track(jobs, description=f"dado seed {seed}"):
-            obj = _instance(s, 1000 * seed + 100 * cfg.settings.index(s) + k)
-            for m in cfg.methods:
-                hist = _optimizer(m, cfg, betas.get(m, 1.0), 7919 * seed + k).run(obj, budget)
-                score, best, traj = _summaries(hist, obj, cfg)
-                values[f"{s.name}_i{k}_{m}_score"] = score
-                values[f"{s.name}_i{k}_{m}_best"] = best
-                artifacts["traj"].setdefault(f"{s.name}_{m}", []).append(traj.tolist())
-                if m in TUNED and hist.ess.numel():
-                    ess = (hist.ess / cfg.n_samples).mean(1).numpy()
-                    artifacts["ess"].setdefault(f"{s.name}_{m}", []).append(
-                        ess[:: max(1, len(ess) // 30)].tolist()
-                    )
-        for s in cfg.settings:
-            for m in cfg.methods:
-                for what in ("score", "best"):
-                    vals = [values[f"{s.name}_i{k}_{m}_{what}"] for k in range(cfg.n_instances)]
-                    values[f"{s.name}_{m}_{what}"] = float(np.mean(vals))
-            for base, tag in (("eda_ar", "ar"), ("eda_tree", "tree")):
-                if "dado" in cfg.methods and base in cfg.methods:
-                    gaps = [
-                        values[f"{s.name}_i{k}_dado_score"] - values[f"{s.name}_i{k}_{base}_score"]
-                        for k in range(cfg.n_instances)
-                    ]
-                    values |= {f"{s.name}_i{k}_gap_{tag}": g for k, g in enumerate(gaps)}
-                    values[f"{s.name}_gap_{tag}"] = float(np.mean(gaps))
-            for m in cfg.methods:
-                trajs = np.asarray(artifacts["traj"][f"{s.name}_{m}"])
-                x = np.linspace(1, cfg.iterations, trajs.shape[1]) * cfg.n_samples
-                curves[f"{s.name}_{m}"] = Curve(
-                    x.tolist(), trajs.mean(0).tolist(), "evaluations", "normalised mean f"
+    betas = tune_betas(cfg)
+    artifacts: dict = {
+        "betas": betas,
+        "sizes": {s.name: s.n_vars for s in cfg.settings},
+        "budget": budget,
+        "traj": {},
+        "ess": {},
+    }
+    values |= {f"beta_{m}": b for m, b in betas.items()}
+    jobs = [(s, k) for s in cfg.settings for k in range(cfg.n_instances)]
+    for s, k in track(jobs, description=f"dado seed {seed}"):
+        obj = _instance(s, 1000 * seed + 100 * cfg.settings.index(s) + k)
+        for m in cfg.methods:
+            hist = _optimizer(m, cfg, betas.get(m, 1.0), 7919 * seed + k).run(obj, budget)
+            score, best, traj = _summaries(hist, obj, cfg)
+            values[f"{s.name}_i{k}_{m}_score"] = score
+            values[f"{s.name}_i{k}_{m}_best"] = best
+            artifacts["traj"].setdefault(f"{s.name}_{m}", []).append(traj.tolist())
+            if m in TUNED and hist.ess.numel():
+                ess = (hist.ess / cfg.n_samples).mean(1).numpy()
+                artifacts["ess"].setdefault(f"{s.name}_{m}", []).append(
+                    ess[:: max(1, len(ess) // 30)].tolist()
                 )
+    for s in cfg.settings:
+        for m in cfg.methods:
+            for what in ("score", "best"):
+                vals = [values[f"{s.name}_i{k}_{m}_{what}"] for k in range(cfg.n_instances)]
+                values[f"{s.name}_{m}_{what}"] = float(np.mean(vals))
+        for base, tag in (("eda_ar", "ar"), ("eda_tree", "tree")):
+            if "dado" in cfg.methods and base in cfg.methods:
+                gaps = [
+                    values[f"{s.name}_i{k}_dado_score"] - values[f"{s.name}_i{k}_{base}_score"]
+                    for k in range(cfg.n_instances)
+                ]
+                values |= {f"{s.name}_i{k}_gap_{tag}": g for k, g in enumerate(gaps)}
+                values[f"{s.name}_gap_{tag}"] = float(np.mean(gaps))
+        for m in cfg.methods:
+            trajs = np.asarray(artifacts["traj"][f"{s.name}_{m}"])
+            x = np.linspace(1, cfg.iterations, trajs.shape[1]) * cfg.n_samples
+            curves[f"{s.name}_{m}"] = Curve(
+                x.tolist(), trajs.mean(0).tolist(), "evaluations", "normalised mean f"
+            )
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 

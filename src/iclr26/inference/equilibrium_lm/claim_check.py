@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Precondition, Verdict, decider
+from iclr26.harness.claims import column as _col
 from iclr26.harness.stats import t_interval
 
 __all__ = [
@@ -55,10 +56,6 @@ DENSE_BEATS_UNIGRAM = Precondition(
     "the dense model's held-out loss is >= 10% below the unigram entropy of the test text (the loss of the "
     "best context-free predictor)",
 )
-
-
-def _col(rows: Sequence[Mapping[str, float]], name: str) -> np.ndarray:
-    return np.array([float(r[name]) for r in rows])
 
 
 def _jitter(i: int, scale: float) -> float:

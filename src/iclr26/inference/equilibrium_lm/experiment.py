@@ -55,7 +55,6 @@ from iclr26.inference.equilibrium_lm.fixed_point import (
 )
 from iclr26.inference.equilibrium_lm.gppo import GPPOSearch
 from iclr26.inference.equilibrium_lm.training import DistillTrainer, ELMTrainer
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinylm import TinyLMConfig, corpus_splits, evaluate_loss, load_or_train, unigram_loss
 from iclr26.lab.tinylm.evaluation import _encode
 
@@ -138,62 +137,55 @@ def run(cfg: ELMConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {}
-    with limited_threads(1 if cfg.single_thread else None):
-        torch.manual_seed(seed)
-        lm = load_or_train(cfg.lm)
-        dense, tok = lm.model.to(device).eval(), lm.tokenizer
-        splits = corpus_splits(cfg.lm)
-        ids = _encode(tok, splits["train"])
-        items = arithmetic_items(splits["test"], cfg.n_problems)
-        calib_gen = torch.Generator().manual_seed(12345)  # seed-independent: every seed prunes the same group
-        offsets = torch.arange(cfg.seq_len)
-        calib = ids[
-            torch.randint(0, len(ids) - cfg.seq_len, (cfg.calib_windows, 1), generator=calib_gen) + offsets
-        ].to(device)
-        test_ids = _encode(tok, splits["test"])
-        cache_windows = test_ids[: cfg.cache_windows * cfg.cache_len].view(cfg.cache_windows, cfg.cache_len)
-        cache_windows = cache_windows.to(device)
-        for k, v in _evaluate(dense, tok, items, splits["test"], cfg).items():
-            values[f"dense_{k}"] = v
-        values["unigram_loss"] = unigram_loss(tok, splits["test"])  # the best context-free predictor
-        values["dense_loss_over_unigram"] = values["dense_loss"] / values["unigram_loss"]
-        groups = (cfg.group_len, *cfg.extra_groups)
-        artifacts["groups"] = list(groups)
-        for g in groups:
-            bi = block_influence(dense, calib, g)
-            start = int(torch.argmin(bi))
-            artifacts[f"g{g}_start"] = start
-            artifacts[f"g{g}_block_influence"] = bi.tolist()
-            for method in track(METHODS, description=f"equilibrium-lm seed {seed} G={g}"):
-                model = _compress(method, dense, start, g, cfg, seed, ids, calib)
-                prefix = method if g == cfg.group_len else f"g{g}_{method}"
-                fp_iters: list[int] = []
-                if method == "elm":
-                    fp = find_fixed_point_block(model)
-                    hook = fp.register_forward_hook(
-                        lambda m, a, o, log=fp_iters: (
-                            log.append(m.last_n_iter) if a[0].shape[1] == 1 else None
-                        )
-                    )
-                for k, v in _evaluate(model, tok, items, splits["test"], cfg).items():
-                    values[f"{prefix}_{k}"] = v
-                if method == "elm":
-                    hook.remove()
-                    values[f"{prefix}_mean_decode_iters"] = (
-                        float(np.mean(fp_iters)) if fp_iters else float("nan")
-                    )
-                    if g == cfg.group_len:
-                        _elm_diagnostics(model, cache_windows, calib, values, curves)
-        for method in METHODS:
-            dense_acc = values["dense_acc"]
-            values[f"{method}_acc_retention"] = (
-                values[f"{method}_acc"] / dense_acc if dense_acc else float("nan")
-            )
-            values[f"{method}_loss_gap"] = values[f"{method}_loss"] - values["dense_loss"]
-        values["elm_minus_best_baseline"] = values["elm_acc"] - max(values[f"{b}_acc"] for b in BASELINES)
-        values["params_removed_frac"] = 1 - values["elm_nonemb_params"] / values["dense_nonemb_params"]
-        if seed == 0 and cfg.gppo_samples > 0:
-            artifacts["gppo"] = _gppo(dense, cfg.group_len, cfg, ids, calib)
+    torch.manual_seed(seed)
+    lm = load_or_train(cfg.lm)
+    dense, tok = lm.model.to(device).eval(), lm.tokenizer
+    splits = corpus_splits(cfg.lm)
+    ids = _encode(tok, splits["train"])
+    items = arithmetic_items(splits["test"], cfg.n_problems)
+    calib_gen = torch.Generator().manual_seed(12345)  # seed-independent: every seed prunes the same group
+    offsets = torch.arange(cfg.seq_len)
+    calib = ids[
+        torch.randint(0, len(ids) - cfg.seq_len, (cfg.calib_windows, 1), generator=calib_gen) + offsets
+    ].to(device)
+    test_ids = _encode(tok, splits["test"])
+    cache_windows = test_ids[: cfg.cache_windows * cfg.cache_len].view(cfg.cache_windows, cfg.cache_len)
+    cache_windows = cache_windows.to(device)
+    for k, v in _evaluate(dense, tok, items, splits["test"], cfg).items():
+        values[f"dense_{k}"] = v
+    values["unigram_loss"] = unigram_loss(tok, splits["test"])  # the best context-free predictor
+    values["dense_loss_over_unigram"] = values["dense_loss"] / values["unigram_loss"]
+    groups = (cfg.group_len, *cfg.extra_groups)
+    artifacts["groups"] = list(groups)
+    for g in groups:
+        bi = block_influence(dense, calib, g)
+        start = int(torch.argmin(bi))
+        artifacts[f"g{g}_start"] = start
+        artifacts[f"g{g}_block_influence"] = bi.tolist()
+        for method in track(METHODS, description=f"equilibrium-lm seed {seed} G={g}"):
+            model = _compress(method, dense, start, g, cfg, seed, ids, calib)
+            prefix = method if g == cfg.group_len else f"g{g}_{method}"
+            fp_iters: list[int] = []
+            if method == "elm":
+                fp = find_fixed_point_block(model)
+                hook = fp.register_forward_hook(
+                    lambda m, a, o, log=fp_iters: log.append(m.last_n_iter) if a[0].shape[1] == 1 else None
+                )
+            for k, v in _evaluate(model, tok, items, splits["test"], cfg).items():
+                values[f"{prefix}_{k}"] = v
+            if method == "elm":
+                hook.remove()
+                values[f"{prefix}_mean_decode_iters"] = float(np.mean(fp_iters)) if fp_iters else float("nan")
+                if g == cfg.group_len:
+                    _elm_diagnostics(model, cache_windows, calib, values, curves)
+    for method in METHODS:
+        dense_acc = values["dense_acc"]
+        values[f"{method}_acc_retention"] = values[f"{method}_acc"] / dense_acc if dense_acc else float("nan")
+        values[f"{method}_loss_gap"] = values[f"{method}_loss"] - values["dense_loss"]
+    values["elm_minus_best_baseline"] = values["elm_acc"] - max(values[f"{b}_acc"] for b in BASELINES)
+    values["params_removed_frac"] = 1 - values["elm_nonemb_params"] / values["dense_nonemb_params"]
+    if seed == 0 and cfg.gppo_samples > 0:
+        artifacts["gppo"] = _gppo(dense, cfg.group_len, cfg, ids, calib)
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 

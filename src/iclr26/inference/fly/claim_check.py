@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Precondition, Verdict, all_of, decider, guarded
+from iclr26.harness.claims import column as _col
 from iclr26.harness.stats import interval
 
 __all__ = [
@@ -45,10 +46,6 @@ TARGET_LEARNED = Precondition(
     "the target's final-answer accuracy beats always answering the training corpus's most frequent answer "
     "by 10 points (acc_target - acc_majority)",
 )
-
-
-def _col(rows: Sequence[Mapping[str, float]], name: str) -> np.ndarray:
-    return np.array([float(r[name]) for r in rows])
 
 
 def _jitter(i: int, scale: float) -> float:

@@ -25,7 +25,6 @@ from iclr26.inference.fly.claim_check import TARGET_LEARNED, fly_decider
 from iclr26.inference.fly.core import generate
 from iclr26.inference.fly.figures import tau_and_accuracy
 from iclr26.lab.corpora import parse_answer
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinylm import corpus_splits
 from iclr26.lab.tinylm.pairs import DraftTargetPair, draft_target_pair
 
@@ -70,57 +69,54 @@ def _nll(model, ids: torch.Tensor, n_prompt: int) -> float:
 
 
 def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
-    with limited_threads(cfg.threads):
-        torch.manual_seed(seed)
-        pair = _pair(cfg)
-        tok = pair.tokenizer
-        target, drafter = pair.target.model.eval(), pair.drafter.model.eval()
-        problems = pair.heldout(cfg.n_problems, seed=100 + seed)
-        majority = _majority_answer(pair)
-        eos = tok.convert_tokens_to_ids("\n")  # one problem per line: decoding stops at the end of the answer
-        rec: dict[str, list[float]] = {
-            m: [] for m in ("acc_t", "acc_sd", "acc_fly", "time_t", "time_sd", "time_fly")
-        }
-        agg = dict(emit_sd=0, fwd_sd=0, emit_fly=0, fwd_fly=0, mism=0, forg=0, same_sd=0, same_fly=0)
-        nll_t, nll_fly = [], []
-        # warm-up
-        ids0 = tok(problems[0].prompt(), return_tensors="pt").input_ids
-        generate(target, drafter, ids0, 4, k=cfg.k, window=None)
-        for p in track(problems, description="fly: decoding problems"):
-            ids = tok(p.prompt(), return_tensors="pt").input_ids
-            n0 = ids.shape[1]
-            t0 = time.perf_counter()
-            g = target.generate(
-                ids, max_new_tokens=cfg.max_new_tokens, do_sample=False, pad_token_id=eos, eos_token_id=eos
-            )
-            rec["time_t"].append(time.perf_counter() - t0)
-            sd, st_sd = generate(
-                target, drafter, ids, cfg.max_new_tokens, k=cfg.k, window=None, eos_token_id=eos
-            )
-            fl, st_fl = generate(
-                target,
-                drafter,
-                ids,
-                cfg.max_new_tokens,
-                k=cfg.k,
-                window=cfg.window,
-                entropy_threshold=cfg.entropy_threshold,
-                eos_token_id=eos,
-            )
-            rec["time_sd"].append(st_sd.wall_time)
-            rec["time_fly"].append(st_fl.wall_time)
-            for name, out in (("acc_t", g), ("acc_sd", sd), ("acc_fly", fl)):
-                rec[name].append(float(_answer(tok.decode(out[0, n0:])) == p.answer))
-            agg["emit_sd"] += st_sd.emitted
-            agg["fwd_sd"] += st_sd.target_forwards
-            agg["emit_fly"] += st_fl.emitted
-            agg["fwd_fly"] += st_fl.target_forwards
-            agg["mism"] += st_fl.mismatches
-            agg["forg"] += st_fl.mismatches_forgiven
-            agg["same_sd"] += int(torch.equal(sd, g))
-            agg["same_fly"] += int(torch.equal(fl, g))
-            nll_t.append(_nll(target, g, n0))
-            nll_fly.append(_nll(target, fl, n0))
+    torch.manual_seed(seed)
+    pair = _pair(cfg)
+    tok = pair.tokenizer
+    target, drafter = pair.target.model.eval(), pair.drafter.model.eval()
+    problems = pair.heldout(cfg.n_problems, seed=100 + seed)
+    majority = _majority_answer(pair)
+    eos = tok.convert_tokens_to_ids("\n")  # one problem per line: decoding stops at the end of the answer
+    rec: dict[str, list[float]] = {
+        m: [] for m in ("acc_t", "acc_sd", "acc_fly", "time_t", "time_sd", "time_fly")
+    }
+    agg = dict(emit_sd=0, fwd_sd=0, emit_fly=0, fwd_fly=0, mism=0, forg=0, same_sd=0, same_fly=0)
+    nll_t, nll_fly = [], []
+    # warm-up
+    ids0 = tok(problems[0].prompt(), return_tensors="pt").input_ids
+    generate(target, drafter, ids0, 4, k=cfg.k, window=None)
+    for p in track(problems, description="fly: decoding problems"):
+        ids = tok(p.prompt(), return_tensors="pt").input_ids
+        n0 = ids.shape[1]
+        t0 = time.perf_counter()
+        g = target.generate(
+            ids, max_new_tokens=cfg.max_new_tokens, do_sample=False, pad_token_id=eos, eos_token_id=eos
+        )
+        rec["time_t"].append(time.perf_counter() - t0)
+        sd, st_sd = generate(target, drafter, ids, cfg.max_new_tokens, k=cfg.k, window=None, eos_token_id=eos)
+        fl, st_fl = generate(
+            target,
+            drafter,
+            ids,
+            cfg.max_new_tokens,
+            k=cfg.k,
+            window=cfg.window,
+            entropy_threshold=cfg.entropy_threshold,
+            eos_token_id=eos,
+        )
+        rec["time_sd"].append(st_sd.wall_time)
+        rec["time_fly"].append(st_fl.wall_time)
+        for name, out in (("acc_t", g), ("acc_sd", sd), ("acc_fly", fl)):
+            rec[name].append(float(_answer(tok.decode(out[0, n0:])) == p.answer))
+        agg["emit_sd"] += st_sd.emitted
+        agg["fwd_sd"] += st_sd.target_forwards
+        agg["emit_fly"] += st_fl.emitted
+        agg["fwd_fly"] += st_fl.target_forwards
+        agg["mism"] += st_fl.mismatches
+        agg["forg"] += st_fl.mismatches_forgiven
+        agg["same_sd"] += int(torch.equal(sd, g))
+        agg["same_fly"] += int(torch.equal(fl, g))
+        nll_t.append(_nll(target, g, n0))
+        nll_fly.append(_nll(target, fl, n0))
     acc_t, acc_sd, acc_fly = (float(np.mean(rec[m])) for m in ("acc_t", "acc_sd", "acc_fly"))
     tau_sd = agg["emit_sd"] / agg["fwd_sd"]
     tau_fly = agg["emit_fly"] / agg["fwd_fly"]

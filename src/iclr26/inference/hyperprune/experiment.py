@@ -41,7 +41,6 @@ from iclr26.inference.hyperprune.layers import get_weight
 from iclr26.inference.hyperprune.masks import is_nm_sparse
 from iclr26.inference.hyperprune.pruner import HyperPruner
 from iclr26.lab.corpora import chunk_text
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinylm import (
     SMOKE_CONFIG,
     TinyLMConfig,
@@ -146,52 +145,51 @@ def run(cfg: HyperPruneConfig, seed: int, device: str) -> Metrics:
         "n_blocks": cfg.lm.n_layers,
         "patterns": [f"{n}:{m}" for n, m in cfg.patterns],
     }
-    with limited_threads(1 if cfg.single_thread else None):
-        lm = load_or_train(cfg.lm)
-        dense = lm.model.to(device).eval()
-        splits = corpus_splits(cfg.lm)
-        calib = _calibration(lm.tokenizer, splits["train"], cfg.n_calib, cfg.calib_len, seed).to(device)
-        test = splits["test"]
-        score = lambda model: evaluate_loss(model, lm.tokenizer, test, cfg.eval_len, cfg.eval_windows)  # noqa: E731
-        values["dense_logppl"] = score(dense)  # mean token cross-entropy = log perplexity
-        values["unigram_logppl"] = unigram_loss(lm.tokenizer, test)  # the best context-free predictor
-        values["dense_logppl_over_unigram"] = values["dense_logppl"] / values["unigram_logppl"]
-        ref_h = _hidden_states(dense, calib)
-        jobs = [(n, m, name, fn) for n, m in cfg.patterns for name, fn in _methods(cfg, n, m, seed).items()]
-        norms = {m: _input_norms(dense, calib, m) for _, m in cfg.patterns}
-        nm_ok = True
-        for n, m, name, fn in track(jobs, description=f"hyperprune seed {seed}"):
-            model = copy.deepcopy(dense)
-            torch.manual_seed(seed)
-            t0 = time.perf_counter()
-            masks = fn(model, calib)
-            sec = time.perf_counter() - t0
-            p = f"nm{n}{m}_"
-            loss = score(model)
-            values[p + f"logppl_{name}"] = loss
-            values[p + f"ppl_{name}"] = math.exp(loss)
-            artifacts["seconds"][p + name] = sec  # wall time: an artifact, not a (deterministic) metric
-            nm_ok &= all(is_nm_sparse(get_weight(mod), n, m) for _, mod in _check_model_nm(model, n, m))
-            errs = []
-            for h_ref, h in zip(ref_h, _hidden_states(model, calib)):
-                errs.append(float(((h - h_ref) ** 2).sum() / (h_ref**2).sum()))
-            artifacts["layer_error"][p + name] = errs
-            kept, total = 0.0, 0.0
-            for q, keep in masks.items():
-                xn = norms[m][q]
-                out = xn > xn.mean() + 3 * xn.std()
-                kept += float(keep[:, out].sum())
-                total += float(out.sum()) * keep.shape[0]
-            artifacts["outlier_kept"][p + name] = kept / total if total else float("nan")
-        values["all_nm_exact"] = float(nm_ok)
-        for n, m in cfg.patterns:
-            p = f"nm{n}{m}_"
-            values[p + "gap_wanda"] = values[p + "logppl_hyperprune"] - values[p + "logppl_wanda"]
-            values[p + "gap_sparsegpt"] = values[p + "logppl_hyperprune"] - values[p + "logppl_sparsegpt"]
-        for name, errs in artifacts["layer_error"].items():
-            curves[f"layer_error_{name}"] = Curve(
-                list(range(1, len(errs) + 1)), errs, "block", "relative hidden-state error"
-            )
+    lm = load_or_train(cfg.lm)
+    dense = lm.model.to(device).eval()
+    splits = corpus_splits(cfg.lm)
+    calib = _calibration(lm.tokenizer, splits["train"], cfg.n_calib, cfg.calib_len, seed).to(device)
+    test = splits["test"]
+    score = lambda model: evaluate_loss(model, lm.tokenizer, test, cfg.eval_len, cfg.eval_windows)  # noqa: E731
+    values["dense_logppl"] = score(dense)  # mean token cross-entropy = log perplexity
+    values["unigram_logppl"] = unigram_loss(lm.tokenizer, test)  # the best context-free predictor
+    values["dense_logppl_over_unigram"] = values["dense_logppl"] / values["unigram_logppl"]
+    ref_h = _hidden_states(dense, calib)
+    jobs = [(n, m, name, fn) for n, m in cfg.patterns for name, fn in _methods(cfg, n, m, seed).items()]
+    norms = {m: _input_norms(dense, calib, m) for _, m in cfg.patterns}
+    nm_ok = True
+    for n, m, name, fn in track(jobs, description=f"hyperprune seed {seed}"):
+        model = copy.deepcopy(dense)
+        torch.manual_seed(seed)
+        t0 = time.perf_counter()
+        masks = fn(model, calib)
+        sec = time.perf_counter() - t0
+        p = f"nm{n}{m}_"
+        loss = score(model)
+        values[p + f"logppl_{name}"] = loss
+        values[p + f"ppl_{name}"] = math.exp(loss)
+        artifacts["seconds"][p + name] = sec  # wall time: an artifact, not a (deterministic) metric
+        nm_ok &= all(is_nm_sparse(get_weight(mod), n, m) for _, mod in _check_model_nm(model, n, m))
+        errs = []
+        for h_ref, h in zip(ref_h, _hidden_states(model, calib)):
+            errs.append(float(((h - h_ref) ** 2).sum() / (h_ref**2).sum()))
+        artifacts["layer_error"][p + name] = errs
+        kept, total = 0.0, 0.0
+        for q, keep in masks.items():
+            xn = norms[m][q]
+            out = xn > xn.mean() + 3 * xn.std()
+            kept += float(keep[:, out].sum())
+            total += float(out.sum()) * keep.shape[0]
+        artifacts["outlier_kept"][p + name] = kept / total if total else float("nan")
+    values["all_nm_exact"] = float(nm_ok)
+    for n, m in cfg.patterns:
+        p = f"nm{n}{m}_"
+        values[p + "gap_wanda"] = values[p + "logppl_hyperprune"] - values[p + "logppl_wanda"]
+        values[p + "gap_sparsegpt"] = values[p + "logppl_hyperprune"] - values[p + "logppl_sparsegpt"]
+    for name, errs in artifacts["layer_error"].items():
+        curves[f"layer_error_{name}"] = Curve(
+            list(range(1, len(errs) + 1)), errs, "block", "relative hidden-state error"
+        )
     artifacts["methods"] = sorted({k.split("logppl_")[1] for k in values if "logppl_" in k and k[:2] == "nm"})
     artifacts["dense_ppl"] = float(np.exp(values["dense_logppl"]))
     return Metrics(values=values, curves=curves, artifacts=artifacts)

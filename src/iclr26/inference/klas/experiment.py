@@ -37,7 +37,6 @@ from iclr26.inference.klas.stitching import (
     select_stitches,
     snnet_scores,
 )
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "METHODS", "KlasConfig", "run"]
 
@@ -202,12 +201,11 @@ def run(cfg: KlasConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"families": list(cfg.families)}
-    with limited_threads(1):
-        for fi, fam in enumerate(track(cfg.families, description=f"klas seed {seed}: families")):
-            v, c, a = _family(cfg, fam, fi, seed)
-            values |= v
-            curves |= c
-            artifacts[fam] = a
+    for fi, fam in enumerate(track(cfg.families, description=f"klas seed {seed}: families")):
+        v, c, a = _family(cfg, fam, fi, seed)
+        values |= v
+        curves |= c
+        artifacts[fam] = a
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Precondition, Verdict, decider
+from iclr26.harness.claims import column as _col
 from iclr26.harness.stats import t_interval
 
 __all__ = [
@@ -53,10 +54,6 @@ MIXTURE_LEARNED = Precondition(
     "the 50-step samples are >= 10% closer to the 8-Gaussian data (sliced W1) than the prior noise itself (the "
     "no-training sampler)",
 )
-
-
-def _col(rows: Sequence[Mapping[str, float]], name: str) -> np.ndarray:
-    return np.array([float(r[name]) for r in rows])
 
 
 def _jitter(i: int) -> float:

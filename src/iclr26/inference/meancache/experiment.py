@@ -52,7 +52,6 @@ from iclr26.inference.meancache.sampler import (
     uniform_schedule,
 )
 from iclr26.inference.meancache.schedule import estimate_edge_costs, force_compute, pssp_schedule
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["BASELINES", "EXPERIMENT", "METHODS", "MeanCacheConfig", "run"]
 
@@ -175,18 +174,15 @@ def run(cfg: MeanCacheConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"budgets": list(cfg.budgets), "n_steps": cfg.n_steps, "claim_budget": cfg.claim_budget}
-    with limited_threads(1 if cfg.single_thread else None):
-        for task in track(["digits", "mixture"], description=f"meancache seed {seed}"):
-            if task == "digits":
-                vals, cv, art = _digits(cfg, seed, device)
-                artifacts |= art
-                for k, ys in cv.items():
-                    curves[f"digits_{k}"] = Curve(
-                        list(range(1, len(ys) + 1)), ys, "step", "mean |v_i - v_(i-1)|"
-                    )
-            else:
-                vals = _mixture(cfg, seed, device)
-            values |= {f"{task}_{k}": v for k, v in vals.items()}
+    for task in track(["digits", "mixture"], description=f"meancache seed {seed}"):
+        if task == "digits":
+            vals, cv, art = _digits(cfg, seed, device)
+            artifacts |= art
+            for k, ys in cv.items():
+                curves[f"digits_{k}"] = Curve(list(range(1, len(ys) + 1)), ys, "step", "mean |v_i - v_(i-1)|")
+        else:
+            vals = _mixture(cfg, seed, device)
+        values |= {f"{task}_{k}": v for k, v in vals.items()}
     b = cfg.claim_budget
     for task in ("digits", "mixture"):
         base = [values[f"{task}_b{b}_{m}_psnr"] for m in BASELINES]

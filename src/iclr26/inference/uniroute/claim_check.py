@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, PerSeed, Precondition, Verdict, decider
+from iclr26.harness.claims import column as _col
 from iclr26.harness.stats import Interval, t_interval
 
 __all__ = ["GAP_MIN", "ROUTING_CAN_HELP", "gap_closed", "pool_interval", "uniroute_claim"]
@@ -96,10 +97,6 @@ def _gap_bootstrap(
         return float("nan"), float("nan")
     lo, hi = np.quantile(arr, [0.025, 0.975])
     return float(lo), float(hi)
-
-
-def _col(rows: PerSeed, name: str) -> np.ndarray:
-    return np.array([float(r[name]) for r in rows])
 
 
 def _diff_text(name: str, iv: Interval) -> str:

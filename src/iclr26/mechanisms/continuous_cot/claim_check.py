@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, decider, effect_at_least
+from iclr26.harness.claims import column as _col
+from iclr26.harness.claims import seed_spread as _spread
 
 __all__ = [
     "ACC_GAP",
@@ -79,15 +81,6 @@ def mu_plateau_stats(mu: Sequence[float]) -> dict[str, float]:
         "peak_slope": peak,
         "mu_slope_ratio": ratio,
     }
-
-
-def _col(rows: Sequence[Mapping[str, float]], key: str) -> np.ndarray:
-    return np.array([float(r[key]) for r in rows])
-
-
-def _spread(i: int) -> float:
-    """A small deterministic spread over seeds for synthetic wins."""
-    return 1e-3 * ((i % 3) - 1)
 
 
 def _bounded_win(rows: Rows) -> Rows:

@@ -18,7 +18,6 @@ import torch
 
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
-from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.continuous_cot.claim_check import (
     accuracy_gap_decider,
     bounded_mu_decider,
@@ -97,56 +96,55 @@ def run(cfg: CotConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"depth": cfg.depth, "epochs_per_stage": list(cfg.epochs_per_stage)}
-    with limited_threads(1 if cfg.single_thread else None):
-        kw = {"n_nodes": cfg.n_nodes, "depth": cfg.depth, "n_edges": cfg.n_edges}
-        train_data = make_prosqa_like(cfg.n_train, seed=1000 * seed + 1, **kw)
-        test_data = make_prosqa_like(cfg.n_test, seed=1000 * seed + 2, **kw)
-        dev = "cuda" if device.startswith("cuda") and torch.cuda.is_available() else "cpu"
-        train_data, test_data = train_data.to(dev), test_data.to(dev)
-        tracked = test_data.subset(slice(0, cfg.n_track))
-        steps = list(range(1, cfg.depth))
-        log: dict[str, list[float]] = {f"mu_step{c}": [] for c in steps}
-        log |= {f"mass_step{c}": [] for c in range(1, cfg.depth + 1)}
-        log |= {f"entropy_step{c}": [] for c in range(1, cfg.depth + 1)}
-        log["mu"] = []
-        log["mu_tgt"] = []
-        heat: dict[str, dict] = {}
+    kw = {"n_nodes": cfg.n_nodes, "depth": cfg.depth, "n_edges": cfg.n_edges}
+    train_data = make_prosqa_like(cfg.n_train, seed=1000 * seed + 1, **kw)
+    test_data = make_prosqa_like(cfg.n_test, seed=1000 * seed + 2, **kw)
+    dev = "cuda" if device.startswith("cuda") and torch.cuda.is_available() else "cpu"
+    train_data, test_data = train_data.to(dev), test_data.to(dev)
+    tracked = test_data.subset(slice(0, cfg.n_track))
+    steps = list(range(1, cfg.depth))
+    log: dict[str, list[float]] = {f"mu_step{c}": [] for c in steps}
+    log |= {f"mass_step{c}": [] for c in range(1, cfg.depth + 1)}
+    log |= {f"entropy_step{c}": [] for c in range(1, cfg.depth + 1)}
+    log["mu"] = []
+    log["mu_tgt"] = []
+    heat: dict[str, dict] = {}
 
-        def measure(wrapper: CoconutWrapper, epoch: int) -> None:
-            mus = []
-            for c in steps:
-                im = track_index_matching_logit(wrapper, tracked, c)
-                log[f"mu_step{c}"].append(im.mu)
-                mus.append(im.mu)
-                if c == 1:
-                    log["mu_tgt"].append(float(im.gap_tgt[-1].max()))
-                    head = int(im.gap_src[-1].argmax())
-                    heat[str(epoch)] = {
-                        "scores": im.edge_scores[:8, -1, head].cpu().tolist(),
-                        "frontier": im.frontier[:8].int().cpu().tolist(),
-                        "head": head,
-                    }
-            log["mu"].append(float(np.mean(mus)))
-            sp = thought_superposition(wrapper, tracked)
-            for c in range(1, cfg.depth + 1):
-                log[f"mass_step{c}"].append(float(sp["mass"][c - 1]))
-                log[f"entropy_step{c}"].append(float(sp["entropy"][c - 1]))
+    def measure(wrapper: CoconutWrapper, epoch: int) -> None:
+        mus = []
+        for c in steps:
+            im = track_index_matching_logit(wrapper, tracked, c)
+            log[f"mu_step{c}"].append(im.mu)
+            mus.append(im.mu)
+            if c == 1:
+                log["mu_tgt"].append(float(im.gap_tgt[-1].max()))
+                head = int(im.gap_src[-1].argmax())
+                heat[str(epoch)] = {
+                    "scores": im.edge_scores[:8, -1, head].cpu().tolist(),
+                    "frontier": im.frontier[:8].int().cpu().tolist(),
+                    "head": head,
+                }
+        log["mu"].append(float(np.mean(mus)))
+        sp = thought_superposition(wrapper, tracked)
+        for c in range(1, cfg.depth + 1):
+            log[f"mass_step{c}"].append(float(sp["mass"][c - 1]))
+            log[f"entropy_step{c}"].append(float(sp["entropy"][c - 1]))
 
-        def make_callback(wrapper: CoconutWrapper):
-            measure(wrapper, 0)
-            return lambda epoch, stage: measure(wrapper, epoch)
+    def make_callback(wrapper: CoconutWrapper):
+        measure(wrapper, 0)
+        return lambda epoch, stage: measure(wrapper, epoch)
 
-        wrapper, history = _train_method("coconut", cfg, train_data, seed, make_callback)
-        values["acc_coconut"] = evaluate_accuracy(wrapper, test_data, "coconut")
-        decomp = answer_logit_decomposition(wrapper, tracked)
-        values["mu_A"], values["mu_R"] = decomp["mu_A"], decomp["mu_R"]
-        values["answer_logit_gap"] = decomp["total"]
-        artifacts["decomposition"] = decomp
-        baseline, base_hist = _train_method("no_cot", cfg, train_data, seed)
-        values["acc_no_cot"] = evaluate_accuracy(baseline, test_data, "no_cot")
-        for m in cfg.extra_methods:
-            extra, _ = _train_method(m, cfg, train_data, seed)
-            values[f"acc_{m}"] = evaluate_accuracy(extra, test_data, m)
+    wrapper, history = _train_method("coconut", cfg, train_data, seed, make_callback)
+    values["acc_coconut"] = evaluate_accuracy(wrapper, test_data, "coconut")
+    decomp = answer_logit_decomposition(wrapper, tracked)
+    values["mu_A"], values["mu_R"] = decomp["mu_A"], decomp["mu_R"]
+    values["answer_logit_gap"] = decomp["total"]
+    artifacts["decomposition"] = decomp
+    baseline, base_hist = _train_method("no_cot", cfg, train_data, seed)
+    values["acc_no_cot"] = evaluate_accuracy(baseline, test_data, "no_cot")
+    for m in cfg.extra_methods:
+        extra, _ = _train_method(m, cfg, train_data, seed)
+        values[f"acc_{m}"] = evaluate_accuracy(extra, test_data, m)
     values["acc_gap"] = values["acc_coconut"] - values["acc_no_cot"]
     stats = mu_plateau_stats(log["mu"])
     values |= stats

@@ -19,7 +19,6 @@ from iclr26.harness.claims import Claim, Precondition, mean_at_least
 from iclr26.harness.experiment import Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.cache import cached_torch
-from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.dale_signed_weights.analysis import (
     intermediate_channels,
     pathway_mask_fractions,
@@ -74,78 +73,76 @@ def run(cfg: DaleConfig, seed: int, device: str) -> Metrics:
     """Generate data, train (or load) the zoo, and measure Dale indices, pathway attribution and visualisations."""
     values: dict[str, float] = {}
     artifacts: dict = {"models": {}}
-    with limited_threads(1):
-        train = make_texture_digits(cfg.n_train, 10_000 + seed)
-        test = make_texture_digits(cfg.n_test, 20_000 + seed)
-        base = ZooConfig(batch=cfg.batch, lr=cfg.lr)
-        zoo: dict[str, ZooConfig] = {}
-        i = 0
-        for w in cfg.widths:
-            for e in cfg.epochs:
-                for wd in cfg.weight_decays:
-                    zoo[f"relu_w{w}_e{e}_wd{wd:g}"] = replace(
-                        base, width=w, epochs=e, weight_decay=wd, seed=1000 * seed + i
-                    )
-                    i += 1
-        tw, te_ = cfg.tanh
-        zoo["tanh"] = replace(base, width=tw, epochs=te_, activation="tanh", seed=1000 * seed + 500)
-        match = f"relu_w{tw}_e{te_}_wd{cfg.weight_decays[0]:g}"
-        if match not in zoo:
-            zoo[match] = replace(base, width=tw, epochs=te_, seed=1000 * seed + 501)
-        if cfg.robust:
-            zoo["robust"] = replace(base, width=tw, epochs=te_, adversarial=True, seed=1000 * seed + 502)
-        models = {
-            name: _model(zc, cfg, seed, train)
-            for name, zc in track(list(zoo.items()), description="dale zoo")
+    train = make_texture_digits(cfg.n_train, 10_000 + seed)
+    test = make_texture_digits(cfg.n_test, 20_000 + seed)
+    base = ZooConfig(batch=cfg.batch, lr=cfg.lr)
+    zoo: dict[str, ZooConfig] = {}
+    i = 0
+    for w in cfg.widths:
+        for e in cfg.epochs:
+            for wd in cfg.weight_decays:
+                zoo[f"relu_w{w}_e{e}_wd{wd:g}"] = replace(
+                    base, width=w, epochs=e, weight_decay=wd, seed=1000 * seed + i
+                )
+                i += 1
+    tw, te_ = cfg.tanh
+    zoo["tanh"] = replace(base, width=tw, epochs=te_, activation="tanh", seed=1000 * seed + 500)
+    match = f"relu_w{tw}_e{te_}_wd{cfg.weight_decays[0]:g}"
+    if match not in zoo:
+        zoo[match] = replace(base, width=tw, epochs=te_, seed=1000 * seed + 501)
+    if cfg.robust:
+        zoo["robust"] = replace(base, width=tw, epochs=te_, adversarial=True, seed=1000 * seed + 502)
+    models = {
+        name: _model(zc, cfg, seed, train) for name, zc in track(list(zoo.items()), description="dale zoo")
+    }
+    xa, ya, ma = test.x[: cfg.n_attr], test.y[: cfg.n_attr], test.mask[: cfg.n_attr]
+    rows = {}
+    for k, (name, m) in enumerate(track(list(models.items()), description="dale attribution")):
+        r = {
+            "acc": accuracy(m, test.x, test.y),
+            "dale_out": float(dale_index(m.fc.weight, axis=1).mean()),
+            "dale_in": float(dale_index(m.fc.weight, axis=0).mean()),
+            **pathway_mask_fractions(m, xa, ya, ma, seed=1000 * seed + k),
         }
-        xa, ya, ma = test.x[: cfg.n_attr], test.y[: cfg.n_attr], test.mask[: cfg.n_attr]
-        rows = {}
-        for k, (name, m) in enumerate(track(list(models.items()), description="dale attribution")):
-            r = {
-                "acc": accuracy(m, test.x, test.y),
-                "dale_out": float(dale_index(m.fc.weight, axis=1).mean()),
-                "dale_in": float(dale_index(m.fc.weight, axis=0).mean()),
-                **pathway_mask_fractions(m, xa, ya, ma, seed=1000 * seed + k),
-            }
-            rows[name] = r
-            artifacts["models"][name] = r
-        torch.manual_seed(seed)
-        init = SmallCNN(cfg.widths[-1])
-        values["dale_out_init"] = float(dale_index(init.fc.weight, axis=1).mean())
-        relu = [n for n in rows if n.startswith("relu_w")]
-        values["frac_models_sig"] = float(np.mean([rows[n]["mask_diff_lo"] > 0 for n in relu]))
-        values["mask_diff_relu"] = float(np.mean([rows[n]["mask_diff"] for n in relu]))
-        values["mask_diff_random"] = float(np.mean([rows[n]["mask_diff_random"] for n in relu]))
-        values["mask_diff_minus_random"] = values["mask_diff_relu"] - values["mask_diff_random"]
-        for n in ("tanh", match, "robust"):
-            if n in rows:
-                key = "relu_match" if n == match else n
-                values[f"mask_diff_{key}"] = rows[n]["mask_diff"]
-                values[f"acc_{key}"] = rows[n]["acc"]
-        d_relu = rows[match]["mask_diff"]
-        values["tanh_shrink"] = 1.0 - rows["tanh"]["mask_diff"] / d_relu if d_relu > 0 else float("nan")
-        acc = np.array([rows[n]["acc"] for n in relu])
-        for side in ("out", "in"):
-            dl = np.array([rows[n][f"dale_{side}"] for n in relu])
-            rho, lo, hi = spearman_interval(acc, dl, seed)
-            values[f"spearman_acc_dale_{side}"] = rho
-            values[f"spearman_acc_dale_{side}_lo"] = lo
-            values[f"spearman_acc_dale_{side}_hi"] = hi
-            values[f"dale_{side}_mean"] = float(dl.mean())
-        values["acc_relu_mean"] = float(acc.mean())
-        main = f"relu_w{cfg.widths[-1]}_e{cfg.epochs[-1]}_wd{cfg.weight_decays[0]:g}"
-        values["acc_relu_main"] = rows[main]["acc"]
-        readouts = [models[n] for n in relu if n != main] or [models[match]]
-        vis, imgs = viz_similarity(
-            models[main], readouts, list(range(cfg.viz_classes)), cfg.alphas, cfg.viz_steps, seed, xa
-        )
-        values |= vis
-        a1 = f"{max(cfg.alphas):g}"
-        values["viz_cos_gap"] = vis[f"cos_minus_neg_{a1}"] - vis[f"cos_minus_pos_{a1}"]
-        values |= intermediate_channels(models[main], xa, ma, layer=2, k=cfg.inter_k)
-        artifacts["viz"] = imgs
-        artifacts["alphas"] = list(cfg.alphas)
-        artifacts["relu"] = relu
+        rows[name] = r
+        artifacts["models"][name] = r
+    torch.manual_seed(seed)
+    init = SmallCNN(cfg.widths[-1])
+    values["dale_out_init"] = float(dale_index(init.fc.weight, axis=1).mean())
+    relu = [n for n in rows if n.startswith("relu_w")]
+    values["frac_models_sig"] = float(np.mean([rows[n]["mask_diff_lo"] > 0 for n in relu]))
+    values["mask_diff_relu"] = float(np.mean([rows[n]["mask_diff"] for n in relu]))
+    values["mask_diff_random"] = float(np.mean([rows[n]["mask_diff_random"] for n in relu]))
+    values["mask_diff_minus_random"] = values["mask_diff_relu"] - values["mask_diff_random"]
+    for n in ("tanh", match, "robust"):
+        if n in rows:
+            key = "relu_match" if n == match else n
+            values[f"mask_diff_{key}"] = rows[n]["mask_diff"]
+            values[f"acc_{key}"] = rows[n]["acc"]
+    d_relu = rows[match]["mask_diff"]
+    values["tanh_shrink"] = 1.0 - rows["tanh"]["mask_diff"] / d_relu if d_relu > 0 else float("nan")
+    acc = np.array([rows[n]["acc"] for n in relu])
+    for side in ("out", "in"):
+        dl = np.array([rows[n][f"dale_{side}"] for n in relu])
+        rho, lo, hi = spearman_interval(acc, dl, seed)
+        values[f"spearman_acc_dale_{side}"] = rho
+        values[f"spearman_acc_dale_{side}_lo"] = lo
+        values[f"spearman_acc_dale_{side}_hi"] = hi
+        values[f"dale_{side}_mean"] = float(dl.mean())
+    values["acc_relu_mean"] = float(acc.mean())
+    main = f"relu_w{cfg.widths[-1]}_e{cfg.epochs[-1]}_wd{cfg.weight_decays[0]:g}"
+    values["acc_relu_main"] = rows[main]["acc"]
+    readouts = [models[n] for n in relu if n != main] or [models[match]]
+    vis, imgs = viz_similarity(
+        models[main], readouts, list(range(cfg.viz_classes)), cfg.alphas, cfg.viz_steps, seed, xa
+    )
+    values |= vis
+    a1 = f"{max(cfg.alphas):g}"
+    values["viz_cos_gap"] = vis[f"cos_minus_neg_{a1}"] - vis[f"cos_minus_pos_{a1}"]
+    values |= intermediate_channels(models[main], xa, ma, layer=2, k=cfg.inter_k)
+    artifacts["viz"] = imgs
+    artifacts["alphas"] = list(cfg.alphas)
+    artifacts["relu"] = relu
     return Metrics(values=values, artifacts=artifacts)
 
 

@@ -27,7 +27,6 @@ from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.harness.seeding import resolve_device
-from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.ic_ssl.baselines import (
     PlainICLTransformer,
     eigenmap_logreg,
@@ -216,14 +215,13 @@ def run(cfg: ICSSLConfig, seed: int, device: str) -> Metrics:
     """Train IC-SSL and both plain-ICL baselines for one seed on `device` (initial weights and tasks drawn on the
     CPU, so CPU runs are the reference), evaluate all methods ID and OOD (sklearn baselines on the CPU)."""
     device = resolve_device(device)
-    with limited_threads(1, blas=True):
-        torch.manual_seed(seed)
-        models = {m: net.to(device) for m, net in _models(cfg).items()}
-        curves = _train(models, cfg, seed, device)
-        for net in models.values():
-            net.eval()
-        acc, mech = _evaluate(models, cfg, seed, device)
-        art = _moons_artifacts(models, cfg, seed, device)
+    torch.manual_seed(seed)
+    models = {m: net.to(device) for m, net in _models(cfg).items()}
+    curves = _train(models, cfg, seed, device)
+    for net in models.values():
+        net.eval()
+    acc, mech = _evaluate(models, cfg, seed, device)
+    art = _moons_artifacts(models, cfg, seed, device)
     values: dict[str, float] = dict(mech)
     splits = {"id": ID_FAMILIES, "ood": cfg.ood_families}
     for split, fams in splits.items():
@@ -314,4 +312,5 @@ EXPERIMENT = Experiment(
     devices=("cpu", "cuda"),
     figures=[accuracy_vs_labels, phi_vs_eigenvectors, decision_regions],
     scale_gap=_SCALE,
+    blas_threads=True,
 )

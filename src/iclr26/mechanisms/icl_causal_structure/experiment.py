@@ -18,7 +18,6 @@ import torch
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.seeding import resolve_device
-from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.icl_causal_structure.causal_mc import sample_task
 from iclr26.mechanisms.icl_causal_structure.claim_check import LPA_GAP_UPPER, bma_claim_decider
 from iclr26.mechanisms.icl_causal_structure.figures import (
@@ -79,51 +78,50 @@ def run(cfg: CausalICLConfig, seed: int, device: str) -> Metrics:
     """Train and analyse one seed on `device` (contexts, initial weights, BMA and the metrics on the CPU); see the
     module docstring."""
     device = resolve_device(device)
-    with limited_threads(1 if cfg.single_thread else None):
-        pi = sample_task(cfg.d, alpha=cfg.alpha, eps=cfg.eps, seed=seed)
-        tcfg = TrainConfig(cfg.steps, cfg.batch, cfg.lr, cfg.all_examples, cfg.log_every)
-        model = DisentangledRPETransformer(
-            cfg.d, cfg.L, cfg.H, readout=cfg.readout, init_seed=7919 * seed + 1, rpe_init=cfg.rpe_init
-        ).to(device)
-        log = train(model, pi, tcfg, seed, cfg.L, cfg.H)
-        ev = evaluate(model, pi, cfg.n_eval, 104_729 * (seed + 1), cfg.L, cfg.H)
-        values: dict[str, float] = dict(ev["values"])
-        values["lpa_tf_late_drop"] = late_drop(log["step"], log["lpa_tf"], cfg.steps)
-        values["logloss_uniform"] = float(np.log(cfg.d))
-        values["logloss_gain_over_uniform"] = values["logloss_uniform"] - values["logloss_tf"]
-        w_tf = model.w_tf().detach().cpu()
-        values["col_err"] = column_softmax_error(w_tf, pi)
-        values["row_err"] = row_softmax_error(w_tf, pi)
-        values["final_train_loss"] = log["loss"][-1]
-        curves = {
-            "loss": Curve(log["step"], log["loss"], "training step", "query cross-entropy (nats)"),
-            "lpa_tf": Curve(log["step"], log["lpa_tf"], "training step", "L_pa (nats)"),
-            "lpa_bma": Curve(log["step"], log["lpa_bma"], "training step", "L_pa (nats)"),
-        }
-        if cfg.standard_ablation:
-            std = StandardRPETransformer(cfg.d, cfg.L, cfg.H, init_seed=7919 * seed + 2).to(device)
-            std_log = train(
-                std,
-                pi,
-                TrainConfig(cfg.standard_steps, cfg.batch, 1e-3, cfg.all_examples),
-                seed,
-                cfg.L,
-                cfg.H,
-            )
-            std_ev = evaluate(std, pi, cfg.n_eval, 104_729 * (seed + 1), cfg.L, cfg.H)["values"]
-            values["std_kl_tf"] = std_ev["kl_tf"]
-            values["std_kl_ratio"] = std_ev["kl_ratio"]
-            values["std_final_train_loss"] = std_log["loss"][-1]
-        artifacts = {
-            "pi": pi.tolist(),
-            "w_tf": w_tf.tolist(),
-            "softmax_col_w_tf": softmax_columns(w_tf).tolist(),
-            "softmax_col_log_pi": softmax_columns(torch.log(pi)).tolist(),
-            "w_L": model.w_L.detach().cpu().tolist(),
-            "w_H": model.w_H.detach().cpu().tolist(),
-            "example": ev["example"],
-            "kl_by_position": ev["kl_by_position"],
-        }
+    pi = sample_task(cfg.d, alpha=cfg.alpha, eps=cfg.eps, seed=seed)
+    tcfg = TrainConfig(cfg.steps, cfg.batch, cfg.lr, cfg.all_examples, cfg.log_every)
+    model = DisentangledRPETransformer(
+        cfg.d, cfg.L, cfg.H, readout=cfg.readout, init_seed=7919 * seed + 1, rpe_init=cfg.rpe_init
+    ).to(device)
+    log = train(model, pi, tcfg, seed, cfg.L, cfg.H)
+    ev = evaluate(model, pi, cfg.n_eval, 104_729 * (seed + 1), cfg.L, cfg.H)
+    values: dict[str, float] = dict(ev["values"])
+    values["lpa_tf_late_drop"] = late_drop(log["step"], log["lpa_tf"], cfg.steps)
+    values["logloss_uniform"] = float(np.log(cfg.d))
+    values["logloss_gain_over_uniform"] = values["logloss_uniform"] - values["logloss_tf"]
+    w_tf = model.w_tf().detach().cpu()
+    values["col_err"] = column_softmax_error(w_tf, pi)
+    values["row_err"] = row_softmax_error(w_tf, pi)
+    values["final_train_loss"] = log["loss"][-1]
+    curves = {
+        "loss": Curve(log["step"], log["loss"], "training step", "query cross-entropy (nats)"),
+        "lpa_tf": Curve(log["step"], log["lpa_tf"], "training step", "L_pa (nats)"),
+        "lpa_bma": Curve(log["step"], log["lpa_bma"], "training step", "L_pa (nats)"),
+    }
+    if cfg.standard_ablation:
+        std = StandardRPETransformer(cfg.d, cfg.L, cfg.H, init_seed=7919 * seed + 2).to(device)
+        std_log = train(
+            std,
+            pi,
+            TrainConfig(cfg.standard_steps, cfg.batch, 1e-3, cfg.all_examples),
+            seed,
+            cfg.L,
+            cfg.H,
+        )
+        std_ev = evaluate(std, pi, cfg.n_eval, 104_729 * (seed + 1), cfg.L, cfg.H)["values"]
+        values["std_kl_tf"] = std_ev["kl_tf"]
+        values["std_kl_ratio"] = std_ev["kl_ratio"]
+        values["std_final_train_loss"] = std_log["loss"][-1]
+    artifacts = {
+        "pi": pi.tolist(),
+        "w_tf": w_tf.tolist(),
+        "softmax_col_w_tf": softmax_columns(w_tf).tolist(),
+        "softmax_col_log_pi": softmax_columns(torch.log(pi)).tolist(),
+        "w_L": model.w_L.detach().cpu().tolist(),
+        "w_H": model.w_H.detach().cpu().tolist(),
+        "example": ev["example"],
+        "kl_by_position": ev["kl_by_position"],
+    }
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 

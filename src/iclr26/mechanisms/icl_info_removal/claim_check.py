@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Precondition, Verdict, all_of, decider, effect_at_least
+from iclr26.harness.claims import column as _col
+from iclr26.harness.claims import seed_spread as _spread
 
 __all__ = ["ACC_GATE", "LEARNED", "denoising_claim_decider"]
 
@@ -43,14 +45,6 @@ LEARNED = Precondition(
 )
 
 Rows = Sequence[Mapping[str, float]]
-
-
-def _col(rows: Rows, m: str) -> np.ndarray:
-    return np.array([float(r[m]) for r in rows])
-
-
-def _spread(i: int) -> float:
-    return 1e-3 * ((i % 3) - 1)
 
 
 def _filter_win(rows: list[dict[str, float]]) -> list[dict[str, float]]:

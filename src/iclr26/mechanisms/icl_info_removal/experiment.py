@@ -23,7 +23,6 @@ from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.harness.stats import t_interval
-from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.icl_info_removal.claim_check import LEARNED, denoising_claim_decider
 from iclr26.mechanisms.icl_info_removal.figures import (
     ablation_bars,
@@ -102,144 +101,141 @@ def _ablation(model, fam, cfg, held, heads_top, rand_pairs, means, gen) -> dict[
 
 def run(cfg: InfoRemovalConfig, seed: int, device: str) -> Metrics:
     """One replication; see the module docstring."""
-    with limited_threads(1 if cfg.single_thread else None):
-        torch.manual_seed(seed)
-        fam = make_task_family(cfg.n_inputs, cfg.n_tasks, cfg.n_labels, seed=1000 + seed)
-        model, losses = train_icl_model(cfg.gpt, fam, seed, use_cache=cfg.use_cache, device=device)
-        for p in model.parameters():
-            p.requires_grad_(False)
-        gen = torch.Generator().manual_seed(104_729 * (seed + 1))
-        perm = torch.randperm(cfg.n_inputs, generator=gen)
-        calib, held = perm[: cfg.n_inputs // 2].sort().values, perm[cfg.n_inputs // 2 :].sort().values
-        layer = cfg.gpt.n_layers // 2
-        label_sets = fam.label_sets()
-        values: dict[str, float] = {}
+    torch.manual_seed(seed)
+    fam = make_task_family(cfg.n_inputs, cfg.n_tasks, cfg.n_labels, seed=1000 + seed)
+    model, losses = train_icl_model(cfg.gpt, fam, seed, use_cache=cfg.use_cache, device=device)
+    for p in model.parameters():
+        p.requires_grad_(False)
+    gen = torch.Generator().manual_seed(104_729 * (seed + 1))
+    perm = torch.randperm(cfg.n_inputs, generator=gen)
+    calib, held = perm[: cfg.n_inputs // 2].sort().values, perm[cfg.n_inputs // 2 :].sort().values
+    layer = cfg.gpt.n_layers // 2
+    label_sets = fam.label_sets()
+    values: dict[str, float] = {}
 
-        # (a) accuracy and selectivity by number of shots (held-out queries, random demos)
-        acc_by_k, sel_by_k = [], []
-        for k in cfg.shots:
-            q = held[torch.randint(len(held), (cfg.n_eval,), generator=gen)]
-            b = icl_prompts(fam, cfg.n_eval, k, gen, queries=q).to(device)
-            with torch.no_grad():
-                lg = model(b.tokens)[:, -1]
-            acc_by_k.append(_acc(lg, b.targets))
-            sel_by_k.append(float(selectivity(lg.softmax(-1), label_sets, b.tasks).mean()))
-        values["acc_8shot"] = acc_by_k[cfg.shots.index(max(cfg.shots))]
-        tok0_c, tok0_h = calib[:, None].to(device), held[:, None].to(device)
-        logits0, h0_c = hidden_states(model, tok0_c, layer)
-        logits0_h, h0_h = hidden_states(model, tok0_h, layer)
-        h_mean = h0_c.mean(0)
-        probs0 = logits0_h.softmax(-1)
-        values["acc_zero"] = float(
-            np.mean([_acc(logits0_h, fam.label_table[t, held]) for t in range(fam.n_tasks)])
-        )
-        values["sel_zero"] = float(
-            np.mean([float(selectivity(probs0, label_sets, t).mean()) for t in range(fam.n_tasks)])
-        )
+    # (a) accuracy and selectivity by number of shots (held-out queries, random demos)
+    acc_by_k, sel_by_k = [], []
+    for k in cfg.shots:
+        q = held[torch.randint(len(held), (cfg.n_eval,), generator=gen)]
+        b = icl_prompts(fam, cfg.n_eval, k, gen, queries=q).to(device)
+        with torch.no_grad():
+            lg = model(b.tokens)[:, -1]
+        acc_by_k.append(_acc(lg, b.targets))
+        sel_by_k.append(float(selectivity(lg.softmax(-1), label_sets, b.tasks).mean()))
+    values["acc_8shot"] = acc_by_k[cfg.shots.index(max(cfg.shots))]
+    tok0_c, tok0_h = calib[:, None].to(device), held[:, None].to(device)
+    logits0, h0_c = hidden_states(model, tok0_c, layer)
+    logits0_h, h0_h = hidden_states(model, tok0_h, layer)
+    h_mean = h0_c.mean(0)
+    probs0 = logits0_h.softmax(-1)
+    values["acc_zero"] = float(
+        np.mean([_acc(logits0_h, fam.label_table[t, held]) for t in range(fam.n_tasks)])
+    )
+    values["sel_zero"] = float(
+        np.mean([float(selectivity(probs0, label_sets, t).mean()) for t in range(fam.n_tasks)])
+    )
 
-        # (b) learned vs random vs PCA filter per task; rank sweep
-        accs: dict[str, list[float]] = {"filter": [], "random": [], "pca": []}
-        sel_filter, bases = [], []
-        rank_acc = {r: [] for r in cfg.ranks}
-        rank_rand = {r: [] for r in cfg.ranks}
-        fewshot_c = {}
-        for t in track(range(fam.n_tasks), description="filters per task"):
-            tgt_c, tgt_h = fam.label_table[t, calib].to(device), fam.label_table[t, held]
-            filt = learn_filter(
-                model, tok0_c, tgt_c, layer, cfg.rank, h_mean, cfg.filter_steps, cfg.filter_lr, seed
-            )
-            bases.append(filt.U.detach())
-            b8 = icl_prompts(
-                fam, len(calib), cfg.gpt.max_shots, gen, tasks=torch.full((len(calib),), t), queries=calib
-            ).to(device)
-            _, h8_c = hidden_states(model, b8.tokens, layer)
-            fewshot_c[t] = h8_c
-            with torch.no_grad():
-                lg = run_filtered(model, tok0_h, layer, filt)[:, -1]
-                accs["filter"].append(_acc(lg, tgt_h))
-                sel_filter.append(float(selectivity(lg.softmax(-1), label_sets, t).mean()))
-                rf = random_filter(model.d_model, cfg.rank, h_mean, gen)
-                accs["random"].append(_acc(run_filtered(model, tok0_h, layer, rf)[:, -1], tgt_h))
-                pf = pca_filter(h8_c, cfg.rank, h_mean)
-                accs["pca"].append(_acc(run_filtered(model, tok0_h, layer, pf)[:, -1], tgt_h))
-            for r in cfg.ranks:
-                f_r = (
-                    filt
-                    if r == cfg.rank
-                    else learn_filter(
-                        model, tok0_c, tgt_c, layer, r, h_mean, cfg.filter_steps, cfg.filter_lr, seed
-                    )
+    # (b) learned vs random vs PCA filter per task; rank sweep
+    accs: dict[str, list[float]] = {"filter": [], "random": [], "pca": []}
+    sel_filter, bases = [], []
+    rank_acc = {r: [] for r in cfg.ranks}
+    rank_rand = {r: [] for r in cfg.ranks}
+    fewshot_c = {}
+    for t in track(range(fam.n_tasks), description="filters per task"):
+        tgt_c, tgt_h = fam.label_table[t, calib].to(device), fam.label_table[t, held]
+        filt = learn_filter(
+            model, tok0_c, tgt_c, layer, cfg.rank, h_mean, cfg.filter_steps, cfg.filter_lr, seed
+        )
+        bases.append(filt.U.detach())
+        b8 = icl_prompts(
+            fam, len(calib), cfg.gpt.max_shots, gen, tasks=torch.full((len(calib),), t), queries=calib
+        ).to(device)
+        _, h8_c = hidden_states(model, b8.tokens, layer)
+        fewshot_c[t] = h8_c
+        with torch.no_grad():
+            lg = run_filtered(model, tok0_h, layer, filt)[:, -1]
+            accs["filter"].append(_acc(lg, tgt_h))
+            sel_filter.append(float(selectivity(lg.softmax(-1), label_sets, t).mean()))
+            rf = random_filter(model.d_model, cfg.rank, h_mean, gen)
+            accs["random"].append(_acc(run_filtered(model, tok0_h, layer, rf)[:, -1], tgt_h))
+            pf = pca_filter(h8_c, cfg.rank, h_mean)
+            accs["pca"].append(_acc(run_filtered(model, tok0_h, layer, pf)[:, -1], tgt_h))
+        for r in cfg.ranks:
+            f_r = (
+                filt
+                if r == cfg.rank
+                else learn_filter(
+                    model, tok0_c, tgt_c, layer, r, h_mean, cfg.filter_steps, cfg.filter_lr, seed
                 )
-                with torch.no_grad():
-                    rank_acc[r].append(_acc(run_filtered(model, tok0_h, layer, f_r)[:, -1], tgt_h))
-                    rf = random_filter(model.d_model, r, h_mean, gen)
-                    rank_rand[r].append(_acc(run_filtered(model, tok0_h, layer, rf)[:, -1], tgt_h))
-        for name, v in accs.items():
-            values[f"acc_{name}"] = float(np.mean(v))
-        values["sel_filter"] = float(np.mean(sel_filter))
+            )
+            with torch.no_grad():
+                rank_acc[r].append(_acc(run_filtered(model, tok0_h, layer, f_r)[:, -1], tgt_h))
+                rf = random_filter(model.d_model, r, h_mean, gen)
+                rank_rand[r].append(_acc(run_filtered(model, tok0_h, layer, rf)[:, -1], tgt_h))
+    for name, v in accs.items():
+        values[f"acc_{name}"] = float(np.mean(v))
+    values["sel_filter"] = float(np.mean(sel_filter))
 
-        # (c) off-subspace ratio, zero-shot vs k-shot, paired over held-out (task, query)
-        off_by_k, diffs, aligns = [], None, []
-        off0 = torch.cat([off_subspace_ratio(h0_h, bases[t], h_mean) for t in range(fam.n_tasks)])
-        for k in cfg.shots:
-            if k == 0:
-                off_by_k.append(float(off0.mean()))
-                continue
-            parts = []
-            for t in range(fam.n_tasks):
-                b = icl_prompts(fam, len(held), k, gen, tasks=torch.full((len(held),), t), queries=held)
-                b = b.to(device)
-                _, hk = hidden_states(model, b.tokens, layer)
-                parts.append(off_subspace_ratio(hk, bases[t], hk.mean(0)))
-                if k == max(cfg.shots):
-                    filtered = h_mean + ((h0_h - h_mean) @ bases[t]) @ bases[t].T
-                    aligns.append(float(alignment(hk, filtered, hk.mean(0), h_mean).mean()))
-            offk = torch.cat(parts)
-            off_by_k.append(float(offk.mean()))
+    # (c) off-subspace ratio, zero-shot vs k-shot, paired over held-out (task, query)
+    off_by_k, diffs, aligns = [], None, []
+    off0 = torch.cat([off_subspace_ratio(h0_h, bases[t], h_mean) for t in range(fam.n_tasks)])
+    for k in cfg.shots:
+        if k == 0:
+            off_by_k.append(float(off0.mean()))
+            continue
+        parts = []
+        for t in range(fam.n_tasks):
+            b = icl_prompts(fam, len(held), k, gen, tasks=torch.full((len(held),), t), queries=held)
+            b = b.to(device)
+            _, hk = hidden_states(model, b.tokens, layer)
+            parts.append(off_subspace_ratio(hk, bases[t], hk.mean(0)))
             if k == max(cfg.shots):
-                diffs = (offk - off0).cpu().numpy()
-        iv = t_interval(diffs)
-        values["offsub_zero"] = off_by_k[0]
-        values["offsub_8shot"] = off_by_k[-1]
-        values["offsub_diff"] = iv.estimate
-        values["offsub_diff_hi"] = iv.hi
-        values["offsub_diff_half"] = iv.hi - iv.estimate
-        values["alignment"] = float(np.mean(aligns))
+                filtered = h_mean + ((h0_h - h_mean) @ bases[t]) @ bases[t].T
+                aligns.append(float(alignment(hk, filtered, hk.mean(0), h_mean).mean()))
+        offk = torch.cat(parts)
+        off_by_k.append(float(offk.mean()))
+        if k == max(cfg.shots):
+            diffs = (offk - off0).cpu().numpy()
+    iv = t_interval(diffs)
+    values["offsub_zero"] = off_by_k[0]
+    values["offsub_8shot"] = off_by_k[-1]
+    values["offsub_diff"] = iv.estimate
+    values["offsub_diff_hi"] = iv.hi
+    values["offsub_diff_half"] = iv.hi - iv.estimate
+    values["alignment"] = float(np.mean(aligns))
 
-        # (d) head scan on calibration 8-shot prompts, ablation on held-out prompts
-        q = calib[torch.randint(len(calib), (cfg.n_scan,), generator=gen)]
-        scan_b = icl_prompts(fam, cfg.n_scan, cfg.gpt.max_shots, gen, queries=q).to(device)
-        means = head_means(model, scan_b.tokens)
-        scan = head_scan(model, scan_b, "mean", label_sets=label_sets, layer=layer, U=bases, means=means)
-        top = scan.top(cfg.top_k)
-        others = [
-            (lyr, h) for lyr in range(model.n_layers) for h in range(model.n_heads) if (lyr, h) not in top
-        ]
-        rand_pairs = []
-        for _ in range(cfg.n_random_pairs):
-            idx = torch.randperm(len(others), generator=gen)[: cfg.top_k]
-            rand_pairs.append([others[int(i)] for i in idx])
-        values.update(_ablation(model, fam, cfg, held, top, rand_pairs, means, gen))
-        values["final_train_loss"] = float(losses[-1])
+    # (d) head scan on calibration 8-shot prompts, ablation on held-out prompts
+    q = calib[torch.randint(len(calib), (cfg.n_scan,), generator=gen)]
+    scan_b = icl_prompts(fam, cfg.n_scan, cfg.gpt.max_shots, gen, queries=q).to(device)
+    means = head_means(model, scan_b.tokens)
+    scan = head_scan(model, scan_b, "mean", label_sets=label_sets, layer=layer, U=bases, means=means)
+    top = scan.top(cfg.top_k)
+    others = [(lyr, h) for lyr in range(model.n_layers) for h in range(model.n_heads) if (lyr, h) not in top]
+    rand_pairs = []
+    for _ in range(cfg.n_random_pairs):
+        idx = torch.randperm(len(others), generator=gen)[: cfg.top_k]
+        rand_pairs.append([others[int(i)] for i in idx])
+    values.update(_ablation(model, fam, cfg, held, top, rand_pairs, means, gen))
+    values["final_train_loss"] = float(losses[-1])
 
-        curves = {
-            "loss": Curve(list(range(len(losses))), losses, "training step", "cross-entropy"),
-            "acc_vs_shots": Curve(list(cfg.shots), acc_by_k, "shots", "intended-task accuracy"),
-            "sel_vs_shots": Curve(list(cfg.shots), sel_by_k, "shots", "task selectivity"),
-            "offsub_vs_shots": Curve(list(cfg.shots), off_by_k, "shots", "off-subspace ratio"),
-            "acc_vs_rank": Curve(
-                list(cfg.ranks), [float(np.mean(rank_acc[r])) for r in cfg.ranks], "rank r", "acc"
-            ),
-            "acc_vs_rank_random": Curve(
-                list(cfg.ranks), [float(np.mean(rank_rand[r])) for r in cfg.ranks], "rank r", "acc"
-            ),
-        }
-        artifacts = {
-            "selectivity_drop": scan.selectivity_drop.cpu().tolist(),
-            "accuracy_drop": scan.accuracy_drop.cpu().tolist(),
-            "top_heads": [list(h) for h in top],
-            "filter_layer": layer,
-        }
+    curves = {
+        "loss": Curve(list(range(len(losses))), losses, "training step", "cross-entropy"),
+        "acc_vs_shots": Curve(list(cfg.shots), acc_by_k, "shots", "intended-task accuracy"),
+        "sel_vs_shots": Curve(list(cfg.shots), sel_by_k, "shots", "task selectivity"),
+        "offsub_vs_shots": Curve(list(cfg.shots), off_by_k, "shots", "off-subspace ratio"),
+        "acc_vs_rank": Curve(
+            list(cfg.ranks), [float(np.mean(rank_acc[r])) for r in cfg.ranks], "rank r", "acc"
+        ),
+        "acc_vs_rank_random": Curve(
+            list(cfg.ranks), [float(np.mean(rank_rand[r])) for r in cfg.ranks], "rank r", "acc"
+        ),
+    }
+    artifacts = {
+        "selectivity_drop": scan.selectivity_drop.cpu().tolist(),
+        "accuracy_drop": scan.accuracy_drop.cpu().tolist(),
+        "top_heads": [list(h) for h in top],
+        "filter_layer": layer,
+    }
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 

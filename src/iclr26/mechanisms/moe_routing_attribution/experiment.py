@@ -24,7 +24,6 @@ import torch
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.moe_routing_attribution.attribution import (
     ablation_contributions,
     cofiring,
@@ -89,114 +88,109 @@ def _spearman(x: list[float], y: list[float]) -> float:
 
 def run(cfg: RoutingAttributionConfig, seed: int, device: str = "cpu") -> Metrics:
     """One replication: train (or load) the tiny MoE LM for `seed`, decompose its routing, measure the claim."""
-    with limited_threads(1):
-        torch.manual_seed(seed)
-        mcfg = cfg.model_config()
-        model, info = train_tiny_moe(mcfg, seed, cache=cfg.cache, device=device)
-        test = corpus_tokens(mcfg)["test"]
-        n_seq = min(cfg.n_analysis_seqs, test.numel() // cfg.seq_len)
-        n_seq -= n_seq % 2
-        if n_seq < 2:
-            raise ValueError("the held-out split is too short for two analysis sequences")
-        tokens = test[: n_seq * cfg.seq_len].reshape(n_seq, cfg.seq_len).to(device)
-        trace = trace_routing(model, tokens, experts=True)
-        n_layers, n_exp, k = cfg.n_layers, cfg.n_experts, cfg.k
-        rng = np.random.default_rng(seed)
-        half = n_seq // 2 * cfg.seq_len  # first half selects experts, second half evaluates
+    torch.manual_seed(seed)
+    mcfg = cfg.model_config()
+    model, info = train_tiny_moe(mcfg, seed, cache=cfg.cache, device=device)
+    test = corpus_tokens(mcfg)["test"]
+    n_seq = min(cfg.n_analysis_seqs, test.numel() // cfg.seq_len)
+    n_seq -= n_seq % 2
+    if n_seq < 2:
+        raise ValueError("the held-out split is too short for two analysis sequences")
+    tokens = test[: n_seq * cfg.seq_len].reshape(n_seq, cfg.seq_len).to(device)
+    trace = trace_routing(model, tokens, experts=True)
+    n_layers, n_exp, k = cfg.n_layers, cfg.n_experts, cfg.k
+    rng = np.random.default_rng(seed)
+    half = n_seq // 2 * cfg.seq_len  # first half selects experts, second half evaluates
 
-        subs, scores = [], []
-        for layer in track(range(n_layers), description="decompose"):
-            s = decompose(model, tokens, layer, experts=True, trace=trace)
-            for j in range(layer):
-                s[f"moe{j}"] = sum(s[f"moe{j}.e{e}"] for e in range(n_exp))
-            subs.append(s)
-            scores.append(sum(v for name, v in s.items() if "." in name or not name.startswith("moe")))
-        var = [{name: influence(v)["var"] for name, v in s.items() if name != "bias"} for s in subs]
+    subs, scores = [], []
+    for layer in track(range(n_layers), description="decompose"):
+        s = decompose(model, tokens, layer, experts=True, trace=trace)
+        for j in range(layer):
+            s[f"moe{j}"] = sum(s[f"moe{j}.e{e}"] for e in range(n_exp))
+        subs.append(s)
+        scores.append(sum(v for name, v in s.items() if "." in name or not name.startswith("moe")))
+    var = [{name: influence(v)["var"] for name, v in s.items() if name != "bias"} for s in subs]
 
-        # (a) earlier MoE vs earlier attention influence at receivers >= min_receiver
-        receivers = list(range(cfg.min_receiver, n_layers))
-        diff = torch.stack(
-            [sum(var[l][f"moe{j}"] - var[l][f"attn{j}"] for j in range(l)) for l in receivers]
-        ).mean(0)
-        values: dict[str, float] = {
-            "test_loss": info["test_loss"],
-            "unigram_loss": info["unigram_loss"],
-            "loss_below_unigram": info["unigram_loss"] - info["test_loss"],
-            "influence_diff": float(diff.mean()),
-            "influence_diff_se": _boot_se(diff, n_seq, cfg.n_boot, rng),
+    # (a) earlier MoE vs earlier attention influence at receivers >= min_receiver
+    receivers = list(range(cfg.min_receiver, n_layers))
+    diff = torch.stack(
+        [sum(var[l][f"moe{j}"] - var[l][f"attn{j}"] for j in range(l)) for l in receivers]
+    ).mean(0)
+    values: dict[str, float] = {
+        "test_loss": info["test_loss"],
+        "unigram_loss": info["unigram_loss"],
+        "loss_below_unigram": info["unigram_loss"] - info["test_loss"],
+        "influence_diff": float(diff.mean()),
+        "influence_diff_se": _boot_se(diff, n_seq, cfg.n_boot, rng),
+    }
+    for kind in ("moe", "attn"):
+        values[f"{kind}_influence"] = float(
+            np.mean([float(sum(var[l][f"{kind}{j}"] for j in range(l)).mean()) for l in receivers])
+        )
+
+    # (b) long-range causal influence: top expert vs the other experts of the sender layer
+    pairs = [(j, l) for j in range(n_layers) for l in range(j + cfg.min_distance, n_layers)]
+    top_aarv, rand_aarv, art_top = [], [], {}
+    for j in sorted({j for j, _ in pairs}):
+        rec = [l for jj, l in pairs if jj == j]
+        sel = [np.mean([float(var[l][f"moe{j}.e{e}"][:half].mean()) for l in rec]) for e in range(n_exp)]
+        top = int(np.argmax(sel))
+        art_top[str(j)] = top
+        for l in rec:
+            sc = scores[l][half:]
+            top_aarv.append(rank_change(sc, subs[l][f"moe{j}.e{top}"][half:], k))
+            others = [rank_change(sc, subs[l][f"moe{j}.e{e}"][half:], k) for e in range(n_exp) if e != top]
+            rand_aarv.append(torch.stack(others).mean(0))
+    if pairs:
+        t_a, r_a = torch.stack(top_aarv).mean(0), torch.stack(rand_aarv).mean(0)
+        d_a = t_a - r_a
+        values |= {
+            "aarv_top": float(t_a.mean()),
+            "aarv_random": float(r_a.mean()),
+            "aarv_diff": float(d_a.mean()),
+            "aarv_diff_se": _boot_se(d_a, n_seq - n_seq // 2, cfg.n_boot, rng),
         }
-        for kind in ("moe", "attn"):
-            values[f"{kind}_influence"] = float(
-                np.mean([float(sum(var[l][f"{kind}{j}"] for j in range(l)).mean()) for l in receivers])
-            )
+    else:
+        values |= {key: float("nan") for key in ("aarv_top", "aarv_random", "aarv_diff", "aarv_diff_se")}
 
-        # (b) long-range causal influence: top expert vs the other experts of the sender layer
-        pairs = [(j, l) for j in range(n_layers) for l in range(j + cfg.min_distance, n_layers)]
-        top_aarv, rand_aarv, art_top = [], [], {}
-        for j in sorted({j for j, _ in pairs}):
-            rec = [l for jj, l in pairs if jj == j]
-            sel = [np.mean([float(var[l][f"moe{j}.e{e}"][:half].mean()) for l in rec]) for e in range(n_exp)]
-            top = int(np.argmax(sel))
-            art_top[str(j)] = top
-            for l in rec:
-                sc = scores[l][half:]
-                top_aarv.append(rank_change(sc, subs[l][f"moe{j}.e{top}"][half:], k))
-                others = [
-                    rank_change(sc, subs[l][f"moe{j}.e{e}"][half:], k) for e in range(n_exp) if e != top
-                ]
-                rand_aarv.append(torch.stack(others).mean(0))
-        if pairs:
-            t_a, r_a = torch.stack(top_aarv).mean(0), torch.stack(rand_aarv).mean(0)
-            d_a = t_a - r_a
-            values |= {
-                "aarv_top": float(t_a.mean()),
-                "aarv_random": float(r_a.mean()),
-                "aarv_diff": float(d_a.mean()),
-                "aarv_diff_se": _boot_se(d_a, n_seq - n_seq // 2, cfg.n_boot, rng),
-            }
-        else:
-            values |= {key: float("nan") for key in ("aarv_top", "aarv_random", "aarv_diff", "aarv_diff_se")}
+    # reliability: variance influence vs AARV, linear attribution vs dense ablation (layer-level components)
+    v_lin, v_aarv, v_dense = [], [], []
+    for layer in range(n_layers):
+        dense = ablation_contributions(model, trace, layer)
+        for name, d in dense.items():
+            v_lin.append(float(var[layer][name].mean()))
+            v_aarv.append(float(rank_change(scores[layer], subs[layer][name], k).mean()))
+            v_dense.append(float(influence(d)["var"].mean()))
+    values["spearman_var_aarv"] = _spearman(v_lin, v_aarv)
+    values["spearman_linear_dense"] = _spearman(v_lin, v_dense)
 
-        # reliability: variance influence vs AARV, linear attribution vs dense ablation (layer-level components)
-        v_lin, v_aarv, v_dense = [], [], []
-        for layer in range(n_layers):
-            dense = ablation_contributions(model, trace, layer)
-            for name, d in dense.items():
-                v_lin.append(float(var[layer][name].mean()))
-                v_aarv.append(float(rank_change(scores[layer], subs[layer][name], k).mean()))
-                v_dense.append(float(influence(d)["var"].mean()))
-        values["spearman_var_aarv"] = _spearman(v_lin, v_aarv)
-        values["spearman_linear_dense"] = _spearman(v_lin, v_dense)
+    # promoting / inhibiting scores of MoE senders against layer distance
+    dist = list(range(1, n_layers))
+    aps = [
+        np.mean([float(influence(subs[j + d][f"moe{j}"])["aps"].mean()) for j in range(n_layers - d)])
+        for d in dist
+    ]
+    ans = [
+        np.mean([float(influence(subs[j + d][f"moe{j}"])["ans"].mean()) for j in range(n_layers - d)])
+        for d in dist
+    ]
 
-        # promoting / inhibiting scores of MoE senders against layer distance
-        dist = list(range(1, n_layers))
-        aps = [
-            np.mean([float(influence(subs[j + d][f"moe{j}"])["aps"].mean()) for j in range(n_layers - d)])
-            for d in dist
+    # co-firing against a shuffled-token null (secondary)
+    excess = [
+        (lambda c: c["mean_abs"] - c["null_mean_abs"])(cofiring(trace.firing[j], trace.firing[l], 5, seed))
+        for j, l in pairs
+    ]
+    values["cofiring_excess"] = float(np.mean(excess)) if excess else float("nan")
+
+    senders = ["embed", "pos"] + [f"{kind}{j}" for j in range(n_layers) for kind in ("attn", "moe")][:-1]
+    mat = [[float(var[l][s].mean()) if s in var[l] else None for l in range(n_layers)] for s in senders]
+    experts_mat = {
+        f"moe{j}": [
+            [float(var[l][f"moe{j}.e{e}"].mean()) if l > j else None for l in range(n_layers)]
+            for e in range(n_exp)
         ]
-        ans = [
-            np.mean([float(influence(subs[j + d][f"moe{j}"])["ans"].mean()) for j in range(n_layers - d)])
-            for d in dist
-        ]
-
-        # co-firing against a shuffled-token null (secondary)
-        excess = [
-            (lambda c: c["mean_abs"] - c["null_mean_abs"])(
-                cofiring(trace.firing[j], trace.firing[l], 5, seed)
-            )
-            for j, l in pairs
-        ]
-        values["cofiring_excess"] = float(np.mean(excess)) if excess else float("nan")
-
-        senders = ["embed", "pos"] + [f"{kind}{j}" for j in range(n_layers) for kind in ("attn", "moe")][:-1]
-        mat = [[float(var[l][s].mean()) if s in var[l] else None for l in range(n_layers)] for s in senders]
-        experts_mat = {
-            f"moe{j}": [
-                [float(var[l][f"moe{j}.e{e}"].mean()) if l > j else None for l in range(n_layers)]
-                for e in range(n_exp)
-            ]
-            for j in range(n_layers - 1)
-        }
+        for j in range(n_layers - 1)
+    }
     curves = {
         "aps_vs_distance": Curve(dist, aps, "layer distance (receiver - sender MoE)", "APS"),
         "ans_vs_distance": Curve(dist, ans, "layer distance (receiver - sender MoE)", "ANS"),

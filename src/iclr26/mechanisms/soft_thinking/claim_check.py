@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
 from iclr26.harness.claims import (
     Decider,
     Outcome,
@@ -29,6 +27,12 @@ from iclr26.harness.claims import (
     all_of,
     decider,
     effect_at_least,
+)
+from iclr26.harness.claims import (
+    column as _col,
+)
+from iclr26.harness.claims import (
+    seed_spread as _spread,
 )
 from iclr26.harness.stats import bootstrap_interval
 
@@ -60,14 +64,6 @@ LEARNED = Precondition(
 )
 
 Rows = Sequence[Mapping[str, float]]
-
-
-def _col(rows: Rows, m: str) -> np.ndarray:
-    return np.array([float(r[m]) for r in rows])
-
-
-def _spread(i: int) -> float:
-    return 1e-3 * ((i % 3) - 1)
 
 
 def _dominance_win(rows: list[dict[str, float]]) -> list[dict[str, float]]:

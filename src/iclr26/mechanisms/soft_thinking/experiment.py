@@ -18,7 +18,6 @@ import torch
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.soft_thinking.claim_check import LEARNED, part_decider, soft_thinking_decider
 from iclr26.mechanisms.soft_thinking.decode import soft_decode
 from iclr26.mechanisms.soft_thinking.figures import (
@@ -123,98 +122,91 @@ def run(cfg: SoftThinkingConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     art: dict = {}
-    with limited_threads(1):
-        torch.manual_seed(seed)
-        # Training runs on `device`; decoding and probes draw from CPU generators step by step on small
-        # batches, so they run on the CPU (the same numbers whichever device trained the model).
-        model = trained_model(cfg.train, seed, device=device).cpu()
-        tasks = {
-            "dag": make_problems(cfg.n_dag, "dag", 10_000 + seed),
-            "mod": make_problems(cfg.n_mod, "mod", 20_000 + seed),
-        }
-        gen = torch.Generator().manual_seed(30_000 + seed)
-        correct: dict[str, list[np.ndarray]] = {m: [] for m in MODES_EVAL}
-        steps = []
-        jobs = [(m, name) for m in MODES_EVAL for name in tasks]
-        for mode, name in track(jobs, description=f"soft-thinking decode seed {seed}"):
-            draws = 1 if mode in ("greedy", "soft") else cfg.draws
-            ok, st = evaluate_mode(model, tasks[name], mode, draws, cfg, gen, record=mode == "soft")
-            correct[mode].append(ok)
-            steps += st
-            values[f"{name}_acc_{mode}"] = float(ok.mean())
-        for mode in MODES_EVAL:
-            ok = np.concatenate(correct[mode], axis=1)
-            values[f"acc_{mode}"] = float(ok.mean())
-            values[f"pass{cfg.draws}_{mode}"] = (
-                float(ok.max(0).mean()) if ok.shape[0] > 1 else float(ok.mean())
-            )
-        values["acc_chance"] = float(
-            np.mean([guess_accuracy(p) for name in ("dag", "mod") for p in tasks[name]])
-        )
-        values["greedy_above_chance"] = values["acc_greedy"] - values["acc_chance"]
-        values["soft_minus_greedy"] = values["acc_soft"] - values["acc_greedy"]
-        values["gumbel_minus_soft"] = values["acc_gumbel"] - values["acc_soft"]
-        values["gumbel_minus_sample"] = values["acc_gumbel"] - values["acc_sample"]
-        values["dirichlet_minus_soft"] = values["acc_dirichlet"] - values["acc_soft"]
+    torch.manual_seed(seed)
+    # Training runs on `device`; decoding and probes draw from CPU generators step by step on small
+    # batches, so they run on the CPU (the same numbers whichever device trained the model).
+    model = trained_model(cfg.train, seed, device=device).cpu()
+    tasks = {
+        "dag": make_problems(cfg.n_dag, "dag", 10_000 + seed),
+        "mod": make_problems(cfg.n_mod, "mod", 20_000 + seed),
+    }
+    gen = torch.Generator().manual_seed(30_000 + seed)
+    correct: dict[str, list[np.ndarray]] = {m: [] for m in MODES_EVAL}
+    steps = []
+    jobs = [(m, name) for m in MODES_EVAL for name in tasks]
+    for mode, name in track(jobs, description=f"soft-thinking decode seed {seed}"):
+        draws = 1 if mode in ("greedy", "soft") else cfg.draws
+        ok, st = evaluate_mode(model, tasks[name], mode, draws, cfg, gen, record=mode == "soft")
+        correct[mode].append(ok)
+        steps += st
+        values[f"{name}_acc_{mode}"] = float(ok.mean())
+    for mode in MODES_EVAL:
+        ok = np.concatenate(correct[mode], axis=1)
+        values[f"acc_{mode}"] = float(ok.mean())
+        values[f"pass{cfg.draws}_{mode}"] = float(ok.max(0).mean()) if ok.shape[0] > 1 else float(ok.mean())
+    values["acc_chance"] = float(np.mean([guess_accuracy(p) for name in ("dag", "mod") for p in tasks[name]]))
+    values["greedy_above_chance"] = values["acc_greedy"] - values["acc_chance"]
+    values["soft_minus_greedy"] = values["acc_soft"] - values["acc_greedy"]
+    values["gumbel_minus_soft"] = values["acc_gumbel"] - values["acc_soft"]
+    values["gumbel_minus_sample"] = values["acc_gumbel"] - values["acc_sample"]
+    values["dirichlet_minus_soft"] = values["acc_dirichlet"] - values["acc_soft"]
 
-        # Top-1 dominance and swap probes over every vanilla soft-thinking step.
-        js1, js2, ag1, ag2, pt, sw = [], [], [], [], [], []
-        for s in steps:
-            pr = top1_dominance(model, s.prefix, s.ids, s.q)
-            js1.append(pr.js_top1)
-            js2.append(pr.js_top2)
-            ag1.append(pr.agree_top1)
-            ag2.append(pr.agree_top2)
-            pt.append(pr.p_top1)
-            sw.append(swap_test(model, s.prefix, s.ids, s.q))
-        cat = (lambda xs: torch.cat(xs).double().numpy()) if steps else (lambda xs: np.zeros(0))
-        js1, js2, ag1, ag2, pt, sw = map(cat, (js1, js2, ag1, ag2, pt, sw))
-        low = pt < cfg.low_conf
-        nan = float("nan")
-        values["n_steps"] = float(pt.size)
-        values["n_low_conf_steps"] = float(low.sum())
-        values["dom_agree"] = float(ag1[low].mean()) if low.any() else nan
-        values["dom_agree_top2"] = float(ag2[low].mean()) if low.any() else nan
-        values["js_top1_median"] = float(np.median(js1[low])) if low.any() else nan
-        values["js_top2_median"] = float(np.median(js2[low])) if low.any() else nan
-        values["swap_follows"] = float(sw[low].mean()) if low.any() else nan
-        values["dom_agree_all"] = float(ag1.mean()) if pt.size else nan
-        art["js_top1"] = np.round(js1[low], 4).tolist()
-        art["js_top2"] = np.round(js2[low], 4).tolist()
-        agree_bins, count_bins = [], []
-        for lo, hi in zip(P_BINS, P_BINS[1:]):
-            m = (pt >= lo) & (pt < hi)
-            agree_bins.append(float(ag1[m].mean()) if m.any() else nan)
-            count_bins.append(int(m.sum()))
-        art["p_bins"] = list(P_BINS)
-        art["agree_by_p"] = agree_bins
-        art["count_by_p"] = count_bins
+    # Top-1 dominance and swap probes over every vanilla soft-thinking step.
+    js1, js2, ag1, ag2, pt, sw = [], [], [], [], [], []
+    for s in steps:
+        pr = top1_dominance(model, s.prefix, s.ids, s.q)
+        js1.append(pr.js_top1)
+        js2.append(pr.js_top2)
+        ag1.append(pr.agree_top1)
+        ag2.append(pr.agree_top2)
+        pt.append(pr.p_top1)
+        sw.append(swap_test(model, s.prefix, s.ids, s.q))
+    cat = (lambda xs: torch.cat(xs).double().numpy()) if steps else (lambda xs: np.zeros(0))
+    js1, js2, ag1, ag2, pt, sw = map(cat, (js1, js2, ag1, ag2, pt, sw))
+    low = pt < cfg.low_conf
+    nan = float("nan")
+    values["n_steps"] = float(pt.size)
+    values["n_low_conf_steps"] = float(low.sum())
+    values["dom_agree"] = float(ag1[low].mean()) if low.any() else nan
+    values["dom_agree_top2"] = float(ag2[low].mean()) if low.any() else nan
+    values["js_top1_median"] = float(np.median(js1[low])) if low.any() else nan
+    values["js_top2_median"] = float(np.median(js2[low])) if low.any() else nan
+    values["swap_follows"] = float(sw[low].mean()) if low.any() else nan
+    values["dom_agree_all"] = float(ag1.mean()) if pt.size else nan
+    art["js_top1"] = np.round(js1[low], 4).tolist()
+    art["js_top2"] = np.round(js2[low], 4).tolist()
+    agree_bins, count_bins = [], []
+    for lo, hi in zip(P_BINS, P_BINS[1:]):
+        m = (pt >= lo) & (pt < hi)
+        agree_bins.append(float(ag1[m].mean()) if m.any() else nan)
+        count_bins.append(int(m.sum()))
+    art["p_bins"] = list(P_BINS)
+    art["agree_by_p"] = agree_bins
+    art["count_by_p"] = count_bins
 
-        # Logit lens on a hand-made 0.6 / 0.4 soft token of two valid next nodes.
-        prefixes, a, b = _lens_batch(cfg.n_lens, 40_000 + seed)
-        emb = model.W_E[torch.tensor(prefixes)].detach()
-        with torch.no_grad():
-            ov = layer_overlap(model, emb, torch.tensor(a), torch.tensor(b), 0.6).numpy()
-        layers = list(range(ov.shape[0]))
-        curves["lens_overlap_top1"] = Curve(
-            layers, ov[:, 0].tolist(), "layer (0 = embedding)", "overlap of a (0.6)"
-        )
-        curves["lens_overlap_top2"] = Curve(
-            layers, ov[:, 1].tolist(), "layer (0 = embedding)", "overlap of b (0.4)"
-        )
-        values["lens_final_overlap_top1"] = float(ov[-1, 0])
-        values["lens_final_overlap_top2"] = float(ov[-1, 1])
+    # Logit lens on a hand-made 0.6 / 0.4 soft token of two valid next nodes.
+    prefixes, a, b = _lens_batch(cfg.n_lens, 40_000 + seed)
+    emb = model.W_E[torch.tensor(prefixes)].detach()
+    with torch.no_grad():
+        ov = layer_overlap(model, emb, torch.tensor(a), torch.tensor(b), 0.6).numpy()
+    layers = list(range(ov.shape[0]))
+    curves["lens_overlap_top1"] = Curve(
+        layers, ov[:, 0].tolist(), "layer (0 = embedding)", "overlap of a (0.6)"
+    )
+    curves["lens_overlap_top2"] = Curve(
+        layers, ov[:, 1].tolist(), "layer (0 = embedding)", "overlap of b (0.4)"
+    )
+    values["lens_final_overlap_top1"] = float(ov[-1, 0])
+    values["lens_final_overlap_top2"] = float(ov[-1, 1])
 
-        # Sweeps of the Gumbel temperature and the Dirichlet scale (DAG problems, fewer draws).
-        for name, grid in (("tau", cfg.taus), ("beta", cfg.betas)):
-            accs = []
-            for v in grid:
-                mode = "gumbel" if name == "tau" else "dirichlet"
-                ok, _ = evaluate_mode(
-                    model, tasks["dag"], mode, cfg.sweep_draws, cfg, gen, **{name: float(v)}
-                )
-                accs.append(float(ok.mean()))
-            curves[f"dag_acc_vs_{name}"] = Curve(list(grid), accs, name, "DAG pass@1")
+    # Sweeps of the Gumbel temperature and the Dirichlet scale (DAG problems, fewer draws).
+    for name, grid in (("tau", cfg.taus), ("beta", cfg.betas)):
+        accs = []
+        for v in grid:
+            mode = "gumbel" if name == "tau" else "dirichlet"
+            ok, _ = evaluate_mode(model, tasks["dag"], mode, cfg.sweep_draws, cfg, gen, **{name: float(v)})
+            accs.append(float(ok.mean()))
+        curves[f"dag_acc_vs_{name}"] = Curve(list(grid), accs, name, "DAG pass@1")
     art["modes"] = list(MODES_EVAL)
     art["draws"] = cfg.draws
     return Metrics(values=values, curves=curves, artifacts=art)

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Precondition, Verdict, all_of, decider
+from iclr26.harness.claims import column as _col
+from iclr26.harness.claims import seed_spread as _spread
 from iclr26.harness.stats import t_interval
 
 __all__ = ["METRICS", "PRECONDITIONS", "task_vector_decider"]
@@ -60,14 +62,6 @@ PRECONDITIONS = (
 )
 
 Rows = Sequence[Mapping[str, float]]
-
-
-def _col(rows: Rows, m: str) -> np.ndarray:
-    return np.array([float(r[m]) for r in rows])
-
-
-def _spread(i: int) -> float:
-    return 1e-3 * ((i % 3) - 1)
 
 
 def _one_demo_win(rows: list[dict[str, float]]) -> list[dict[str, float]]:

@@ -23,7 +23,6 @@ import torch
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.mechanisms.task_vectors.claim_check import PRECONDITIONS, task_vector_decider
 from iclr26.mechanisms.task_vectors.discrete import (
     TASK_TYPES,
@@ -84,92 +83,89 @@ def run(cfg: TaskVectorConfig, seed: int, device: str) -> Metrics:
     curves: dict[str, Curve] = {}
     art: dict = {}
     dm = 2 * cfg.d
-    with limited_threads(1):
-        for part in track(["linear", "formats", "discrete"], description=f"task-vectors seed {seed}"):
-            if part == "linear":
-                model = LinearAttentionTransformer(
+    for part in track(["linear", "formats", "discrete"], description=f"task-vectors seed {seed}"):
+        if part == "linear":
+            model = LinearAttentionTransformer(
+                cfg.n_layers,
+                dm,
+                cfg.n,
+                "triplet",
+                keep_prob=cfg.keep_prob,
+                init_scale=cfg.init_scale,
+                init_seed=1000 * seed + 1,
+            )
+            losses = train_linear(model, cfg.steps, cfg.batch, cfg.lr, 1000 * seed + 2)
+            one = LinearAttentionTransformer(
+                cfg.n_layers,
+                dm,
+                1,
+                "triplet",
+                keep_prob=cfg.keep_prob,
+                init_scale=cfg.init_scale,
+                init_seed=1000 * seed + 3,
+            )
+            train_linear(one, cfg.steps_1shot, cfg.batch, cfg.lr, 1000 * seed + 4)
+            r = linear_risks(model, one, cfg.n_eval, 1000 * seed + 5, n_tv=cfg.n_tv)
+            values |= {
+                "r0": r.r0,
+                "r1": r.r1,
+                "r1_copies": r.r1_copies,
+                "rn": r.rn,
+                "rtv": r.rtv,
+                "rtv_m": r.rtv_m,
+                "gap": r.gap,
+                "rtv_over_r1": r.rtv / r.r1,
+                "s_tv": r.s_tv,
+                "s_icl": r.s_icl,
+                "risk_triplet": r.rn,
+                "final_loss": float(np.mean(losses[-50:])),
+            }
+            curves["linear_loss"] = Curve(*_thin(losses), "step", "E||out + W x_q||^2")
+            curves["risk_by_shots"] = Curve(r.shots, r.risk_by_shots, "shots k", "normalised risk")
+        elif part == "formats":
+            for fmt in ("single", "pair"):
+                m = LinearAttentionTransformer(
                     cfg.n_layers,
                     dm,
                     cfg.n,
-                    "triplet",
+                    fmt,
                     keep_prob=cfg.keep_prob,
                     init_scale=cfg.init_scale,
-                    init_seed=1000 * seed + 1,
+                    init_seed=1000 * seed + 6,
                 )
-                losses = train_linear(model, cfg.steps, cfg.batch, cfg.lr, 1000 * seed + 2)
-                one = LinearAttentionTransformer(
-                    cfg.n_layers,
-                    dm,
-                    1,
-                    "triplet",
-                    keep_prob=cfg.keep_prob,
-                    init_scale=cfg.init_scale,
-                    init_seed=1000 * seed + 3,
-                )
-                train_linear(one, cfg.steps_1shot, cfg.batch, cfg.lr, 1000 * seed + 4)
-                r = linear_risks(model, one, cfg.n_eval, 1000 * seed + 5, n_tv=cfg.n_tv)
-                values |= {
-                    "r0": r.r0,
-                    "r1": r.r1,
-                    "r1_copies": r.r1_copies,
-                    "rn": r.rn,
-                    "rtv": r.rtv,
-                    "rtv_m": r.rtv_m,
-                    "gap": r.gap,
-                    "rtv_over_r1": r.rtv / r.r1,
-                    "s_tv": r.s_tv,
-                    "s_icl": r.s_icl,
-                    "risk_triplet": r.rn,
-                    "final_loss": float(np.mean(losses[-50:])),
-                }
-                curves["linear_loss"] = Curve(*_thin(losses), "step", "E||out + W x_q||^2")
-                curves["risk_by_shots"] = Curve(r.shots, r.risk_by_shots, "shots k", "normalised risk")
-            elif part == "formats":
-                for fmt in ("single", "pair"):
-                    m = LinearAttentionTransformer(
-                        cfg.n_layers,
-                        dm,
-                        cfg.n,
-                        fmt,
-                        keep_prob=cfg.keep_prob,
-                        init_scale=cfg.init_scale,
-                        init_seed=1000 * seed + 6,
-                    )
-                    train_linear(m, cfg.format_steps, cfg.batch, cfg.lr, 1000 * seed + 7)
-                    m.eval()
-                    b = linear_icl_data(fmt, cfg.d, cfg.n, seed=1000 * seed + 8, batch=cfg.n_eval)
-                    with torch.no_grad():
-                        values[f"risk_{fmt}"] = float(normalized_risk(m(b.prompts), b.yq).mean())
-            else:
-                pool = map_pool(1000 * seed + 9)
-                # the GPT runs on `device`; the d = 4 linear-attention models above stay on the CPU
-                gpt = make_gpt(cfg.gpt_n, cfg.gpt_d, cfg.gpt_layers, init_seed=1000 * seed + 10).to(device)
-                gl = train_gpt(
-                    gpt, pool, cfg.gpt_n, cfg.gpt_steps, cfg.gpt_batch, cfg.gpt_lr, 1000 * seed + 11
-                )
-                curves["gpt_loss"] = Curve(*_thin(gl), "step", "cross-entropy")
-                ev = evaluate_discrete(gpt, pool, cfg.gpt_n, cfg.gpt_eval, 1000 * seed + 12, cfg.multi_shots)
-                acc = ev["acc"]
-                for task in TASK_TYPES:
-                    for k, v in acc[task].items():
-                        values[f"acc_{task}_{k}"] = float(v.mean())
-                d_bij = acc["bijection"]["icl"] - acc["bijection"]["tv"]
-                d_bi = np.concatenate([acc[t]["icl"] - acc[t]["tv"] for t in ("base", "inverse")])
-                values["disc_gap_bijection"] = 100.0 * float(d_bij.mean())
-                values["disc_gap_base_inverse"] = 100.0 * float(d_bi.mean())
-                values["disc_diff"] = 100.0 * float(d_bij.mean() - d_bi.mean())
-                values["disc_diff_se"] = 100.0 * float(
-                    np.sqrt(d_bij.var(ddof=1) / d_bij.size + d_bi.var(ddof=1) / d_bi.size)
-                )
-                values["disc_icl_min"] = float(
-                    min(acc[t]["icl"].mean() for t in ("base", "inverse", "bijection"))
-                )
-                values["disc_layer"] = float(ev["layer"])
-                for (task, shots), v in ev["multi"].items():
-                    values[f"multi_{task}_{shots}_icl"] = v["icl"]
-                    values[f"multi_{task}_{shots}_taskv_m"] = v["taskv_m"]
-                art["per_layer"] = {str(k): v for k, v in ev["per_layer"].items()}
-                art["multi_shots"] = list(cfg.multi_shots)
+                train_linear(m, cfg.format_steps, cfg.batch, cfg.lr, 1000 * seed + 7)
+                m.eval()
+                b = linear_icl_data(fmt, cfg.d, cfg.n, seed=1000 * seed + 8, batch=cfg.n_eval)
+                with torch.no_grad():
+                    values[f"risk_{fmt}"] = float(normalized_risk(m(b.prompts), b.yq).mean())
+        else:
+            pool = map_pool(1000 * seed + 9)
+            # the GPT runs on `device`; the d = 4 linear-attention models above stay on the CPU
+            gpt = make_gpt(cfg.gpt_n, cfg.gpt_d, cfg.gpt_layers, init_seed=1000 * seed + 10).to(device)
+            gl = train_gpt(gpt, pool, cfg.gpt_n, cfg.gpt_steps, cfg.gpt_batch, cfg.gpt_lr, 1000 * seed + 11)
+            curves["gpt_loss"] = Curve(*_thin(gl), "step", "cross-entropy")
+            ev = evaluate_discrete(gpt, pool, cfg.gpt_n, cfg.gpt_eval, 1000 * seed + 12, cfg.multi_shots)
+            acc = ev["acc"]
+            for task in TASK_TYPES:
+                for k, v in acc[task].items():
+                    values[f"acc_{task}_{k}"] = float(v.mean())
+            d_bij = acc["bijection"]["icl"] - acc["bijection"]["tv"]
+            d_bi = np.concatenate([acc[t]["icl"] - acc[t]["tv"] for t in ("base", "inverse")])
+            values["disc_gap_bijection"] = 100.0 * float(d_bij.mean())
+            values["disc_gap_base_inverse"] = 100.0 * float(d_bi.mean())
+            values["disc_diff"] = 100.0 * float(d_bij.mean() - d_bi.mean())
+            values["disc_diff_se"] = 100.0 * float(
+                np.sqrt(d_bij.var(ddof=1) / d_bij.size + d_bi.var(ddof=1) / d_bi.size)
+            )
+            values["disc_icl_min"] = float(
+                min(acc[t]["icl"].mean() for t in ("base", "inverse", "bijection"))
+            )
+            values["disc_layer"] = float(ev["layer"])
+            for (task, shots), v in ev["multi"].items():
+                values[f"multi_{task}_{shots}_icl"] = v["icl"]
+                values[f"multi_{task}_{shots}_taskv_m"] = v["taskv_m"]
+            art["per_layer"] = {str(k): v for k, v in ev["per_layer"].items()}
+            art["multi_shots"] = list(cfg.multi_shots)
     return Metrics(values=values, curves=curves, artifacts=art)
 
 

@@ -23,7 +23,6 @@ import torch
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.optim.attent.claim_check import (
     ACC_SLACK,
     COST_CAP,
@@ -164,12 +163,11 @@ def run(cfg: AtteNTConfig, seed: int, device: str) -> Metrics:
     curves: dict[str, Curve] = {}
     artifacts: dict = {"methods": list(METHODS), "tasks": list(TASKS)}
     torch.manual_seed(seed)
-    with limited_threads(1 if cfg.single_thread else None):
-        for task in track(TASKS, description=f"attent seed {seed}"):
-            vals, cv, art = _task(task, cfg, seed, device)
-            values |= {f"{task}_{k}": v for k, v in vals.items()}
-            curves |= {f"{task}_{k}": c for k, c in cv.items()}
-            artifacts[task] = art
+    for task in track(TASKS, description=f"attent seed {seed}"):
+        vals, cv, art = _task(task, cfg, seed, device)
+        values |= {f"{task}_{k}": v for k, v in vals.items()}
+        curves |= {f"{task}_{k}": c for k, c in cv.items()}
+        artifacts[task] = art
     for m in METHODS:
         values[f"{m}_log_cost_ratio"] = float(
             np.mean([math.log(values[f"{t}_{m}_cost_ratio"]) for t in TASKS])

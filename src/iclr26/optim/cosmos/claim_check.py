@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from iclr26.harness.claims import Decider, Outcome, Verdict, all_of, decider, effect_at_least
+from iclr26.harness.claims import column as _column
+from iclr26.harness.claims import seed_spread as _spread
 from iclr26.harness.stats import t_interval
 
 __all__ = [
@@ -43,15 +45,6 @@ MARGIN_UPPER = 0.05  # nats: the interval's upper end must stay below this
 STATE_RATIO = 0.5  # COSMOS state floats must be below this fraction of SOAP's
 
 Rows = list[dict[str, float]]
-
-
-def _column(rows: Sequence[Mapping[str, float]], name: str) -> np.ndarray:
-    return np.array([float(r[name]) for r in rows])
-
-
-def _spread(i: int) -> float:
-    """A small deterministic per-seed spread, so synthetic intervals are not degenerate."""
-    return 1e-3 * ((i % 3) - 1)
 
 
 def _win_over_adamw_muon(rows: Rows) -> Rows:

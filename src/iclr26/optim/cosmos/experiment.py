@@ -23,7 +23,6 @@ from iclr26.harness.progress import track
 from iclr26.lab.optim_bench import data_on as _on
 from iclr26.lab.optim_bench import marginal_eval_loss, model_config, train_config
 from iclr26.lab.param_groups import split_param_groups
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinygpt import TinyGPT, char_data, train
 from iclr26.optim.cosmos.baselines import make_optimizer
 from iclr26.optim.cosmos.claim_check import cosmos_claim
@@ -86,26 +85,23 @@ def run(cfg: CosmosConfig, seed: int, device: str) -> Metrics:
     seconds: dict[str, float] = {}
     runs = [(name, name, cfg.rank) for name in cfg.optimizers]
     runs += [(f"cosmos_r{r}", "cosmos", r) for r in cfg.rank_sweep]
-    with limited_threads(1):
-        for label, name, rank in track(runs, description=f"cosmos seed {seed}"):
-            model = TinyGPT(mcfg, data.vocab_size, init_seed=seed).to(device)
-            built: list = []
+    for label, name, rank in track(runs, description=f"cosmos seed {seed}"):
+        model = TinyGPT(mcfg, data.vocab_size, init_seed=seed).to(device)
+        built: list = []
 
-            def factory(
-                m: torch.nn.Module, name: str = name, rank: int = rank, built: list = built
-            ) -> object:
-                built.append(make_optimizer(name, m, lrs[name], rank=rank))
-                return built[-1]
+        def factory(m: torch.nn.Module, name: str = name, rank: int = rank, built: list = built) -> object:
+            built.append(make_optimizer(name, m, lrs[name], rank=rank))
+            return built[-1]
 
-            res = train(model, factory, tcfg, seed, data)
-            values[f"{label}_final"] = res.final_eval_loss
-            values[f"{label}_final_over_marginal"] = res.final_eval_loss / values["marginal_eval_loss"]
-            values[f"{label}_state_floats"] = float(res.state_numel)
-            seconds[label] = res.seconds  # wall time varies run to run: an artifact, not a metric
-            values[f"{label}_diverged"] = float(res.diverged)
-            curves[f"{label}_eval"] = Curve(res.eval_steps, res.eval_losses, "step", "eval loss (nats)")
-            if label == "cosmos":
-                values |= _invariants(built[0], model, rank)
+        res = train(model, factory, tcfg, seed, data)
+        values[f"{label}_final"] = res.final_eval_loss
+        values[f"{label}_final_over_marginal"] = res.final_eval_loss / values["marginal_eval_loss"]
+        values[f"{label}_state_floats"] = float(res.state_numel)
+        seconds[label] = res.seconds  # wall time varies run to run: an artifact, not a metric
+        values[f"{label}_diverged"] = float(res.diverged)
+        curves[f"{label}_eval"] = Curve(res.eval_steps, res.eval_losses, "step", "eval loss (nats)")
+        if label == "cosmos":
+            values |= _invariants(built[0], model, rank)
     v = values
     v["cosmos_minus_best_adamw_muon"] = v["cosmos_final"] - min(v["adamw_final"], v["muon_final"])
     v["cosmos_minus_soap"] = v["cosmos_final"] - v["soap_final"]

@@ -17,7 +17,6 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from iclr26.harness import Claim, Curve, Experiment, Metrics
-from iclr26.lab.threads import limited_threads
 from iclr26.optim.distillation_memorization.claim_check import (
     MEMORISED,
     headline_decider,
@@ -97,7 +96,7 @@ def run(cfg: LeakageConfig, seed: int, device: str) -> Metrics:
     X_fresh = task.fresh(cfg.n_fresh, np.random.default_rng(streams[1]))
     torch_seed = int(streams[2].generate_state(1)[0])
     values: dict[str, float] = {"chance": 1.0 / cfg.C}
-    with limited_threads(1, blas=True), warnings.catch_warnings():
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         logistic = SoftLabelLogisticRegression(alpha=cfg.teacher_alpha)
         fit_log = train_teacher(logistic, task.X, task.y)
@@ -235,4 +234,5 @@ EXPERIMENT = Experiment(
         "Adam for 2000 epochs at lr 1e-3 instead of 500/1000 units and 4000 epochs at 1e-4. Full uses the official "
         "scale with two-hidden-layer MLPs; the paper's structured-data (CIFAR-10) runs are not reproduced."
     ),
+    blas_threads=True,
 )

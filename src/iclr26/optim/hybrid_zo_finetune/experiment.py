@@ -19,7 +19,6 @@ import numpy as np
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.optim.hybrid_zo_finetune.claim_check import hybrid_decider
 from iclr26.optim.hybrid_zo_finetune.data import task_b
 from iclr26.optim.hybrid_zo_finetune.figures import accuracy_vs_cost, accuracy_vs_step, hybrid_lr_grid
@@ -159,16 +158,15 @@ def run(cfg: HybridZOConfig, seed: int, device: str) -> Metrics:
 
     Models and data live on `device`; on the CPU the numbers are those of the CPU-only version, bit for bit.
     """
-    with limited_threads(1 if cfg.single_thread else None):
-        state, pre_acc = _pretrained(cfg, device)
-        tuned = _tuned(cfg, device)
-        data = _data(cfg, seed)
-        spec = cfg.spec(cfg.steps, cfg.eval_every)
-        runs = {}
-        for m in track(cfg.methods, description=f"hybrid-zo seed {seed}"):
-            runs[m] = finetune(
-                m, tuple(tuned[m]["best"]), state, cfg.model_kw, data, spec, 1000 * seed + 3, device
-            )
+    state, pre_acc = _pretrained(cfg, device)
+    tuned = _tuned(cfg, device)
+    data = _data(cfg, seed)
+    spec = cfg.spec(cfg.steps, cfg.eval_every)
+    runs = {}
+    for m in track(cfg.methods, description=f"hybrid-zo seed {seed}"):
+        runs[m] = finetune(
+            m, tuple(tuned[m]["best"]), state, cfg.model_kw, data, spec, 1000 * seed + 3, device
+        )
     values: dict[str, float] = {"pretrain_acc_task_a": pre_acc, "acc_initial": runs[cfg.methods[0]][1][0]}
     curves: dict[str, Curve] = {}
     for m, (steps, accs) in runs.items():

@@ -24,7 +24,6 @@ from iclr26.harness.claims import Claim, Precondition, difference_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.harness.seeding import resolve_device
-from iclr26.lab.threads import limited_threads
 from iclr26.optim.lewc.calibration import calibrate_temperature, nll
 from iclr26.optim.lewc.claim_check import lewc_decider
 from iclr26.optim.lewc.coefficients import lewc_fit
@@ -127,29 +126,26 @@ def run(cfg: LewcConfig, seed: int, device: str) -> Metrics:
     artifacts: dict = {"widths": list(cfg.widths), "tasks": list(cfg.tasks), "lewc": {}}
     jobs = [(ti, task, wi, w) for ti, task in enumerate(cfg.tasks) for wi, w in enumerate(cfg.widths)]
     splits: dict[str, Splits] = {}
-    with limited_threads(1 if cfg.single_thread and device == "cpu" else None):
-        for ti, task, wi, w in track(jobs, description=f"lewc seed {seed}: pairs"):
-            if task not in splits:
-                splits[task] = make_task(task, 1000 * seed + ti, cfg.gmm_samples).to(device)
-            base = 1_000_000 * seed + 10_000 * ti + 100 * wi
-            pair_values, pair_curves, coeffs = _pair(
-                cfg, task, splits[task], w, (base, base + 1, base + 2, base + 3), device
-            )
-            aliases = (
-                [f"w{w}"]
-                + (["wmin"] if w == min(cfg.widths) else [])
-                + (["wmax"] if w == max(cfg.widths) else [])
-            )
-            for tag in aliases:
-                values |= {f"{task}_{tag}_{k}": v for k, v in pair_values.items()}
-            values[f"{task}_w{w}_calibration_gap"] = (
-                pair_values["barrier_raw"] - 2 * pair_values["barrier_cal"]
-            )
-            for k, ys in pair_curves.items():
-                ylabel = "test loss (nats)" if k.startswith("loss") else "test accuracy"
-                curves[f"{task}_w{w}_{k}"] = Curve(list(DEFAULT_LAMBDAS), ys, "lambda", ylabel)
-            if coeffs:
-                artifacts["lewc"][task] = coeffs | {"width": w}
+    for ti, task, wi, w in track(jobs, description=f"lewc seed {seed}: pairs"):
+        if task not in splits:
+            splits[task] = make_task(task, 1000 * seed + ti, cfg.gmm_samples).to(device)
+        base = 1_000_000 * seed + 10_000 * ti + 100 * wi
+        pair_values, pair_curves, coeffs = _pair(
+            cfg, task, splits[task], w, (base, base + 1, base + 2, base + 3), device
+        )
+        aliases = (
+            [f"w{w}"]
+            + (["wmin"] if w == min(cfg.widths) else [])
+            + (["wmax"] if w == max(cfg.widths) else [])
+        )
+        for tag in aliases:
+            values |= {f"{task}_{tag}_{k}": v for k, v in pair_values.items()}
+        values[f"{task}_w{w}_calibration_gap"] = pair_values["barrier_raw"] - 2 * pair_values["barrier_cal"]
+        for k, ys in pair_curves.items():
+            ylabel = "test loss (nats)" if k.startswith("loss") else "test accuracy"
+            curves[f"{task}_w{w}_{k}"] = Curve(list(DEFAULT_LAMBDAS), ys, "lambda", ylabel)
+        if coeffs:
+            artifacts["lewc"][task] = coeffs | {"width": w}
     for task in cfg.tasks:
         values[f"{task}_wmax_calibration_gap"] = values[f"{task}_w{max(cfg.widths)}_calibration_gap"]
         values[f"{task}_wmax_barrier_cal_x2"] = 2.0 * values[f"{task}_wmax_barrier_cal"]

@@ -26,7 +26,6 @@ from iclr26.harness.progress import track
 from iclr26.lab.optim_bench import data_on as _on
 from iclr26.lab.optim_bench import marginal_eval_loss, model_config, train_config
 from iclr26.lab.param_groups import split_param_groups
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinygpt import TinyGPT, char_data, train
 from iclr26.optim.racs_alice.baselines import OPTIMIZER_NAMES, make_optimizer
 from iclr26.optim.racs_alice.claim_check import curve_metrics, racs_vs_galore, speedup, speedup_claim
@@ -94,31 +93,28 @@ def run(cfg: RacsAliceConfig, seed: int, device: str) -> Metrics:
     curves: dict[str, Curve] = {}
     seconds: dict[str, float] = {}
     evals: dict[str, tuple[list[int], list[float]]] = {}
-    with limited_threads(1):
-        for name in track(cfg.optimizers, description=f"racs-alice seed {seed}"):
-            model = TinyGPT(mcfg, data.vocab_size, init_seed=seed).to(device)
-            matrices, _ = split_param_groups(model)
-            built: list = []
+    for name in track(cfg.optimizers, description=f"racs-alice seed {seed}"):
+        model = TinyGPT(mcfg, data.vocab_size, init_seed=seed).to(device)
+        matrices, _ = split_param_groups(model)
+        built: list = []
 
-            def factory(m: torch.nn.Module, name: str = name, built: list = built) -> object:
-                built.append(
-                    make_optimizer(
-                        name, m, lrs[name], lrs["fallback"], cfg.rank, cfg.leading_basis, cfg.interval
-                    )
-                )
-                return built[-1]
+        def factory(m: torch.nn.Module, name: str = name, built: list = built) -> object:
+            built.append(
+                make_optimizer(name, m, lrs[name], lrs["fallback"], cfg.rank, cfg.leading_basis, cfg.interval)
+            )
+            return built[-1]
 
-            res = train(model, factory, tcfg, seed, data)
-            values[f"{name}_final"] = res.final_eval_loss
-            values[f"{name}_final_over_marginal"] = res.final_eval_loss / values["marginal_eval_loss"]
-            values[f"{name}_state_floats"] = float(res.state_numel)
-            values[f"{name}_matrix_state_floats"] = _matrix_state(built[0], matrices)
-            values[f"{name}_diverged"] = float(res.diverged)
-            seconds[name] = res.seconds  # wall time varies run to run: an artifact, not a metric
-            curves[f"{name}_eval"] = Curve(res.eval_steps, res.eval_losses, "step", "eval loss (nats)")
-            evals[name] = (res.eval_steps, res.eval_losses)
-            if name == "alice":
-                values["alice_basis_orth_error"] = _orth_error(built[0], matrices)
+        res = train(model, factory, tcfg, seed, data)
+        values[f"{name}_final"] = res.final_eval_loss
+        values[f"{name}_final_over_marginal"] = res.final_eval_loss / values["marginal_eval_loss"]
+        values[f"{name}_state_floats"] = float(res.state_numel)
+        values[f"{name}_matrix_state_floats"] = _matrix_state(built[0], matrices)
+        values[f"{name}_diverged"] = float(res.diverged)
+        seconds[name] = res.seconds  # wall time varies run to run: an artifact, not a metric
+        curves[f"{name}_eval"] = Curve(res.eval_steps, res.eval_losses, "step", "eval loss (nats)")
+        evals[name] = (res.eval_steps, res.eval_losses)
+        if name == "alice":
+            values["alice_basis_orth_error"] = _orth_error(built[0], matrices)
     v = values
     steps, base = evals["adamw"]
     for name in ("adamw", "racs", "alice"):

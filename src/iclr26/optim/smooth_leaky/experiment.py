@@ -24,7 +24,6 @@ import numpy as np
 from iclr26.harness.claims import Claim, Precondition, difference_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.optim.smooth_leaky.activations import get_activation
 from iclr26.optim.smooth_leaky.claim_check import plasticity_decider
 from iclr26.optim.smooth_leaky.continual import (
@@ -168,24 +167,23 @@ def run(cfg: SmoothLeakyConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"activations": list(cfg.activations), "interventions": list(cfg.interventions)}
-    with limited_threads(1 if cfg.single_thread else None):
-        data = digits_split(cfg.n_train, seed)
-        tasks = permuted_tasks(*data, cfg.n_tasks, seed=1000 * seed + 2)
-        arms = [(a, a, {}) for a in cfg.activations] + [
-            (name, "relu", INTERVENTIONS[name]) for name in cfg.interventions
-        ]
-        stress: dict = {}
-        for arm, act, extra in track(arms, description=f"smooth-leaky seed {seed}"):
-            out = _one(cfg, arm, act, seed, data, tasks, extra)
-            values |= out["values"]
-            x = list(range(1, len(out["acc_curve"]) + 1))
-            curves[f"acc_{arm}"] = Curve(x, out["acc_curve"], "task", "current-task test accuracy (%)")
-            curves[f"sat_{arm}"] = Curve(x, out["sat_curve"], "task", "saturated fraction")
-            if "stress" in out:
-                s = out["stress"]
-                curves[f"stress_acc_{arm}"] = Curve(s["step"], s["acc"], "step", "test accuracy (%)")
-                curves[f"stress_sat_{arm}"] = Curve(s["step"], s["sat"], "step", "saturated fraction")
-                stress[arm] = s["shocks"]
+    data = digits_split(cfg.n_train, seed)
+    tasks = permuted_tasks(*data, cfg.n_tasks, seed=1000 * seed + 2)
+    arms = [(a, a, {}) for a in cfg.activations] + [
+        (name, "relu", INTERVENTIONS[name]) for name in cfg.interventions
+    ]
+    stress: dict = {}
+    for arm, act, extra in track(arms, description=f"smooth-leaky seed {seed}"):
+        out = _one(cfg, arm, act, seed, data, tasks, extra)
+        values |= out["values"]
+        x = list(range(1, len(out["acc_curve"]) + 1))
+        curves[f"acc_{arm}"] = Curve(x, out["acc_curve"], "task", "current-task test accuracy (%)")
+        curves[f"sat_{arm}"] = Curve(x, out["sat_curve"], "task", "saturated fraction")
+        if "stress" in out:
+            s = out["stress"]
+            curves[f"stress_acc_{arm}"] = Curve(s["step"], s["acc"], "step", "test accuracy (%)")
+            curves[f"stress_sat_{arm}"] = Curve(s["step"], s["sat"], "step", "saturated fraction")
+            stress[arm] = s["shocks"]
     artifacts["stress_shocks"] = stress
     for group, members in (("zero_floor", ZERO_FLOOR), ("positive_floor", POSITIVE_FLOOR)):
         got = [values[f"ausc_{a}"] for a in members if f"ausc_{a}" in values]

@@ -34,7 +34,6 @@ from iclr26.harness.claims import (
 )
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.optim.specgd.data import ImbalancedData, long_tailed_digits, make_imbalanced_gmm
 from iclr26.optim.specgd.figures import (
     amplitude_curves,
@@ -247,9 +246,8 @@ def run(cfg: SpecGDConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"early_frac": cfg.early_frac, "data_seed": seed + 1}
-    with limited_threads(1 if cfg.single_thread else None):
-        _theory(cfg, seed + 1, values, curves, artifacts)
-        _practical(cfg, seed + 1, values, curves)
+    _theory(cfg, seed + 1, values, curves, artifacts)
+    _practical(cfg, seed + 1, values, curves)
     if {"linear", "deep"} <= set(cfg.models):
         values["depth_gap_excess"] = values["deep_gap_vs_gd"] - values["linear_gap_vs_gd"]
     return Metrics(values=values, curves=curves, artifacts=artifacts)

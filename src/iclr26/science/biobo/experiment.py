@@ -17,7 +17,6 @@ import numpy as np
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.science.biobo.biobo import BioBO, EAGreedy, RandomSelector
 from iclr26.science.biobo.claim_check import (
     biobo_decider,
@@ -142,9 +141,8 @@ def run(cfg: BioBOConfig, seed: int, device: str) -> Metrics:
     jobs = [("pathway", "pathway", cfg.annotation_noise, cfg.pathway_methods)]
     jobs.append(("control", "none", cfg.annotation_noise, cfg.control_methods))
     jobs += [(f"noise{int(round(100 * d))}", "pathway", d, ("biobo", "conv")) for d in cfg.noise_sweep]
-    with limited_threads(1 if cfg.single_thread else None):
-        for prefix, signal, noise, methods in track(jobs, description=f"biobo seed {seed}"):
-            _landscape(cfg, seed, signal, noise, methods, values, curves, art, prefix)
+    for prefix, signal, noise, methods in track(jobs, description=f"biobo seed {seed}"):
+        _landscape(cfg, seed, signal, noise, methods, values, curves, art, prefix)
     return Metrics(values=values, curves=curves, artifacts=art)
 
 

@@ -18,7 +18,6 @@ import torch
 from iclr26.harness.claims import Claim, Precondition, all_of, mean_at_most, non_inferior
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 from iclr26.science.npe_lbf.baselines import TrainSettings, train_family
 from iclr26.science.npe_lbf.claim_check import beats_baselines_decider, stability_decider
 from iclr26.science.npe_lbf.evaluate import (
@@ -189,13 +188,12 @@ def run(cfg: NPELBFConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"tasks": {}}
-    with limited_threads(1):
-        for idx, spec in enumerate(track(cfg.tasks, description=f"npe-lbf seed {seed}")):
-            vals, cv, art = _one_task(spec, cfg, seed, idx)
-            values |= vals
-            curves |= cv
-            artifacts["tasks"][spec.label] = art | {"families": list(spec.families)}
-        values |= _marginalisation(cfg, seed)
+    for idx, spec in enumerate(track(cfg.tasks, description=f"npe-lbf seed {seed}")):
+        vals, cv, art = _one_task(spec, cfg, seed, idx)
+        values |= vals
+        curves |= cv
+        artifacts["tasks"][spec.label] = art | {"families": list(spec.families)}
+    values |= _marginalisation(cfg, seed)
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
