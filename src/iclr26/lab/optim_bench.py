@@ -19,11 +19,19 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from iclr26.harness.claims import Precondition
+from iclr26.harness.experiment import Curve
+from iclr26.harness.progress import track
 from iclr26.harness.store import SeedResult
-from iclr26.lab.tinygpt import CharData, TinyGPTConfig, TrainConfig, evaluate
+from iclr26.lab.tinygpt import CharData, TinyGPT, TinyGPTConfig, TrainConfig, char_data, evaluate, train
 
 __all__ = [
+    "BenchRun",
+    "OptimizerBench",
+    "bench_optimizers",
     "data_on",
+    "learned_lrs",
+    "trained_below_marginal",
     "marginal_eval_loss",
     "LadderSearch",
     "ladder_search",
@@ -173,3 +181,81 @@ def data_on(data: CharData, device: str) -> CharData:
     if data.train.device == torch.device(device):
         return data
     return replace(data, train=data.train.to(device), val=data.val.to(device))
+
+
+def learned_lrs(load: Callable[[str], dict[str, float]], key: str) -> tuple[dict[str, float], str]:
+    """The tuned learning rates of budget `key` and the key they came from: the quick budget's when `key` has
+    not been tuned yet (e.g. the full budget before its own tuning run)."""
+    try:
+        return load(key), key
+    except KeyError:
+        return load("quick"), "quick"
+
+
+def trained_below_marginal(name: str, label: str) -> Precondition:
+    """`name` trained: its final eval loss lies below the trivial predictor's (the character marginal)."""
+    return Precondition(
+        f"{name}_final_over_marginal",
+        "<",
+        1.0,
+        f"{label} trained: final eval loss below that of predicting the training split's character marginal "
+        "on the same eval windows (trivial-predictor floor; a diverged run gives NaN and fails)",
+    )
+
+
+@dataclass
+class BenchRun:
+    """One optimizer's training run: the trained model, the optimizer(s) built for it, and its result."""
+
+    model: TinyGPT
+    optimizers: list[Any]
+    result: Any  # iclr26.lab.tinygpt.TrainResult
+
+
+@dataclass
+class OptimizerBench:
+    """What every optimizer comparison records per seed, and the runs for what a paper adds itself."""
+
+    values: dict[str, float]
+    curves: dict[str, Curve]
+    seconds: dict[str, float]
+    runs: dict[str, BenchRun]
+
+
+def bench_optimizers(
+    cfg: Any,
+    seed: int,
+    device: str,
+    runs: Sequence[tuple[str, Callable[[torch.nn.Module], Any]]],
+    description: str,
+) -> OptimizerBench:
+    """The optimizer-comparison template: train the tiny GPT once per ``(label, build)`` in `runs` (same
+    initial weights and batch order for all: both come from CPU generators seeded by `seed`, so they are the same
+    on every device) and record, per label, ``{label}_final``, ``{label}_final_over_marginal`` (over the
+    character marginal's eval loss, ``marginal_eval_loss``), ``{label}_state_floats``, ``{label}_diverged`` and
+    the curve ``{label}_eval``; wall seconds go to ``seconds`` (an artifact: they vary run to run).
+    ``build(model)`` returns the optimizer (or a list of them) for that model.
+    """
+    data = data_on(char_data(max_chars=cfg.max_chars), device)
+    mcfg, tcfg = model_config(cfg), train_config(cfg)
+    values: dict[str, float] = {
+        "marginal_eval_loss": marginal_eval_loss(data, cfg.seq_len, cfg.batch_size, cfg.eval_batches)
+    }
+    bench = OptimizerBench(values, {}, {}, {})
+    for label, build in track(list(runs), description=description):
+        model = TinyGPT(mcfg, data.vocab_size, init_seed=seed).to(device)
+        built: list[Any] = []
+
+        def factory(m: torch.nn.Module, build: Callable = build, built: list = built) -> Any:
+            built.append(build(m))
+            return built[-1]
+
+        res = train(model, factory, tcfg, seed, data)
+        values[f"{label}_final"] = res.final_eval_loss
+        values[f"{label}_final_over_marginal"] = res.final_eval_loss / values["marginal_eval_loss"]
+        values[f"{label}_state_floats"] = float(res.state_numel)
+        values[f"{label}_diverged"] = float(res.diverged)
+        bench.seconds[label] = res.seconds
+        bench.curves[f"{label}_eval"] = Curve(res.eval_steps, res.eval_losses, "step", "eval loss (nats)")
+        bench.runs[label] = BenchRun(model, built, res)
+    return bench

@@ -14,16 +14,21 @@ data live on ``device``; on the CPU the numbers are those of the CPU-only versio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import torch
 
-from iclr26.harness.claims import Claim, Precondition, difference_at_least, never_exceeds
-from iclr26.harness.experiment import Curve, Experiment, Metrics
-from iclr26.harness.progress import track
-from iclr26.lab.optim_bench import data_on as _on
-from iclr26.lab.optim_bench import marginal_eval_loss, model_config, train_config
+from iclr26.harness.claims import Claim, difference_at_least, never_exceeds
+from iclr26.harness.experiment import Experiment, Metrics
+from iclr26.lab.optim_bench import (
+    bench_optimizers,
+    learned_lrs,
+    marginal_eval_loss,
+    model_config,
+    train_config,
+    trained_below_marginal,
+)
 from iclr26.lab.param_groups import split_param_groups
-from iclr26.lab.tinygpt import TinyGPT, char_data, train
 from iclr26.optim.cosmos.baselines import make_optimizer
 from iclr26.optim.cosmos.claim_check import cosmos_claim
 from iclr26.optim.cosmos.figures import loss_curves, loss_vs_state, rank_sweep
@@ -72,36 +77,20 @@ def run(cfg: CosmosConfig, seed: int, device: str) -> Metrics:
     The models, their optimizer state and the encoded text live on ``device``; initial weights and batch order
     come from CPU generators, so they are the same on every device.
     """
-    try:
-        lrs, lr_source = load_tuned_lrs(cfg.lr_key), cfg.lr_key
-    except KeyError:  # e.g. the full budget before its own tuning run: fall back to the quick-budget lrs
-        lrs, lr_source = load_tuned_lrs("quick"), "quick"
-    data = _on(char_data(max_chars=cfg.max_chars), device)
-    mcfg, tcfg = model_config(cfg), train_config(cfg)
-    values: dict[str, float] = {
-        "marginal_eval_loss": marginal_eval_loss(data, cfg.seq_len, cfg.batch_size, cfg.eval_batches)
-    }
-    curves: dict[str, Curve] = {}
-    seconds: dict[str, float] = {}
+    lrs, lr_source = learned_lrs(load_tuned_lrs, cfg.lr_key)
     runs = [(name, name, cfg.rank) for name in cfg.optimizers]
     runs += [(f"cosmos_r{r}", "cosmos", r) for r in cfg.rank_sweep]
-    for label, name, rank in track(runs, description=f"cosmos seed {seed}"):
-        model = TinyGPT(mcfg, data.vocab_size, init_seed=seed).to(device)
-        built: list = []
-
-        def factory(m: torch.nn.Module, name: str = name, rank: int = rank, built: list = built) -> object:
-            built.append(make_optimizer(name, m, lrs[name], rank=rank))
-            return built[-1]
-
-        res = train(model, factory, tcfg, seed, data)
-        values[f"{label}_final"] = res.final_eval_loss
-        values[f"{label}_final_over_marginal"] = res.final_eval_loss / values["marginal_eval_loss"]
-        values[f"{label}_state_floats"] = float(res.state_numel)
-        seconds[label] = res.seconds  # wall time varies run to run: an artifact, not a metric
-        values[f"{label}_diverged"] = float(res.diverged)
-        curves[f"{label}_eval"] = Curve(res.eval_steps, res.eval_losses, "step", "eval loss (nats)")
-        if label == "cosmos":
-            values |= _invariants(built[0], model, rank)
+    bench = bench_optimizers(
+        cfg,
+        seed,
+        device,
+        [(label, partial(make_optimizer, name, lr=lrs[name], rank=rank)) for label, name, rank in runs],
+        f"cosmos seed {seed}",
+    )
+    values, curves, seconds = bench.values, bench.curves, bench.seconds
+    if "cosmos" in bench.runs:
+        run_ = bench.runs["cosmos"]
+        values |= _invariants(run_.optimizers[0], run_.model, cfg.rank)
     v = values
     v["cosmos_minus_best_adamw_muon"] = v["cosmos_final"] - min(v["adamw_final"], v["muon_final"])
     v["cosmos_minus_soap"] = v["cosmos_final"] - v["soap_final"]
@@ -118,15 +107,7 @@ def run(cfg: CosmosConfig, seed: int, device: str) -> Metrics:
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
-def _trained(name: str, label: str) -> Precondition:
-    """`name` trained: its final eval loss lies below the trivial predictor's (the character marginal)."""
-    return Precondition(
-        f"{name}_final_over_marginal",
-        "<",
-        1.0,
-        f"{label} trained: final eval loss below that of predicting the training split's character marginal "
-        "on the same eval windows (trivial-predictor floor; a diverged run gives NaN and fails)",
-    )
+_trained = trained_below_marginal
 
 
 _GAP = (

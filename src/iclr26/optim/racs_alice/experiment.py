@@ -17,16 +17,21 @@ of the CPU-only version, bit for bit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import torch
 
-from iclr26.harness.claims import Claim, Precondition, never_exceeds
-from iclr26.harness.experiment import Curve, Experiment, Metrics
-from iclr26.harness.progress import track
-from iclr26.lab.optim_bench import data_on as _on
-from iclr26.lab.optim_bench import marginal_eval_loss, model_config, train_config
+from iclr26.harness.claims import Claim, never_exceeds
+from iclr26.harness.experiment import Experiment, Metrics
+from iclr26.lab.optim_bench import (
+    bench_optimizers,
+    learned_lrs,
+    marginal_eval_loss,
+    model_config,
+    train_config,
+    trained_below_marginal,
+)
 from iclr26.lab.param_groups import split_param_groups
-from iclr26.lab.tinygpt import TinyGPT, char_data, train
 from iclr26.optim.racs_alice.baselines import OPTIMIZER_NAMES, make_optimizer
 from iclr26.optim.racs_alice.claim_check import curve_metrics, racs_vs_galore, speedup, speedup_claim
 from iclr26.optim.racs_alice.figures import loss_curves, loss_vs_state
@@ -75,46 +80,33 @@ def _orth_error(opt: Alice, matrices: list[torch.nn.Parameter]) -> float:
     return worst
 
 
+def _build(name: str, lr: float, fallback_lr: float, rank: int, leading: int, interval: int, model):  # noqa: ANN001, ANN202
+    return make_optimizer(name, model, lr, fallback_lr, rank, leading, interval)
+
+
 def run(cfg: RacsAliceConfig, seed: int, device: str) -> Metrics:
     """Train the tiny GPT once per optimizer (same init and batches for all) and collect the claim metrics.
 
     The models, their optimizer state and the encoded text live on ``device``; initial weights and batch order
     come from CPU generators, so they are the same on every device.
     """
-    try:
-        lrs, lr_source = load_tuned_lrs(cfg.lr_key), cfg.lr_key
-    except KeyError:  # e.g. the full budget before its own tuning run
-        lrs, lr_source = load_tuned_lrs("quick"), "quick"
-    data = _on(char_data(max_chars=cfg.max_chars), device)
-    mcfg, tcfg = model_config(cfg), train_config(cfg)
-    values: dict[str, float] = {
-        "marginal_eval_loss": marginal_eval_loss(data, cfg.seq_len, cfg.batch_size, cfg.eval_batches)
-    }
-    curves: dict[str, Curve] = {}
-    seconds: dict[str, float] = {}
+    lrs, lr_source = learned_lrs(load_tuned_lrs, cfg.lr_key)
+    extra = (lrs["fallback"], cfg.rank, cfg.leading_basis, cfg.interval)
+    bench = bench_optimizers(
+        cfg,
+        seed,
+        device,
+        [(name, partial(_build, name, lrs[name], *extra)) for name in cfg.optimizers],
+        f"racs-alice seed {seed}",
+    )
+    values, curves, seconds = bench.values, bench.curves, bench.seconds
     evals: dict[str, tuple[list[int], list[float]]] = {}
-    for name in track(cfg.optimizers, description=f"racs-alice seed {seed}"):
-        model = TinyGPT(mcfg, data.vocab_size, init_seed=seed).to(device)
-        matrices, _ = split_param_groups(model)
-        built: list = []
-
-        def factory(m: torch.nn.Module, name: str = name, built: list = built) -> object:
-            built.append(
-                make_optimizer(name, m, lrs[name], lrs["fallback"], cfg.rank, cfg.leading_basis, cfg.interval)
-            )
-            return built[-1]
-
-        res = train(model, factory, tcfg, seed, data)
-        values[f"{name}_final"] = res.final_eval_loss
-        values[f"{name}_final_over_marginal"] = res.final_eval_loss / values["marginal_eval_loss"]
-        values[f"{name}_state_floats"] = float(res.state_numel)
-        values[f"{name}_matrix_state_floats"] = _matrix_state(built[0], matrices)
-        values[f"{name}_diverged"] = float(res.diverged)
-        seconds[name] = res.seconds  # wall time varies run to run: an artifact, not a metric
-        curves[f"{name}_eval"] = Curve(res.eval_steps, res.eval_losses, "step", "eval loss (nats)")
-        evals[name] = (res.eval_steps, res.eval_losses)
+    for name, run_ in bench.runs.items():
+        matrices, _ = split_param_groups(run_.model)
+        values[f"{name}_matrix_state_floats"] = _matrix_state(run_.optimizers[0], matrices)
+        evals[name] = (run_.result.eval_steps, run_.result.eval_losses)
         if name == "alice":
-            values["alice_basis_orth_error"] = _orth_error(built[0], matrices)
+            values["alice_basis_orth_error"] = _orth_error(run_.optimizers[0], matrices)
     v = values
     steps, base = evals["adamw"]
     for name in ("adamw", "racs", "alice"):
@@ -137,15 +129,7 @@ def run(cfg: RacsAliceConfig, seed: int, device: str) -> Metrics:
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
-def _trained(name: str, label: str) -> Precondition:
-    """`name` trained: its final eval loss lies below the trivial predictor's (the character marginal)."""
-    return Precondition(
-        f"{name}_final_over_marginal",
-        "<",
-        1.0,
-        f"{label} trained: final eval loss below that of predicting the training split's character marginal "
-        "on the same eval windows (trivial-predictor floor; a diverged run gives NaN and fails)",
-    )
+_trained = trained_below_marginal
 
 
 _GAP = (
