@@ -20,19 +20,14 @@ from pathlib import Path
 from iclr26.catalog import Paper, load_catalog
 from iclr26.harness.budget import BUDGETS
 from iclr26.harness.claims import Outcome
+from iclr26.harness.figures import VERDICT_COLORS
 from iclr26.harness.registry import get_experiment
 from iclr26.harness.runner import ClaimVerdict, judge, usable
 from iclr26.harness.store import ResultStore, SeedResult, atomic_write_text
 
 __all__ = ["ReportPaths", "build_report"]
 
-_BADGE = {
-    "supported": "#1a7f37",
-    "not supported": "#cf222e",
-    "inconclusive": "#9a6700",
-    "not reproduced": "#8250df",
-    "not judged": "#6e7781",
-}
+_BADGE = {outcome.value: colour for outcome, colour in VERDICT_COLORS.items()}  # the figures' colours
 _PREFERENCE = tuple(reversed(BUDGETS))  # full, then quick, then smoke
 
 

@@ -4,7 +4,7 @@ Online algorithms (bandits, bidders, pacing rules) share one shape: the environm
 action at round t (``select(t)``), then tells it what happened (``receive(t, ...)``), possibly later than
 the round it belongs to (delayed feedback). Experiments run an algorithm over many independent seeds and
 compare regret or cost curves with intervals; :func:`run_many` runs those seeds in parallel processes and
-:func:`curve_band` summarises them.
+:func:`curve_band` (from :mod:`iclr26.harness.figures`) summarises them.
 
 Example
 -------
@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
-from scipy import stats as sps
 
+from iclr26.harness.figures import curve_band  # re-exported: it lives with the other figure helpers
 from iclr26.harness.progress import task
 
 __all__ = ["AskTell", "curve_band", "log_spaced_rounds", "run_many"]
@@ -87,22 +87,6 @@ def run_many(
                 results[futures[future]] = future.result()
                 bar.advance()
     return results
-
-
-def curve_band(
-    curves: Sequence[Sequence[float]] | np.ndarray, level: float = 0.95
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pointwise mean and Student-t interval over seeds of curves shaped (n_seeds, n_points)."""
-    arr = np.asarray(curves, dtype=float)
-    if arr.ndim != 2 or arr.shape[0] < 1:
-        raise ValueError(f"curves must have shape (n_seeds, n_points), got {arr.shape}")
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    mean = arr.mean(axis=0)
-    if arr.shape[0] < 2:
-        return mean, mean.copy(), mean.copy()
-    half = sps.t.ppf(0.5 + level / 2, df=arr.shape[0] - 1) * arr.std(axis=0, ddof=1) / np.sqrt(arr.shape[0])
-    return mean, mean - half, mean + half
 
 
 def log_spaced_rounds(T: int, n_points: int = 100) -> np.ndarray:

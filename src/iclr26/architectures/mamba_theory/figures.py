@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, metric_mean, new_figure
 from iclr26.harness.store import SeedResult
 
 __all__ = ["alignment_trajectory", "error_heatmap", "gap_scaling", "locality_steps"]
@@ -19,8 +20,7 @@ def _code(gap: float) -> str:
 def alignment_trajectory(results: Sequence[SeedResult]) -> Figure:
     """Gate alignment w^T o_k along GD on majority data (first seed): o+, o- vs irrelevant patterns (grey)."""
     e1 = results[0].artifacts["e1"]
-    fig = Figure(figsize=(4.2 * len(e1), 3.2), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, len(e1)))
+    fig, axes = new_figure(ncols=len(e1), width=4.2 * len(e1), flat=True)
     for ax, (decay, rec) in zip(axes, e1.items()):
         steps = np.asarray(rec["steps"])
         al = np.asarray(rec["alignment"])
@@ -29,7 +29,7 @@ def alignment_trajectory(results: Sequence[SeedResult]) -> Figure:
         ax.plot(steps, al[:, 0], color="tab:red", lw=2, label="o+")
         ax.plot(steps, al[:, 1], color="tab:blue", lw=2, label="o-")
         ax.set(xlabel="GD step", ylabel="w^T o_k", title=f"decay = {decay}")
-        ax.legend(fontsize=7)
+        legend(ax)
     return fig
 
 
@@ -38,8 +38,7 @@ def gap_scaling(results: Sequence[SeedResult]) -> Figure:
     art = results[0].artifacts
     gaps = np.asarray(art["gaps"], dtype=float)
     decays = art.get("e2_main_decays", ["gated", "none"])
-    fig = Figure(figsize=(4.5, 3.4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(height=3.4)
     grid = np.linspace(gaps.min(), gaps.max(), 20)
     all_x, all_y = [], []
     for decay, color in zip(decays, ("tab:blue", "tab:orange", "tab:green")):
@@ -63,7 +62,7 @@ def gap_scaling(results: Sequence[SeedResult]) -> Figure:
         ref = np.exp(np.mean(all_y) + 2 * np.mean(all_x))
         ax.loglog(grid, ref * grid**-2.0, "k--", lw=1, label="slope -2 (theory)")
     ax.set(xlabel="alpha_r - alpha_c", ylabel=f"GD steps to 5% (n = {art['n_main']})")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
@@ -72,11 +71,8 @@ def error_heatmap(results: Sequence[SeedResult]) -> Figure:
     art = results[0].artifacts
     gaps = art["gaps"]
     ns = sorted({*art["n_grid"], art["n_main"]})
-    err = np.array(
-        [[np.mean([r.metrics[f"e2_err_g{_code(g)}_n{n}"] for r in results]) for n in ns] for g in gaps]
-    )
-    fig = Figure(figsize=(4.8, 3.4), layout="constrained")
-    ax = fig.subplots()
+    err = np.array([[metric_mean(results, f"e2_err_g{_code(g)}_n{n}") for n in ns] for g in gaps])
+    fig, ax = new_figure(width=4.8, height=3.4)
     im = ax.imshow(err, origin="lower", cmap="viridis", vmin=0, vmax=0.5, aspect="auto")
     ax.set_xticks(range(len(ns)), [str(n) for n in ns])
     ax.set_yticks(range(len(gaps)), [f"{g:.2f}" for g in gaps])
@@ -95,13 +91,12 @@ def locality_steps(results: Sequence[SeedResult]) -> Figure:
     steps = np.array([[r.metrics[f"e3_steps_dl{int(k)}"] for k in dls] for r in results])
     mean = np.maximum(steps.mean(0), 1.0)
     theory = (0.5**dls - 0.5 ** (dls + art["dl_sep"])) ** -2.0
-    fig = Figure(figsize=(4.5, 3.4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(height=3.4)
     for row in steps:
         ax.semilogy(dls, np.maximum(row, 1.0), ".", color="0.6")
     ax.semilogy(dls, mean, "o-", color="tab:green", label="measured (mean)")
     ax.semilogy(dls, theory * mean[0] / theory[0], "k--", lw=1, label="theory, rescaled at dL+ = min")
     ax.axhline(art["steps_cap"], color="tab:red", ls=":", lw=1, label="step cap")
     ax.set(xlabel="dL+ (distance of the consistent token from the end)", ylabel="GD steps to 5%")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig

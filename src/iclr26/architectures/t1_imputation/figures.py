@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import grouped_bars, legend, metric_mean, metric_values, new_figure, note
 from iclr26.harness.store import SeedResult
 
 __all__ = ["attention_maps", "imputed_traces", "mse_vs_rate"]
@@ -17,21 +18,18 @@ MODELS = ("t1", "saits", "mean", "interp", "locf", "knn", "iterative")
 def mse_vs_rate(results: Sequence[SeedResult]) -> Figure:
     """Test MSE on hidden entries vs MCAR rate per model, and on the unseen block/sequence patterns (seed mean)."""
     rates = [float(r) for r in results[0].artifacts["rates"]]
-    fig = Figure(figsize=(9, 3.4), layout="constrained")
-    ax, bx = fig.subplots(1, 2)
+    fig, (ax, bx) = new_figure(ncols=2, width=9, height=3.4)
     for m in MODELS:
-        ys = [np.mean([r.metrics[f"mse_mcar{round(q * 100)}_{m}"] for r in results]) for q in rates]
+        ys = [metric_mean(results, f"mse_mcar{round(q * 100)}_{m}") for q in rates]
         ax.plot(rates, ys, "o-", label=m, lw=2.5 if m == "t1" else 1)
     ax.set(xlabel="MCAR missing rate", ylabel="test MSE (hidden entries)", yscale="log")
-    ax.legend(fontsize=7)
-    pats = ("block", "seq")
-    x = np.arange(len(MODELS))
-    for i, p in enumerate(pats):
-        ys = [np.mean([r.metrics.get(f"mse_{p}_{m}", np.nan) for r in results]) for m in MODELS]
-        bx.bar(x + 0.4 * i, ys, width=0.4, label=p)
-    bx.set_xticks(x + 0.2, MODELS, rotation=45, fontsize=7)
+    legend(ax)
+    series = {
+        p: [metric_values(results, f"mse_{p}_{m}", required=False) for m in MODELS] for p in ("block", "seq")
+    }
+    grouped_bars(bx, MODELS, series, tick_kw={"rotation": 45, "fontsize": 7})
     bx.set(ylabel="test MSE", title="unseen patterns (trained at 50% MCAR)")
-    bx.legend(fontsize=7)
+    legend(bx)
     return fig
 
 
@@ -39,8 +37,7 @@ def attention_maps(results: Sequence[SeedResult]) -> Figure:
     """Per-head attention over variables before/after hiding a segment of one variable (first seed, first block)."""
     att = results[0].artifacts["attention"]
     heads = att["heads"]
-    fig = Figure(figsize=(2.4 * len(heads), 5.4), layout="constrained")
-    axes = fig.subplots(2, len(heads), squeeze=False)
+    fig, axes = new_figure(ncols=len(heads), nrows=2, width=2.4 * len(heads), height=5.4, squeeze=False)
     for j, h in enumerate(heads):
         top = max(
             float(np.max(att["before"][j])), float(np.max(att["after"][j])), 1.0 / len(att["before"][j]) * 2
@@ -58,12 +55,11 @@ def attention_maps(results: Sequence[SeedResult]) -> Figure:
 def imputed_traces(results: Sequence[SeedResult]) -> Figure:
     """One test window at 70% MCAR: truth, observed points and imputations of T1, SAITS-like and interpolation."""
     tr = results[0].artifacts.get("traces")
-    fig = Figure(figsize=(9, 5), layout="constrained")
     if tr is None:
-        fig.text(0.5, 0.5, "no 70% MCAR run in this budget", ha="center")
+        fig, ax = new_figure(width=9, height=5)
+        note(ax, "no 70% MCAR run in this budget")
         return fig
-    n = len(tr["truth"])
-    axes = fig.subplots(n, 1, squeeze=False)[:, 0]
+    fig, axes = new_figure(nrows=len(tr["truth"]), width=9, height=5, flat=True)
     for j, ax in enumerate(axes):
         t = np.arange(len(tr["truth"][j]))
         obs = np.asarray(tr["mask"][j]) > 0
@@ -73,6 +69,6 @@ def imputed_traces(results: Sequence[SeedResult]) -> Figure:
             if key in tr:
                 ax.plot(t, tr[key][j], lw=1.2, label=key)
         ax.set_ylabel(f"var {j}")
-    axes[0].legend(fontsize=7, ncol=5)
+    legend(axes[0], ncol=5)
     axes[-1].set_xlabel("time step")
     return fig

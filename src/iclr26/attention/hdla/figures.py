@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, metric_values, new_figure, note, seed_errorbar
 from iclr26.harness.store import SeedResult
 
 __all__ = ["accuracy_vs_nkv", "core_timing", "eigen_spectrum", "training_curves"]
@@ -27,28 +28,19 @@ def _mixers(results: Sequence[SeedResult]) -> list[str]:
 def accuracy_vs_nkv(results: Sequence[SeedResult]) -> Figure:
     """MQAR test accuracy against the number of key-value pairs, one line per mixer (mean +- sd over seeds)."""
     n_kvs = [int(n) for n in results[0].artifacts["eval_n_kv"]]
-    fig = Figure(figsize=(5, 3.4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5, height=3.4)
     for m in _mixers(results):
-        acc = np.array([[r.metrics[f"acc_{m}_nkv{n}"] for n in n_kvs] for r in results])
-        ax.errorbar(
-            n_kvs,
-            acc.mean(0),
-            yerr=acc.std(0) if len(results) > 1 else None,
-            marker="o",
-            capsize=3,
-            label=LABELS[m],
-        )
+        acc = [metric_values(results, f"acc_{m}_nkv{n}") for n in n_kvs]
+        seed_errorbar(ax, n_kvs, acc, interval="sd", marker="o", label=LABELS[m])
     ax.axhline(results[0].metrics["chance"], color="gray", ls=":", label="chance")
     ax.set(xlabel="key-value pairs", ylabel="test accuracy", ylim=(0, 1.02))
-    ax.legend(fontsize=8)
+    legend(ax, fontsize=8)
     return fig
 
 
 def training_curves(results: Sequence[SeedResult]) -> Figure:
     """Training loss and validation accuracy against step, one line per mixer and seed."""
-    fig = Figure(figsize=(9, 3.2), layout="constrained")
-    ax_loss, ax_acc = fig.subplots(1, 2)
+    fig, (ax_loss, ax_acc) = new_figure(ncols=2, width=9)
     for i, m in enumerate(_mixers(results)):
         for j, r in enumerate(results):
             label = LABELS[m] if j == 0 else None
@@ -58,35 +50,33 @@ def training_curves(results: Sequence[SeedResult]) -> Figure:
             ax_acc.plot(c["x"], c["y"], "o-", color=f"C{i}", alpha=0.7, label=label)
     ax_loss.set(xlabel="step", ylabel="training loss")
     ax_acc.set(xlabel="step", ylabel="validation accuracy", ylim=(0, 1.02))
-    ax_acc.legend(fontsize=8)
+    legend(ax_acc, fontsize=8)
     return fig
 
 
 def eigen_spectrum(results: Sequence[SeedResult]) -> Figure:
     """Eigenvalues of the first layer's transition P_t on test sequences after training (first seed)."""
     spec = results[0].artifacts["spectrum"]
-    fig = Figure(figsize=(5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5)
     for i, (m, h) in enumerate(spec.items()):
         edges = np.asarray(h["edges"])
         counts = np.asarray(h["counts"], dtype=float)
         ax.stairs(counts / max(counts.sum(), 1.0), edges, color=f"C{i}", label=LABELS.get(m, m))
     ax.axvline(0.0, color="gray", ls=":")
     ax.set(xlabel="eigenvalue of P_t", ylabel="fraction")
-    ax.legend(fontsize=8)
+    legend(ax, fontsize=8)
     return fig
 
 
 def core_timing(results: Sequence[SeedResult]) -> Figure:
     """Forward wall time of the HDLA core on CPU: chunk-wise (C = 16) vs step by step, against T (first seed)."""
-    fig = Figure(figsize=(5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5)
     timing = results[0].artifacts.get("timing")
     if not timing:
-        ax.text(0.5, 0.5, "no timings in this budget", ha="center", va="center")
+        note(ax, "no timings in this budget")
         return fig
     ax.loglog(timing["T"], timing["chunk_s"], "o-", label="chunk-wise")
     ax.loglog(timing["T"], timing["recurrent_s"], "s-", label="step by step")
     ax.set(xlabel="sequence length T", ylabel="seconds (forward, B=2, H=2, d=32)")
-    ax.legend(fontsize=8)
+    legend(ax, fontsize=8)
     return fig

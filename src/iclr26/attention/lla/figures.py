@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 
 from iclr26.attention.lla.memory import largest_intermediate
 from iclr26.attention.lla.study_a import ESTIMATORS, FAMILIES
+from iclr26.harness.figures import legend, metric_mean, new_figure, seed_band
 from iclr26.harness.store import SeedResult
 
 __all__ = ["lla_weight_distribution", "memory_scaling", "mse_vs_n", "study_b_curves"]
@@ -18,24 +19,24 @@ def mse_vs_n(results: Sequence[SeedResult]) -> Figure:
     """Study A: test MSE of f(q) against the number of keys n per family and key dimension (mean over seeds)."""
     art = results[0].artifacts
     dims, ns = art["a_dims"], art["a_ns"]
-    fig = Figure(figsize=(3.2 * len(FAMILIES), 2.8 * len(dims)), layout="constrained")
-    axes = np.atleast_2d(fig.subplots(len(dims), len(FAMILIES), squeeze=False))
+    fig, axes = new_figure(
+        ncols=len(FAMILIES), nrows=len(dims), width=3.2 * len(FAMILIES), height=2.8 * len(dims), squeeze=False
+    )
     for i, d in enumerate(dims):
         for j, fam in enumerate(FAMILIES):
             ax = axes[i][j]
             for est in ESTIMATORS:
-                y = [np.mean([r.metrics[f"a_{fam}_d{d}_n{n}_{est}_mse"] for r in results]) for n in ns]
+                y = [metric_mean(results, f"a_{fam}_d{d}_n{n}_{est}_mse") for n in ns]
                 ax.loglog(ns, y, "o-", label=est, lw=2.5 if est == "lla" else 1)
             ax.set(title=f"{fam}, d={d}", xlabel="n (keys)", ylabel="MSE of f(q)")
-    axes[0][0].legend(fontsize=7)
+    legend(axes[0][0])
     return fig
 
 
 def lla_weight_distribution(results: Sequence[SeedResult]) -> Figure:
     """Distribution of LLA's corrected weights a_ij (tanh family, decisive setting): the negative mass."""
     h = results[0].artifacts["weights_hist"]
-    fig = Figure(figsize=(5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5)
     edges = np.asarray(h["edges"])
     ax.bar(edges[:-1], h["counts"], width=np.diff(edges), align="edge", color="tab:blue")
     ax.axvline(0.0, color="k", lw=0.8)
@@ -46,11 +47,9 @@ def lla_weight_distribution(results: Sequence[SeedResult]) -> Figure:
 
 def study_b_curves(results: Sequence[SeedResult]) -> Figure:
     """Study B: held-out in-context MSE during training, per mixer (mean over seeds)."""
-    fig = Figure(figsize=(5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5)
     for mixer in results[0].artifacts["b_mixers"]:
-        curves = [r.curves[f"b_{mixer}_eval"] for r in results]
-        ax.plot(curves[0]["x"], np.mean([c["y"] for c in curves], axis=0), "o-", label=mixer)
+        seed_band(ax, results, f"b_{mixer}_eval", interval=None, marker="o", label=mixer)
     ax.set(xlabel="step", ylabel="held-out MSE of y")
     ax.legend()
     return fig
@@ -59,8 +58,7 @@ def study_b_curves(results: Sequence[SeedResult]) -> Figure:
 def memory_scaling(results: Sequence[SeedResult]) -> Figure:
     """Largest intermediate (elements per batch x head, d = 16) of materialised vs blockwise LLA against T."""
     ts = [2**i for i in range(6, 14)]
-    fig = Figure(figsize=(5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5)
     for label, block, solver in (
         ("materialised", None, "cholesky"),
         ("blockwise B=64, Cholesky", 64, "cholesky"),
@@ -68,5 +66,5 @@ def memory_scaling(results: Sequence[SeedResult]) -> Figure:
     ):
         ax.loglog(ts, [largest_intermediate(t, 16, block, solver) for t in ts], "o-", label=label)
     ax.set(xlabel="T", ylabel="largest intermediate (elements)")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig

@@ -14,8 +14,16 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from iclr26.decision.delayed_lipschitz_bandit.claim_check import fit_slope
-from iclr26.harness.stats import bootstrap_interval, t_interval
-from iclr26.lab.online import curve_band
+from iclr26.harness.figures import (
+    curve_matrix,
+    grouped_bars,
+    legend,
+    metric_mean,
+    metric_values,
+    new_figure,
+    plot_band,
+)
+from iclr26.harness.stats import bootstrap_interval
 
 __all__ = ["active_arms", "regret_bars", "regret_curves", "regret_vs_horizon"]
 
@@ -41,26 +49,24 @@ def _setup(results: Sequence[Any]) -> dict[str, Any]:
     return results[0].artifacts["setup"]
 
 
-def _stack(results: Sequence[Any], key: str) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(results[0].curves[key]["x"], dtype=float)
-    return x, np.array([r.curves[key]["y"] for r in results], dtype=float)
-
-
 def regret_curves(results: Sequence[Any]) -> Figure:
     """Cumulative regret vs round, mean over seeds with a pointwise 95% t band, per function (rows) and delay
     (columns); every algorithm of a seed faces the same noise and delay draws."""
     setup = _setup(results)
     functions, delays, algos = setup["functions"], setup["delays"], setup["algorithms"]
-    fig = Figure(figsize=(3.4 * len(delays), 3.0 * len(functions)), layout="constrained")
-    axes = np.atleast_2d(fig.subplots(len(functions), len(delays), squeeze=False))
+    fig, axes = new_figure(
+        ncols=len(delays),
+        nrows=len(functions),
+        width=3.4 * len(delays),
+        height=3.0 * len(functions),
+        squeeze=False,
+    )
     for i, f in enumerate(functions):
         for j, d in enumerate(delays):
             ax = axes[i, j]
             for a in algos:
-                x, ys = _stack(results, f"regret_{f}_{d}_{a}")
-                mean, lo, hi = curve_band(ys)
-                (line,) = ax.plot(x, mean, lw=1.4, label=ALGO_LABELS.get(a, a))
-                ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, lw=0)
+                x, ys = curve_matrix(results, f"regret_{f}_{d}_{a}")
+                plot_band(ax, x, ys, interval="t", lw=1.4, label=ALGO_LABELS.get(a, a))
             ax.set_title(f"{f}, {DELAY_LABELS.get(d, d)}", fontsize=9)
             ax.set_xlabel("round t")
             if j == 0:
@@ -74,22 +80,21 @@ def regret_bars(results: Sequence[Any]) -> Figure:
     """Regret at T per algorithm and delay (mean over seeds, 95% t interval), one panel per function."""
     setup = _setup(results)
     functions, delays, algos = setup["functions"], setup["delays"], setup["algorithms"]
-    fig = Figure(figsize=(6.0 * len(functions), 4.0), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, len(functions), squeeze=False)[0])
-    width = 0.8 / len(algos)
+    fig, axes = new_figure(ncols=len(functions), width=6.0 * len(functions), height=4.0, flat=True)
     for ax, f in zip(axes, functions):
-        for k, a in enumerate(algos):
-            means, errs = [], []
-            for d in delays:
-                values = np.array([r.metrics[f"regret_{f}_{d}_{a}"] for r in results], dtype=float)
-                iv = t_interval(values)
-                means.append(iv.estimate)
-                errs.append(iv.hi - iv.estimate if iv.defined else 0.0)
-            pos = np.arange(len(delays)) + (k - (len(algos) - 1) / 2) * width
-            ax.bar(pos, means, width, yerr=errs, capsize=2, label=ALGO_LABELS.get(a, a))
-        uniform = float(np.mean([r.metrics[f"uniform_regret_{f}"] for r in results]))
-        ax.axhline(uniform, color="grey", ls="--", lw=1, label="uniform random play")
-        ax.set_xticks(np.arange(len(delays)), [DELAY_LABELS.get(d, d) for d in delays], fontsize=7)
+        series = {
+            ALGO_LABELS.get(a, a): [metric_values(results, f"regret_{f}_{d}_{a}") for d in delays]
+            for a in algos
+        }
+        delay_names = [DELAY_LABELS.get(d, d) for d in delays]
+        grouped_bars(ax, delay_names, series, interval="t", capsize=2, tick_kw={"fontsize": 7})
+        ax.axhline(
+            metric_mean(results, f"uniform_regret_{f}"),
+            color="grey",
+            ls="--",
+            lw=1,
+            label="uniform random play",
+        )
         ax.set(ylabel=f"regret at T = {setup['horizon']}", title=f)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize=8)
@@ -103,8 +108,7 @@ def regret_vs_horizon(results: Sequence[Any]) -> Figure:
     horizons = np.asarray(setup["sweep_horizons"], dtype=float)
     regrets = np.array([[r.metrics[f"regret_sweep_{i}"] for i in range(len(horizons))] for r in results])
     slopes = np.array([fit_slope(horizons, row) for row in regrets])
-    fig = Figure(figsize=(5.6, 4.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5.6, height=4.2)
     for row in regrets:
         ax.plot(horizons, row, color="tab:blue", alpha=0.25, lw=0.8)
     mean = regrets.mean(axis=0)
@@ -123,7 +127,7 @@ def regret_vs_horizon(results: Sequence[Any]) -> Figure:
         ylabel="regret at T",
         title=f"{f}, {DELAY_LABELS.get(d, d)}",
     )
-    ax.legend(fontsize=8)
+    legend(ax, fontsize=8)
     return fig
 
 
@@ -132,15 +136,16 @@ def active_arms(results: Sequence[Any]) -> Figure:
     vertical lines: phase ends) vs round, per function."""
     setup = _setup(results)
     functions, delays = setup["functions"], setup["delays"]
-    fig = Figure(figsize=(5.2 * len(functions), 6.4), layout="constrained")
-    axes = fig.subplots(2, len(functions), squeeze=False)
+    fig, axes = new_figure(
+        ncols=len(functions), nrows=2, width=5.2 * len(functions), height=6.4, squeeze=False
+    )
     for j, f in enumerate(functions):
         for d in delays:
             for row, a in ((0, "dz"), (1, "dlpp")):
                 key = f"active_{f}_{d}_{a}"
                 if key not in results[0].curves:
                     continue
-                x, ys = _stack(results, key)
+                x, ys = curve_matrix(results, key)
                 y = ys.mean(axis=0) if a == "dz" else ys[0]
                 (line,) = axes[row, j].plot(x, y, lw=1.3, label=DELAY_LABELS.get(d, d))
                 if a == "dlpp":
@@ -148,5 +153,5 @@ def active_arms(results: Sequence[Any]) -> Figure:
                         axes[row, j].axvline(end, color=line.get_color(), ls="--", lw=0.6, alpha=0.6)
         axes[0, j].set(title=f"{f}: Delayed Zooming", ylabel="active arms")
         axes[1, j].set(title=f"{f}: DLPP (first seed)", ylabel="active cubes", xlabel="round t")
-        axes[0, j].legend(fontsize=7)
+        legend(axes[0, j])
     return fig

@@ -14,12 +14,9 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, metric_values, new_figure
+
 __all__ = ["cost_ratios", "failure_rates", "misreport_gains", "pos_vs_m"]
-
-
-def _metric(results: Sequence[Any], name: str) -> np.ndarray:
-    values = np.array([float(r.metrics.get(name, math.nan)) for r in results], dtype=float)
-    return values[np.isfinite(values)]
 
 
 def _pooled(results: Sequence[Any], key: str) -> np.ndarray:
@@ -37,20 +34,19 @@ def _boxes(ax: Any, data: dict[str, np.ndarray]) -> None:
 
 def cost_ratios(results: Sequence[Any]) -> Figure:
     """Cost over the LP lower bound: main instances (left) and the random 2-3-agent games (right); dashed: L1/L0."""
-    fig = Figure(figsize=(10, 3.8), layout="constrained")
-    left, right = fig.subplots(1, 2)
+    fig, (left, right) = new_figure(ncols=2, width=10, height=3.8)
     _boxes(
         left,
         {
-            "LP (rounded)": _metric(results, "ratio_lp_lb"),
-            "go alone": _metric(results, "ratio_alone_lb"),
-            "homogeneous": _metric(results, "ratio_homog_lb"),
+            "LP (rounded)": metric_values(results, "ratio_lp_lb", required=False),
+            "go alone": metric_values(results, "ratio_alone_lb", required=False),
+            "homogeneous": metric_values(results, "ratio_homog_lb", required=False),
         },
     )
-    factor = _metric(results, "lp_factor")
+    factor = metric_values(results, "lp_factor", required=False)
     if factor.size:
         left.axhline(float(np.median(factor)), color="k", ls="--", lw=1, label="L1/L0 (median)")
-        left.legend(fontsize=8)
+        legend(left, fontsize=8)
     left.set_title(f"main instances ({len(results)} seeds)")
     ratios = [r.artifacts.get("ne_ratios", {}) for r in results]
     names = list(ratios[0]) if ratios and ratios[0] else []
@@ -66,8 +62,7 @@ def cost_ratios(results: Sequence[Any]) -> Figure:
 
 def failure_rates(results: Sequence[Any]) -> Figure:
     """Per-(instance, agent) Monte Carlo failure rates, sorted, for the LP and the homogeneous planner; lines: delta and the 0.07 validity cap."""
-    fig = Figure(figsize=(6.5, 4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=6.5, height=4)
     for key, label, color in (("lp", "LP (rounded)", "tab:blue"), ("homog", "homogeneous", "tab:orange")):
         rate, hi = _pooled(results, f"{key}_fail"), _pooled(results, f"{key}_fail_hi")
         if not rate.size:
@@ -83,14 +78,13 @@ def failure_rates(results: Sequence[Any]) -> Figure:
     ax.set_yscale("symlog", linthresh=1e-3)
     ax.set_xlabel("fraction of (instance, agent) pairs")
     ax.set_ylabel("failure rate of worst-case ERM")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
 def pos_vs_m(results: Sequence[Any]) -> Figure:
     """Price of stability: the two-agent family vs agent 2's cost M (left; dotted: (n + M n')/min(N, n + M n')) and the random games (right)."""
-    fig = Figure(figsize=(10, 3.8), layout="constrained")
-    left, right = fig.subplots(1, 2)
+    fig, (left, right) = new_figure(ncols=2, width=10, height=3.8)
     curve = results[0].curves.get("pos_vs_M") if results else None
     if curve:
         M = np.asarray(curve["x"], dtype=float)
@@ -100,8 +94,8 @@ def pos_vs_m(results: Sequence[Any]) -> Figure:
         left.loglog(M, (n + M * n2) / np.minimum(N, n + M * n2), "k:", label="(n + M n') / min(N, n + M n')")
         left.set_xlabel("M (unit cost of agent 2)")
         left.set_ylabel("price of stability")
-        left.legend(fontsize=8)
-    pooled = {k: _metric(results, f"ne{k}_pos") for k in (2, 3)}
+        legend(left, fontsize=8)
+    pooled = {k: metric_values(results, f"ne{k}_pos", required=False) for k in (2, 3)}
     top = max((float(v.max()) for v in pooled.values() if v.size), default=1.0)
     bins = np.linspace(1.0, max(1.2, top), 21)
     for (k, pos), color in zip(pooled.items(), ("tab:blue", "tab:green")):
@@ -109,14 +103,13 @@ def pos_vs_m(results: Sequence[Any]) -> Figure:
             right.hist(pos, bins=bins, alpha=0.6, color=color, label=f"{k} agents ({pos.size} games)")
     right.set_xlabel("best NE cost / OPT (random games, V = inf)")
     right.set_ylabel("games")
-    right.legend(fontsize=8)
+    legend(right, fontsize=8)
     return fig
 
 
 def misreport_gains(results: Sequence[Any]) -> Figure:
     """Utility gain of random misreports over the truthful report: PWYC vs the marginal-benefit rule (symlog x)."""
-    fig = Figure(figsize=(6.5, 3.8), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=6.5, height=3.8)
     pooled = {"PWYC": _pooled(results, "gains_pwyc"), "marginal benefit": _pooled(results, "gains_benefit")}
     span = max((float(np.abs(v).max()) for v in pooled.values() if v.size), default=1.0)
     edges = np.concatenate(
@@ -136,5 +129,5 @@ def misreport_gains(results: Sequence[Any]) -> Figure:
     ax.set_yscale("log")
     ax.set_xlabel("utility(misreport) - utility(truth)")
     ax.set_ylabel("reports")
-    ax.legend(fontsize=8)
+    legend(ax, fontsize=8)
     return fig

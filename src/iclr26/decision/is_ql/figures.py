@@ -7,6 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, new_figure
+
 __all__ = ["auc_bars", "iqm", "learning_curves", "param_bars"]
 
 _LABELS = {"dqn": "DQN", "tf": "TF-DQN", "is1": "iS-DQN K=1", "is4": "iS-DQN K=4"}
@@ -37,10 +39,9 @@ def _pooled(results: Sequence) -> tuple[dict, dict, list]:
 def learning_curves(results: Sequence) -> Figure:
     """Training-episode return (IQM over all replicates, 95% bootstrap band) per environment and method."""
     curves, _, x = _pooled(results)
-    fig = Figure(figsize=(5 * max(len(curves), 1), 3.6))
+    fig, axes = new_figure(ncols=max(len(curves), 1), width=5 * max(len(curves), 1), height=3.6, flat=True)
     rng = np.random.default_rng(0)
-    for i, (env, per) in enumerate(curves.items()):
-        ax = fig.add_subplot(1, len(curves), i + 1)
+    for ax, (env, per) in zip(axes, curves.items()):
         for m, ys in per.items():
             y = np.asarray(ys, dtype=float)
             mid = iqm(y)
@@ -51,18 +52,16 @@ def learning_curves(results: Sequence) -> Figure:
         ax.set_title(env)
         ax.set_xlabel("environment step")
         ax.set_ylabel("episode return (IQM)")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+        legend(ax)
     return fig
 
 
 def auc_bars(results: Sequence) -> Figure:
     """AUC normalised to DQN = 100% and random = 0% over the pooled replicates, with 95% bootstrap intervals."""
     curves, random, _ = _pooled(results)
-    fig = Figure(figsize=(5 * max(len(curves), 1), 3.4))
+    fig, axes = new_figure(ncols=max(len(curves), 1), width=5 * max(len(curves), 1), height=3.4, flat=True)
     rng = np.random.default_rng(0)
-    for i, (env, per) in enumerate(curves.items()):
-        ax = fig.add_subplot(1, len(curves), i + 1)
+    for ax, (env, per) in zip(axes, curves.items()):
         aucs = {m: np.asarray(ys, dtype=float).mean(1) for m, ys in per.items()}
         scale = aucs["dqn"].mean() - random[env] if "dqn" in aucs else 1.0
         names = list(aucs)
@@ -78,16 +77,14 @@ def auc_bars(results: Sequence) -> Figure:
         ax.axhline(100.0, color="gray", lw=0.8, ls="--")
         ax.set_title(env)
         ax.set_ylabel("normalised AUC (%)")
-    fig.tight_layout()
     return fig
 
 
 def param_bars(results: Sequence) -> Figure:
     """Parameters kept in memory per method (online network plus any target copy)."""
     params = results[0].artifacts.get("params", {}) if results else {}
-    fig = Figure(figsize=(5 * max(len(params), 1), 3.2))
-    for i, (env, per) in enumerate(params.items()):
-        ax = fig.add_subplot(1, len(params), i + 1)
+    fig, axes = new_figure(ncols=max(len(params), 1), width=5 * max(len(params), 1), flat=True)
+    for ax, (env, per) in zip(axes, params.items()):
         names = list(per)
         ax.bar(range(len(names)), [per[m] for m in names])
         ax.set_xticks(range(len(names)), [_LABELS.get(m, m) for m in names], fontsize=7)
@@ -95,5 +92,4 @@ def param_bars(results: Sequence) -> Figure:
             ax.text(k, per[m], str(per[m]), ha="center", va="bottom", fontsize=7)
         ax.set_title(env)
         ax.set_ylabel("parameters")
-    fig.tight_layout()
     return fig

@@ -12,8 +12,17 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import (
+    curve_band,
+    curve_matrix,
+    legend,
+    metric_mean,
+    metric_values,
+    new_figure,
+    plot_band,
+    seed_errorbar,
+)
 from iclr26.harness.store import SeedResult
-from iclr26.lab.online import curve_band
 
 __all__ = ["eta_ablation", "regret_scaling", "reward_and_roi", "spend_paths", "violation_paths"]
 
@@ -43,27 +52,22 @@ def _methods(results: Sequence[SeedResult]) -> list[str]:
     return [m for m in results[0].artifacts.get("methods", []) if f"reward_{m}" in results[0].curves]
 
 
-def _stack(results: Sequence[SeedResult], name: str) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(results[0].curves[name]["x"], dtype=float)
-    return x, np.array([r.curves[name]["y"] for r in results], dtype=float)
-
-
 def _band(ax: Axes, x: np.ndarray, ys: np.ndarray, method: str) -> None:
+    """Mean and 95% t band over seeds of one method, in its colour and line style."""
     color, style = _STYLE.get(method, ("k", "-"))
-    mean, lo, hi = curve_band(ys)
-    ax.plot(x, mean, color=color, ls=style, lw=1.4, label=_LABEL.get(method, method))
-    ax.fill_between(x, lo, hi, color=color, alpha=0.15, lw=0)
+    plot_band(
+        ax, x, ys, interval="t", alpha=0.15, color=color, ls=style, lw=1.4, label=_LABEL.get(method, method)
+    )
 
 
 def reward_and_roi(results: Sequence[SeedResult]) -> Figure:
     """Cumulative reward R_t (dotted: t nu*) and running ROI R_t / C_t (dotted: gamma) per method, mean and 95% band."""
-    fig = Figure(figsize=(11, 4), layout="constrained")
-    ax_r, ax_roi = fig.subplots(1, 2)
+    fig, (ax_r, ax_roi) = new_figure(ncols=2, width=11, height=4)
     gamma = float(results[0].artifacts["gamma"])
-    nu = float(np.mean([r.metrics["nu_star"] for r in results]))
+    nu = metric_mean(results, "nu_star")
     for m in _methods(results):
-        x, reward = _stack(results, f"reward_{m}")
-        _, spend = _stack(results, f"spend_{m}")
+        x, reward = curve_matrix(results, f"reward_{m}")
+        _, spend = curve_matrix(results, f"spend_{m}")
         _band(ax_r, x, reward, m)
         with np.errstate(invalid="ignore", divide="ignore"):
             roi = np.where(spend > 0, reward / np.where(spend > 0, spend, 1.0), np.nan)
@@ -79,45 +83,42 @@ def reward_and_roi(results: Sequence[SeedResult]) -> Figure:
     ax_r.set_ylabel("cumulative reward R_t")
     ax_roi.set_ylabel("running ROI R_t / C_t")
     ax_roi.set_ylim(0, None)
-    ax_r.legend(fontsize=7, loc="upper left")
+    legend(ax_r, loc="upper left")
     return fig
 
 
 def violation_paths(results: Sequence[SeedResult]) -> Figure:
     """Anytime ROI violation V(t) = max(0, gamma C_t - R_t) per method, mean and 95% band over seeds."""
-    fig = Figure(figsize=(6, 4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=6, height=4)
     for m in _methods(results):
-        _band(ax, *_stack(results, f"violation_{m}"), m)
+        _band(ax, *curve_matrix(results, f"violation_{m}"), m)
     ax.set_xscale("log")
     ax.set_xlabel("round t")
     ax.set_ylabel("V(t)")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
 def spend_paths(results: Sequence[SeedResult]) -> Figure:
     """Spend C_t per method (pacing), mean and 95% band; dotted: the budget B and the even pace rho t."""
-    fig = Figure(figsize=(6, 4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=6, height=4)
     B = float(results[0].artifacts["B"])
     x = None
     for m in _methods(results):
-        x, spend = _stack(results, f"spend_{m}")
+        x, spend = curve_matrix(results, f"spend_{m}")
         _band(ax, x, spend, m)
     if x is not None:
         ax.plot(x, B * x / x[-1], "k:", lw=1, label="rho t")
     ax.axhline(B, color="k", lw=1, ls="--", label=f"B = {B:g}")
     ax.set_xlabel("round t")
     ax.set_ylabel("spend C_t")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
 def regret_scaling(results: Sequence[SeedResult]) -> Figure:
     """Normalized regret (T nu* - R) / T against the horizon T (log-log), mean and 95% interval over seeds."""
-    fig = Figure(figsize=(6, 4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=6, height=4)
     keys = sorted(k for k in results[0].metrics if k.startswith("sweep_T"))
     horizons = np.array([results[0].metrics[k] for k in keys])
     prefix = "sweep_norm_regret_"
@@ -125,21 +126,12 @@ def regret_scaling(results: Sequence[SeedResult]) -> Figure:
     methods = [m for m in _STYLE if m in found]
     anchor = None
     for m in methods:
-        ys = np.array([[r.metrics[f"sweep_norm_regret_{m}_{i}"] for i in range(len(keys))] for r in results])
-        mean, lo, hi = curve_band(ys)
+        regret = [metric_values(results, f"sweep_norm_regret_{m}_{i}") for i in range(len(keys))]
         color, style = _STYLE[m]
-        ax.errorbar(
-            horizons,
-            mean,
-            yerr=[mean - lo, hi - mean],
-            color=color,
-            ls=style,
-            marker="o",
-            ms=4,
-            capsize=3,
-            label=_LABEL[m],
+        seed_errorbar(
+            ax, horizons, regret, interval="t", color=color, ls=style, marker="o", ms=4, label=_LABEL[m]
         )
-        anchor = mean[0] if anchor is None else anchor
+        anchor = float(regret[0].mean()) if anchor is None else anchor
     if anchor is not None and anchor > 0:
         ax.plot(
             horizons, anchor * np.sqrt(horizons[0] / horizons), "k:", lw=1, label="slope -1/2 (reference)"
@@ -148,14 +140,13 @@ def regret_scaling(results: Sequence[SeedResult]) -> Figure:
     ax.set_yscale("log")
     ax.set_xlabel("horizon T (B = rho T)")
     ax.set_ylabel("(T nu* - R) / T")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
 def eta_ablation(results: Sequence[SeedResult]) -> Figure:
     """eta_gam ablation of L2FOB: cumulative reward against max_t V(t), seeds as dots, mean +- 95% t-interval as bars."""
-    fig = Figure(figsize=(6, 4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=6, height=4)
     etas = results[0].artifacts.get("eta_gams", [])
     colors = ["tab:purple", "tab:red", "tab:orange", "tab:brown"]
     for j, eta in enumerate(etas):
@@ -178,5 +169,5 @@ def eta_ablation(results: Sequence[SeedResult]) -> Figure:
         )
     ax.set_xlabel("max_t V(t) (anytime ROI violation)")
     ax.set_ylabel("cumulative reward R_T")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig

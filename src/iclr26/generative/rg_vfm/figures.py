@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
 
+from iclr26.harness.figures import legend, new_figure, seed_band
 from iclr26.harness.store import SeedResult
 
 __all__ = ["incell_curves", "jacobi_histogram", "sample_scatter"]
@@ -24,8 +25,9 @@ def sample_scatter(results: Sequence[SeedResult]) -> Figure:
     art = results[0].artifacts
     tasks = [t for t in TASKS if t in art]
     names = ["data", *art["s2"]["samples"]]
-    fig = Figure(figsize=(2.4 * len(names), 2.5 * len(tasks)), layout="constrained")
-    axes = np.atleast_2d(fig.subplots(len(tasks), len(names)))
+    fig, axes = new_figure(
+        ncols=len(names), nrows=len(tasks), width=2.4 * len(names), height=2.5 * len(tasks), squeeze=False
+    )
     for row, task in zip(axes, tasks):
         for ax, name in zip(row, names):
             pts = art[task]["data"] if name == "data" else art[task]["samples"].get(name)
@@ -49,23 +51,19 @@ def sample_scatter(results: Sequence[SeedResult]) -> Figure:
 
 def incell_curves(results: Sequence[SeedResult]) -> Figure:
     """In-cell rate of quick samples against training step, mean over seeds, per method and manifold."""
-    fig = Figure(figsize=(9, 3.2), layout="constrained")
-    for ax, task in zip(fig.subplots(1, 2), TASKS):
-        keys = sorted({k for r in results for k in r.curves if k.startswith(f"{task}_")})
-        for key in keys:
-            cs = [r.curves[key] for r in results if key in r.curves]
-            ys = np.mean([np.asarray(c["y"], dtype=float) for c in cs], axis=0)
-            ax.plot(cs[0]["x"], ys, "o-", label=key.split("_", 1)[1].removesuffix("_incell"))
+    fig, axes = new_figure(ncols=2, width=9)
+    for ax, task in zip(axes, TASKS):
+        for key in sorted({k for r in results for k in r.curves if k.startswith(f"{task}_")}):
+            label = key.split("_", 1)[1].removesuffix("_incell")
+            seed_band(ax, results, key, interval=None, marker="o", label=label)
         ax.set(xlabel="training step", ylabel="in-cell rate", title=task, ylim=(0, 1.02))
-        if keys:
-            ax.legend(fontsize=7)
+        legend(ax)
     return fig
 
 
 def jacobi_histogram(results: Sequence[SeedResult]) -> Figure:
     """|J(1)|^2 - |J'(0)|^2 = d(mu, x1)^2 - |log mu - log x1|^2 on training pairs: < 0 on S^2, > 0 on H^2."""
-    fig = Figure(figsize=(5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5)
     for task in TASKS:
         vals = np.concatenate(
             [np.asarray(r.artifacts[task]["jacobi_gap"]) for r in results if task in r.artifacts]
@@ -74,5 +72,5 @@ def jacobi_histogram(results: Sequence[SeedResult]) -> Figure:
             ax.hist(vals, bins=40, alpha=0.6, label=task)
     ax.axvline(0, color="k", lw=0.8)
     ax.set(xlabel="|J(1)|^2 - |J'(0)|^2", ylabel="pairs")
-    ax.legend()
+    legend(ax, fontsize=None)
     return fig

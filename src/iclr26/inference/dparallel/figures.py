@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import curve_matrix, legend, new_figure
 from iclr26.harness.store import SeedResult
 
 __all__ = ["accuracy_vs_nfe", "certainty_heatmap", "commits_histogram"]
@@ -21,24 +22,22 @@ _SERIES = (
 
 def accuracy_vs_nfe(results: Sequence[SeedResult]) -> Figure:
     """Exact-match accuracy against mean model calls per sample for each decoder (mean over seeds)."""
-    fig = Figure(figsize=(5.5, 3.6), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5.5, height=3.6)
     for key, label, style in _SERIES:
-        xs = np.mean([r.curves[key]["x"] for r in results], axis=0)
-        ys = np.mean([r.curves[key]["y"] for r in results], axis=0)
-        ax.plot(xs, ys, style, label=label, ms=4)
+        _, nfe = curve_matrix(results, key, field="x", same_x=False)  # x is the measured NFE of each seed
+        _, acc = curve_matrix(results, key, same_x=False)
+        ax.plot(nfe.mean(axis=0), acc.mean(axis=0), style, label=label, ms=4)
     budget = results[0].metrics["budget_nfe"]
     ax.axvline(budget, color="grey", lw=0.8, ls=":", label="budget gen_len / 4")
     ax.set(xscale="log", xlabel="mean NFE per sample", ylabel="exact-match accuracy")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
 def certainty_heatmap(results: Sequence[SeedResult]) -> Figure:
     """Mean confidence max_v p(v) of still-masked positions per call, one token per call: teacher vs dParallel."""
     heat = results[0].artifacts["heatmap"]
-    fig = Figure(figsize=(9, 3.4), layout="constrained")
-    axes = fig.subplots(1, 2)
+    fig, axes = new_figure(ncols=2, width=9, height=3.4)
     for ax, (name, title) in zip(axes, (("teacher", "teacher"), ("dparallel", "dParallel student"))):
         data = np.array(heat[name], dtype=float)
         im = ax.imshow(
@@ -51,8 +50,7 @@ def certainty_heatmap(results: Sequence[SeedResult]) -> Figure:
 
 def commits_histogram(results: Sequence[SeedResult]) -> Figure:
     """Tokens committed per model call at tau = 0.5 for the teacher, CE-only and dParallel (all seeds pooled)."""
-    fig = Figure(figsize=(5.5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5.5)
     names = ("teacher", "ce", "dparallel")
     width = 0.27
     for i, name in enumerate(names):
@@ -61,5 +59,5 @@ def commits_histogram(results: Sequence[SeedResult]) -> Figure:
         k = np.arange(1, len(frac) + 1)
         ax.bar(k + (i - 1) * width, frac, width=width, label=name)
     ax.set(xlabel="tokens committed in one call", ylabel="fraction of calls")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, new_figure
 from iclr26.harness.store import SeedResult
 
 __all__ = ["accuracy_flops_curves", "kl_heatmap", "kl_vs_accuracy"]
@@ -21,8 +22,7 @@ COLORS = {"klas": "tab:blue", "snnet": "tab:orange", "cka": "tab:green", "random
 def kl_heatmap(results: Sequence[SeedResult]) -> Figure:
     """KL(native B || stitched) over candidates (rows: pair x i, cols: j), first seed; markers: selected stitches."""
     fams = results[0].artifacts["families"]
-    fig = Figure(figsize=(3.6 * len(fams), 4.0), layout="constrained")
-    axes = fig.subplots(1, len(fams), squeeze=False)[0]
+    fig, axes = new_figure(ncols=len(fams), width=3.6 * len(fams), height=4.0, flat=True)
     for ax, fam in zip(axes, fams):
         art = results[0].artifacts[fam]
         im = ax.imshow(np.log10(np.array(art["kl"]) + 1e-6), aspect="auto", cmap="viridis")
@@ -36,15 +36,14 @@ def kl_heatmap(results: Sequence[SeedResult]) -> Figure:
         ax.set_ylabel("pair x i (A blocks run)")
         ax.set_title(fam)
         fig.colorbar(im, ax=ax, label="log10 KL")
-    axes[-1].legend(fontsize=7)
+    legend(axes[-1])
     return fig
 
 
 def accuracy_flops_curves(results: Sequence[SeedResult]) -> Figure:
     """Test accuracy vs normalised FLOPs of each method's anchors + stitches (Pareto step curve), first seed."""
     fams = results[0].artifacts["families"]
-    fig = Figure(figsize=(4.0 * len(fams), 3.2), layout="constrained")
-    axes = fig.subplots(1, len(fams), squeeze=False)[0]
+    fig, axes = new_figure(ncols=len(fams), width=4.0 * len(fams), flat=True)
     for ax, fam in zip(axes, fams):
         for m, color in COLORS.items():
             c = results[0].curves.get(f"{fam}_{m}")
@@ -62,15 +61,14 @@ def accuracy_flops_curves(results: Sequence[SeedResult]) -> Figure:
         ax.set_xlabel("normalised FLOPs")
         ax.set_ylabel("test accuracy")
         ax.set_title(fam)
-    axes[-1].legend(fontsize=7)
+    legend(axes[-1])
     return fig
 
 
 def kl_vs_accuracy(results: Sequence[SeedResult]) -> Figure:
     """Pre-fine-tuning KL vs fine-tuned test accuracy of every fine-tuned stitch, all seeds (colour: FLOPs)."""
     fams = results[0].artifacts["families"]
-    fig = Figure(figsize=(4.0 * len(fams), 3.2), layout="constrained")
-    axes = fig.subplots(1, len(fams), squeeze=False)[0]
+    fig, axes = new_figure(ncols=len(fams), width=4.0 * len(fams), flat=True)
     for ax, fam in zip(axes, fams):
         st = [s for r in results for s in r.artifacts[fam]["stitches"]]
         if st:

@@ -12,8 +12,8 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, new_figure, plot_band, seed_dots, seed_errorbar
 from iclr26.harness.store import SeedResult
-from iclr26.lab.online import curve_band
 
 __all__ = ["audc_by_router", "audc_vs_k_and_n", "deferral_curves", "traffic_share"]
 
@@ -29,8 +29,7 @@ _STYLE = {
 
 def deferral_curves(results: Sequence[SeedResult]) -> Figure:
     """Deferral curves (mean accuracy vs normalised cost) of every router among the unseen LLMs, first seed; right: the same on a symlog cost axis; star: best single LLM."""
-    fig = Figure(figsize=(12, 4.5), layout="constrained")
-    axes = fig.subplots(1, 2)
+    fig, axes = new_figure(ncols=2, width=12, height=4.5)
     first = results[0]
     for ax in axes:
         for name, (color, style, label) in _STYLE.items():
@@ -55,27 +54,19 @@ def deferral_curves(results: Sequence[SeedResult]) -> Figure:
     axes[1].set_xscale("symlog", linthresh=1e-3)
     axes[1].set_xlim(0, 1)
     axes[0].set_title(f"seed {first.seed}", fontsize=9)
-    axes[0].legend(fontsize=7, loc="lower right")
+    legend(axes[0], loc="lower right")
     return fig
 
 
 def audc_by_router(results: Sequence[SeedResult]) -> Figure:
     """AUDC per router over (split, seed) pairs: one dot per pair, mean and 95% t-interval as bars."""
-    fig = Figure(figsize=(7, 4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=7, height=4)
     names = [n for n in _STYLE if f"audc_{n}" in results[0].metrics]
     for i, name in enumerate(names):
-        values = np.array([r.metrics[f"audc_{name}"] for r in results])
-        mean, lo, hi = curve_band(values[:, None])
+        values = [[r.metrics[f"audc_{name}"] for r in results]]
         color = _STYLE[name][0]
-        ax.scatter(
-            np.full(values.size, i) + np.linspace(-0.15, 0.15, values.size),
-            values,
-            s=10,
-            color=color,
-            alpha=0.5,
-        )
-        ax.errorbar([i], mean, yerr=[mean - lo, hi - mean], color=color, marker="s", ms=6, capsize=4)
+        seed_dots(ax, [i], values, color=color, size=10, alpha=0.5, jitter=0.15)
+        seed_errorbar(ax, [i], values, interval="t", color=color, marker="s", ms=6, capsize=4)
     ax.set_xticks(range(len(names)), [_STYLE[n][2] for n in names], rotation=20, ha="right", fontsize=8)
     ax.set_ylabel("AUDC (unseen LLMs, test prompts)")
     return fig
@@ -87,40 +78,40 @@ def _sweep(results: Sequence[SeedResult], prefix: str, key: str, n: int) -> np.n
 
 def audc_vs_k_and_n(results: Sequence[SeedResult]) -> Figure:
     """AUDC against the number of clusters K (left) and the validation-set size N (right), mean and 95% band."""
-    fig = Figure(figsize=(11, 4), layout="constrained")
-    ax_k, ax_n = fig.subplots(1, 2)
+    fig, (ax_k, ax_n) = new_figure(ncols=2, width=11, height=4)
     ks = results[0].artifacts.get("k_sweep", [])
     for key in ("uniroute_map", "uniroute_kmeans"):
         if ks and f"sweepK_0_{key}" in results[0].metrics:
-            mean, lo, hi = curve_band(_sweep(results, "sweepK", key, len(ks)))
             color, style, label = _STYLE[key]
-            ax_k.plot(ks, mean, color=color, ls=style, marker="o", label=label)
-            ax_k.fill_between(ks, lo, hi, color=color, alpha=0.15, lw=0)
+            audc = _sweep(results, "sweepK", key, len(ks))
+            plot_band(
+                ax_k, ks, audc, interval="t", alpha=0.15, color=color, ls=style, marker="o", label=label
+            )
     ax_k.set_xscale("log")
     if ks:
         ax_k.set_xticks(ks, [str(k) for k in ks])
         ax_k.minorticks_off()
     ax_k.set_xlabel("K (clusters)")
     ax_k.set_ylabel("AUDC")
-    ax_k.legend(fontsize=7)
+    legend(ax_k)
     n_fracs = results[0].artifacts.get("n_sweep", [])
     if n_fracs:
         Ns = _sweep(results, "sweepN", "N", len(n_fracs)).mean(axis=0)
         for key in ("uniroute_map", "uniroute_kmeans", "knn", "zero"):
-            mean, lo, hi = curve_band(_sweep(results, "sweepN", key, len(n_fracs)))
             color, style, label = _STYLE[key]
-            ax_n.plot(Ns, mean, color=color, ls=style, marker="o", label=label)
-            ax_n.fill_between(Ns, lo, hi, color=color, alpha=0.15, lw=0)
+            audc = _sweep(results, "sweepN", key, len(n_fracs))
+            plot_band(
+                ax_n, Ns, audc, interval="t", alpha=0.15, color=color, ls=style, marker="o", label=label
+            )
     ax_n.set_xlabel("N (validation prompts per LLM)")
     ax_n.set_ylabel("AUDC")
-    ax_n.legend(fontsize=7)
+    legend(ax_n)
     return fig
 
 
 def traffic_share(results: Sequence[SeedResult]) -> Figure:
     """Share of test prompts routed to each unseen LLM by UniRoute (learned map) as lambda grows, first seed; colour: cost rank (dark = cheap); legend: the 8 most used LLMs."""
-    fig = Figure(figsize=(8, 4.5), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=8, height=4.5)
     art = results[0].artifacts
     share = np.asarray(art["share_map"]["share"], dtype=float)  # (n_lams, pool)
     lams = np.asarray(art["share_map"]["lams"], dtype=float)
@@ -143,5 +134,5 @@ def traffic_share(results: Sequence[SeedResult]) -> Figure:
     ax.set_xlabel("lambda (normalised cost scale)")
     ax.set_ylabel("share of test prompts")
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    legend(ax, fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, metric_values, new_figure, seed_band, seed_bars
 from iclr26.harness.store import SeedResult
 
 __all__ = ["accuracy_bars", "attention_heatmap", "frontier_plot", "mu_trajectory"]
@@ -20,8 +21,7 @@ def _stage_lines(ax, result: SeedResult) -> None:
 
 def mu_trajectory(results: Sequence[SeedResult]) -> Figure:
     """Index-matching logit mu vs epoch per seed (source-token keys; dashed: target-token keys); grey = stages."""
-    fig = Figure(figsize=(5.5, 3.4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5.5, height=3.4)
     for r in results:
         c = r.curves["mu"]
         line = ax.plot(c["x"], c["y"], "o-", ms=3, label=f"seed {r.seed}")
@@ -29,23 +29,21 @@ def mu_trajectory(results: Sequence[SeedResult]) -> Figure:
         ax.plot(t["x"], t["y"], "--", color=line[0].get_color(), lw=0.8)
     _stage_lines(ax, results[0])
     ax.set(xlabel="epoch", ylabel="mu (logit gap, nats)", title="index-matching logit on held-out graphs")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
 def frontier_plot(results: Sequence[SeedResult]) -> Figure:
     """Decoded-thought mass on the frontier R_c and normalised entropy inside it vs epoch (mean over seeds)."""
-    fig = Figure(figsize=(9, 3.2), layout="constrained")
-    axes = fig.subplots(1, 2)
+    fig, axes = new_figure(ncols=2, width=9)
     depth = int(results[0].artifacts["depth"])
     for c in range(1, depth + 1):
         for ax, key in zip(axes, ("mass", "entropy")):
-            ys = np.array([r.curves[f"{key}_step{c}"]["y"] for r in results])
-            ax.plot(results[0].curves[f"{key}_step{c}"]["x"], ys.mean(0), label=f"thought {c}")
+            seed_band(ax, results, f"{key}_step{c}", interval=None, label=f"thought {c}")
     for ax, lab in zip(axes, ("mass on R_c", "normalised entropy in R_c")):
         _stage_lines(ax, results[0])
         ax.set(xlabel="epoch", ylabel=lab, ylim=(0, 1.05))
-    axes[0].legend(fontsize=7)
+    legend(axes[0])
     return fig
 
 
@@ -53,8 +51,7 @@ def attention_heatmap(results: Sequence[SeedResult]) -> Figure:
     """Last-layer attention logits thought 1 -> edge source tokens (index-matching head), 8 graphs, two epochs."""
     heat = results[0].artifacts["heatmap"]
     keys = sorted(heat, key=int)
-    fig = Figure(figsize=(4.5 * len(keys), 3.2), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, len(keys)))
+    fig, axes = new_figure(ncols=len(keys), flat=True)
     for ax, k in zip(axes, keys):
         s = np.asarray(heat[k]["scores"])
         f = np.asarray(heat[k]["frontier"])
@@ -63,19 +60,18 @@ def attention_heatmap(results: Sequence[SeedResult]) -> Figure:
         ax.scatter(xs, ys, marker="o", facecolors="none", edgecolors="r", s=30, label="frontier edge")
         ax.set(xlabel="edge (prompt order)", ylabel="graph", title=f"epoch {k}, head {heat[k]['head']}")
         fig.colorbar(im, ax=ax)
-    axes[0].legend(fontsize=7, loc="upper right")
+    legend(axes[0], loc="upper right")
     return fig
 
 
 def accuracy_bars(results: Sequence[SeedResult]) -> Figure:
     """Held-out accuracy of each trained method (mean and per-seed points; chance between candidates = 0.5)."""
     methods = list(results[0].artifacts["methods"])
-    fig = Figure(figsize=(4.5, 3.2), layout="constrained")
-    ax = fig.subplots()
-    for i, m in enumerate(methods):
-        ys = [r.metrics[f"acc_{m}"] for r in results if f"acc_{m}" in r.metrics]
-        ax.bar(i, np.mean(ys), color="C0" if m.startswith("coconut") else "C7")
-        ax.scatter([i] * len(ys), ys, color="k", s=10, zorder=3)
+    fig, ax = new_figure()
+    values = [metric_values(results, f"acc_{m}") for m in methods]
+    seed_bars(
+        ax, range(len(methods)), values, color=["C0" if m.startswith("coconut") else "C7" for m in methods]
+    )
     ax.axhline(0.5, ls=":", color="0.5")
     ax.set_xticks(range(len(methods)), methods)
     ax.set(ylabel="accuracy", ylim=(0, 1.05))

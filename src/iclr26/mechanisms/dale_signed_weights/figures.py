@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import grouped_bars, legend, metric_mean, new_figure
 from iclr26.harness.store import SeedResult
 
 __all__ = ["accuracy_vs_dale", "mask_share_bars", "visualisations"]
@@ -18,8 +19,7 @@ def visualisations(results: Sequence[SeedResult]) -> Figure:
     a1 = f"{max(results[0].artifacts['alphas']):g}"
     rows = [("intact", "intact"), (f"minus_pos_{a1}", "- positive"), (f"minus_neg_{a1}", "- negative")]
     n = len(viz["intact"])
-    fig = Figure(figsize=(1.4 * n, 4.4), layout="constrained")
-    axes = np.atleast_2d(fig.subplots(3, n, squeeze=False))
+    fig, axes = new_figure(ncols=n, nrows=3, width=1.4 * n, height=4.4, squeeze=False)
     for i, (key, label) in enumerate(rows):
         for c in range(n):
             ax = axes[i, c]
@@ -36,19 +36,17 @@ def visualisations(results: Sequence[SeedResult]) -> Figure:
 def mask_share_bars(results: Sequence[SeedResult]) -> Figure:
     """Object-mask share of input attribution (positive vs negative pathway) per model, and viz spectral centroid."""
     names = list(results[0].artifacts["models"])
-    pos = [np.mean([r.artifacts["models"][n]["mask_pos"] for r in results]) for n in names]
-    neg = [np.mean([r.artifacts["models"][n]["mask_neg"] for r in results]) for n in names]
-    fig = Figure(figsize=(10, 3.4), layout="constrained")
-    ax, ax2 = fig.subplots(1, 2, width_ratios=[3, 1])
-    x = np.arange(len(names))
-    ax.bar(x - 0.2, pos, 0.4, label="positive pathway")
-    ax.bar(x + 0.2, neg, 0.4, label="negative pathway")
-    ax.set_xticks(x, names, rotation=30, ha="right", fontsize=7)
+    share = {
+        label: [[r.artifacts["models"][n][key] for r in results] for n in names]
+        for key, label in (("mask_pos", "positive pathway"), ("mask_neg", "negative pathway"))
+    }
+    fig, (ax, ax2) = new_figure(ncols=2, width=10, height=3.4, width_ratios=[3, 1])
+    grouped_bars(ax, names, share, tick_kw={"rotation": 30, "ha": "right", "fontsize": 7})
     ax.set(ylabel="attribution share inside object mask")
-    ax.legend(fontsize=7)
+    legend(ax)
     a1 = f"{max(results[0].artifacts['alphas']):g}"
     keys = ["centroid_intact", f"centroid_minus_pos_{a1}", f"centroid_minus_neg_{a1}"]
-    ax2.bar(range(3), [np.mean([r.metrics[k] for r in results]) for k in keys])
+    ax2.bar(range(3), [metric_mean(results, k) for k in keys])
     ax2.set_xticks(range(3), ["intact", "-pos", "-neg"])
     ax2.set(ylabel="spectral centroid (cyc/px)")
     return fig
@@ -56,12 +54,11 @@ def mask_share_bars(results: Sequence[SeedResult]) -> Figure:
 
 def accuracy_vs_dale(results: Sequence[SeedResult]) -> Figure:
     """Test accuracy against the readout layer's mean Dale index (outgoing weights), every zoo model and seed."""
-    fig = Figure(figsize=(4.5, 3.4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(height=3.4)
     for r in results:
         ms = r.artifacts["models"]
         ax.scatter([ms[n]["dale_out"] for n in ms], [ms[n]["acc"] for n in ms], s=14, label=f"seed {r.seed}")
-    ax.axvline(float(np.mean([r.metrics["dale_out_init"] for r in results])), ls="--", c="k", lw=0.8)
+    ax.axvline(metric_mean(results, "dale_out_init"), ls="--", c="k", lw=0.8)
     ax.set(xlabel="mean Dale index (readout, outgoing)", ylabel="test accuracy")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig

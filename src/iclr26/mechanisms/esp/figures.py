@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, metric_mean, new_figure, seed_band, seed_bars
 from iclr26.harness.store import SeedResult
 
 __all__ = ["accuracy_curves", "attention_maps", "one_head_vs_optimum"]
@@ -31,8 +32,7 @@ def _graph_label(results: Sequence[SeedResult], g: str) -> str:
 def accuracy_curves(results: Sequence[SeedResult]) -> Figure:
     """Accuracy vs training step per graph (best restart, mean over seeds); dotted: the 1-head optimum."""
     keys = _graph_keys(results)
-    fig = Figure(figsize=(3.2 * len(keys), 3.0), layout="constrained")
-    axes = fig.subplots(1, len(keys), sharey=True, squeeze=False)[0]
+    fig, axes = new_figure(ncols=len(keys), width=3.2 * len(keys), height=3.0, sharey=True, flat=True)
     colors = {1: "tab:red", 2: "tab:blue"}
     styles = ["-", "--", ":", "-."]
     for ax, g in zip(axes, keys):
@@ -41,28 +41,27 @@ def accuracy_curves(results: Sequence[SeedResult]) -> Figure:
         for tag in tags:
             match = _TAG.match(tag)
             heads, d = int(match["heads"]), int(match["d"])
-            x = results[0].curves[tag]["x"]
-            y = np.mean([r.curves[tag]["y"] for r in results if tag in r.curves], axis=0)
-            ax.plot(
-                x,
-                y,
+            seed_band(
+                ax,
+                results,
+                tag,
+                interval=None,
                 color=colors.get(heads, "k"),
                 ls=styles[widths.index(d) % len(styles)],
                 label=f"{heads} head{'s' if heads > 1 else ''}, d={d}{match['lr'] or ''}",
             )
-        ax.axhline(np.mean([r.metrics[f"optimum_{g}"] for r in results]), color="k", ls=":", lw=1)
+        ax.axhline(metric_mean(results, f"optimum_{g}"), color="k", ls=":", lw=1)
         ax.set_title(_graph_label(results, g))
         ax.set_xlabel("step")
     axes[0].set_ylabel("accuracy (all 2m instances)")
-    axes[-1].legend(fontsize=7, loc="lower right")
+    legend(axes[-1], loc="lower right")
     return fig
 
 
 def one_head_vs_optimum(results: Sequence[SeedResult]) -> Figure:
     """Best trained 1-head accuracy per graph (bars: mean over seeds, dots: seeds) against the optimum 1/2 + |MAS|/(2m)."""
     keys = _graph_keys(results)
-    fig = Figure(figsize=(1.2 * len(keys) + 2.5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=1.2 * len(keys) + 2.5)
     x = np.arange(len(keys))
     best = []
     for g in keys:
@@ -72,20 +71,14 @@ def one_head_vs_optimum(results: Sequence[SeedResult]) -> Figure:
         ]
         best.append(per_seed)
     optimum = [[r.metrics[f"optimum_{g}"] for r in results] for g in keys]
-    ax.bar(
-        x - 0.2,
-        [np.mean(b) for b in best],
-        width=0.4,
-        color="tab:red",
-        label="trained, 1 head (best restart)",
+    seed_bars(
+        ax, x - 0.2, best, width=0.4, color="tab:red", label="trained, 1 head (best restart)", dot_size=8
     )
-    ax.bar(x + 0.2, [np.mean(o) for o in optimum], width=0.4, color="0.7", label="optimum 1/2 + |MAS|/(2m)")
-    for i, b in enumerate(best):
-        ax.scatter(np.full(len(b), x[i] - 0.2), b, color="k", s=8, zorder=3)
+    seed_bars(ax, x + 0.2, optimum, width=0.4, color="0.7", label="optimum 1/2 + |MAS|/(2m)", dots=False)
     ax.set_xticks(x, [_graph_label(results, g) for g in keys])
     ax.set_ylim(0.4, 1.02)
     ax.set_ylabel("accuracy")
-    ax.legend(fontsize=7, loc="lower left")
+    legend(ax, loc="lower left")
     return fig
 
 
@@ -102,8 +95,8 @@ def attention_maps(results: Sequence[SeedResult]) -> Figure:
         )
     panels = [(title, np.asarray(p)) for title, p in panels if p is not None]
     heads = max(p.shape[0] for _, p in panels) if panels else 1
-    fig = Figure(figsize=(2.6 * heads * max(len(panels), 1), 2.4), layout="constrained")
-    axes = fig.subplots(1, max(heads * len(panels), 1), squeeze=False)[0]
+    n = max(heads * len(panels), 1)
+    fig, axes = new_figure(ncols=n, width=2.6 * heads * max(len(panels), 1), height=2.4, flat=True)
     image = None
     for pi, (title, pattern) in enumerate(panels):
         for h in range(pattern.shape[0]):

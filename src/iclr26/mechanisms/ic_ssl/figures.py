@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, metric_mean, new_figure
 from iclr26.harness.store import SeedResult
 
 __all__ = ["accuracy_vs_labels", "decision_regions", "phi_vs_eigenvectors"]
@@ -16,10 +17,10 @@ def accuracy_vs_labels(results: Sequence[SeedResult]) -> Figure:
     """Query accuracy vs labels per class for every method, in-distribution and OOD (mean over seeds)."""
     lpcs = [int(v) for v in results[0].artifacts["labels_per_class"]]
     methods = results[0].artifacts["methods"]
-    fig = Figure(figsize=(9, 3.4), layout="constrained")
-    for ax, split in zip(fig.subplots(1, 2), ("id", "ood")):
+    fig, axes = new_figure(ncols=2, width=9, height=3.4)
+    for ax, split in zip(axes, ("id", "ood")):
         for m in methods:
-            y = [np.mean([r.metrics[f"acc_{m}_{split}_l{lpc}"] for r in results]) for lpc in lpcs]
+            y = [metric_mean(results, f"acc_{m}_{split}_l{lpc}") for lpc in lpcs]
             ax.plot(lpcs, y, "o-", label=m, lw=2.5 if m == "icssl" else 1)
         ax.set(
             xlabel="labels per class",
@@ -29,7 +30,7 @@ def accuracy_vs_labels(results: Sequence[SeedResult]) -> Figure:
             xticks=lpcs,
         )
         ax.set_xticklabels([str(v) for v in lpcs])
-    fig.axes[0].legend(fontsize=7)
+    legend(axes[0])
     return fig
 
 
@@ -37,8 +38,7 @@ def phi_vs_eigenvectors(results: Sequence[SeedResult]) -> Figure:
     """Moons task (PCA plane): 2nd/3rd true random-walk eigenvectors vs IC-SSL's learned basis aligned to them."""
     art = results[0].artifacts["moons"]
     xy = np.asarray(art["xy"])
-    fig = Figure(figsize=(8, 5.5), layout="constrained")
-    axes = fig.subplots(2, 2)
+    fig, axes = new_figure(ncols=2, nrows=2, width=8, height=5.5)
     for row, (key, name) in enumerate((("eigvecs", "true eigvec"), ("phi_aligned", "learned phi"))):
         vals = np.asarray(art[key])
         for col in range(2):
@@ -53,8 +53,8 @@ def decision_regions(results: Sequence[SeedResult]) -> Figure:
     art = results[0].artifacts["moons"]
     xy, y = np.asarray(art["xy"]), np.asarray(art["y_true"])
     lab = np.asarray(art["labelled"], dtype=int)
-    fig = Figure(figsize=(8, 3.6), layout="constrained")
-    for ax, m in zip(fig.subplots(1, 2), ("icssl", "plain_labelled")):
+    fig, axes = new_figure(ncols=2, width=8, height=3.6)
+    for ax, m in zip(axes, ("icssl", "plain_labelled")):
         ax.contourf(
             art["grid_x"],
             art["grid_y"],

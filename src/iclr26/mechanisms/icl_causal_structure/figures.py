@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, new_figure
 from iclr26.harness.store import SeedResult
 
 __all__ = ["attention_vs_posterior", "kl_by_position", "lpa_curve", "rpe_weights", "wkq_alignment"]
@@ -20,8 +21,7 @@ def _first(results: Sequence[SeedResult]) -> SeedResult:
 
 def lpa_curve(results: Sequence[SeedResult]) -> Figure:
     """Parent-selection loss L_pa of the transformer's layer-2 attention during training, with the BMA value."""
-    fig = Figure(figsize=(5.5, 3.6))
-    ax = fig.add_subplot()
+    fig, ax = new_figure(width=5.5, height=3.6)
     for i, res in enumerate(results):
         cv = res.curves.get("lpa_tf")
         if cv is not None:
@@ -31,8 +31,7 @@ def lpa_curve(results: Sequence[SeedResult]) -> Figure:
             ax.plot(bma["x"], bma["y"], color=f"C{i}", ls="--", lw=1, label=f"BMA seed {res.seed}")
     ax.set_xlabel("training step")
     ax.set_ylabel("L_pa = mean -log A2(pa(h)) (nats)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    legend(ax)
     return fig
 
 
@@ -41,15 +40,14 @@ def attention_vs_posterior(results: Sequence[SeedResult]) -> Figure:
     ex = _first(results).artifacts["example"]
     attn, post, parents = np.array(ex["attention"]), np.array(ex["posterior"]), ex["parents"]
     attn[0] = 0.0
-    fig = Figure(figsize=(8.5, 3.8))
-    axes = fig.subplots(1, 2)
+    fig, axes = new_figure(ncols=2, width=8.5, height=3.8)
     for ax, mat, title in ((axes[0], attn, "TF layer-2 attention"), (axes[1], post, "BMA posterior w_h(h')")):
         im = ax.imshow(mat, vmin=0, vmax=1, cmap="viridis")
         ax.plot(parents[1:], range(1, len(parents)), "rx", ms=7, label="true parent")
         ax.set_title(title)
         ax.set_xlabel("candidate parent h'")
         ax.set_ylabel("query position h")
-    axes[1].legend(fontsize=7, loc="upper right")
+    legend(axes[1], loc="upper right")
     fig.colorbar(im, ax=axes, shrink=0.8)
     return fig
 
@@ -59,8 +57,7 @@ def rpe_weights(results: Sequence[SeedResult]) -> Figure:
     art = _first(results).artifacts
     w_l, w_h = np.array(art["w_L"]), np.array(art["w_H"])
     H = (w_h.shape[1] + 1) // 2
-    fig = Figure(figsize=(9, 3.6))
-    axes = fig.subplots(1, 2)
+    fig, axes = new_figure(ncols=2, width=9, height=3.6)
     im0 = axes[0].imshow(w_l, aspect="auto", cmap="coolwarm")
     axes[0].set_xlabel("example offset r - r'")
     axes[0].set_ylabel("layer-1 head")
@@ -74,7 +71,6 @@ def rpe_weights(results: Sequence[SeedResult]) -> Figure:
     axes[1].set_xlabel("position offset h - h'")
     axes[1].set_title("w_H")
     fig.colorbar(im1, ax=axes[1])
-    fig.tight_layout()
     return fig
 
 
@@ -82,8 +78,7 @@ def wkq_alignment(results: Sequence[SeedResult]) -> Figure:
     """Column-wise softmax of the learned layer-2 block W_tf next to that of log pi (equal up to column shifts)."""
     art = _first(results).artifacts
     mats = [np.array(art["softmax_col_w_tf"]), np.array(art["softmax_col_log_pi"])]
-    fig = Figure(figsize=(7.5, 3.4))
-    axes = fig.subplots(1, 2)
+    fig, axes = new_figure(ncols=2, width=7.5, height=3.4)
     for ax, mat, title in zip(axes, mats, ("softmax_col(W_tf)", "softmax_col(log pi)")):
         im = ax.imshow(mat, vmin=0, vmax=1, cmap="magma")
         ax.set_title(title)
@@ -95,8 +90,7 @@ def wkq_alignment(results: Sequence[SeedResult]) -> Figure:
 
 def kl_by_position(results: Sequence[SeedResult]) -> Figure:
     """KL(BMA || predictor) by query position, mean over evaluation contexts and seeds."""
-    fig = Figure(figsize=(5.5, 3.6))
-    ax = fig.add_subplot()
+    fig, ax = new_figure(width=5.5, height=3.6)
     names = list(_first(results).artifacts["kl_by_position"])
     for i, name in enumerate(n for n in names if n != "bma"):
         ys = np.mean([r.artifacts["kl_by_position"][name] for r in results], axis=0)
@@ -104,6 +98,5 @@ def kl_by_position(results: Sequence[SeedResult]) -> Figure:
     ax.set_yscale("symlog", linthresh=1e-3)
     ax.set_xlabel("query position h (0-based)")
     ax.set_ylabel("KL(BMA || predictor) (nats)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    legend(ax)
     return fig

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import metric_values, new_figure, seed_band, seed_bars
 from iclr26.harness.store import SeedResult
 
 __all__ = ["aarv_bars", "distance_profile", "influence_heatmaps", "stripes"]
@@ -21,10 +22,10 @@ def influence_heatmaps(results: Sequence[SeedResult]) -> Figure:
     senders = results[0].artifacts["senders"]
     mat = np.mean([_nan(r.artifacts["influence"]) for r in results], axis=0)  # same NaN layout in every seed
     mat = mat / np.nansum(mat, axis=0, keepdims=True)
-    fig = Figure(figsize=(10, 3.4), layout="constrained")
+    fig, axes = new_figure(ncols=3, width=10, height=3.4)
     groups = (("embedding", ("embed", "pos")), ("attention", ("attn",)), ("MoE", ("moe",)))
     vmax = float(np.nanmax(mat))
-    for ax, (title, prefixes) in zip(fig.subplots(1, 3), groups):
+    for ax, (title, prefixes) in zip(axes, groups):
         rows = [i for i, s in enumerate(senders) if s.startswith(prefixes)]
         im = ax.imshow(mat[rows], vmin=0, vmax=vmax, cmap="viridis", aspect="auto")
         ax.set(title=f"{title} (share)", xlabel="receiver MoE layer", yticks=range(len(rows)))
@@ -35,12 +36,9 @@ def influence_heatmaps(results: Sequence[SeedResult]) -> Figure:
 
 def distance_profile(results: Sequence[SeedResult]) -> Figure:
     """Promoting (APS) and inhibiting (ANS) sub-scores of MoE senders against layer distance (mean over seeds)."""
-    fig = Figure(figsize=(4.5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure()
     for key, label in (("aps_vs_distance", "APS"), ("ans_vs_distance", "ANS")):
-        x = results[0].curves[key]["x"]
-        y = np.mean([r.curves[key]["y"] for r in results], axis=0)
-        ax.plot(x, y, "o-", label=label)
+        seed_band(ax, results, key, interval=None, marker="o", label=label)
     ax.axhline(0, color="k", lw=0.5)
     ax.set(xlabel="receiver - sender layer", ylabel="mean sub-score")
     ax.legend()
@@ -53,8 +51,7 @@ def stripes(results: Sequence[SeedResult]) -> Figure:
     names = list(exp)
     mat = np.vstack([_nan(exp[n]) for n in names])
     n_exp = len(exp[names[0]])
-    fig = Figure(figsize=(4.5, 0.25 * mat.shape[0] + 1.5), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(height=0.25 * mat.shape[0] + 1.5)
     im = ax.imshow(mat, cmap="viridis", aspect="auto")
     ax.set(xlabel="receiver MoE layer", ylabel="sender expert")
     ax.set_yticks(range(mat.shape[0]))
@@ -65,13 +62,9 @@ def stripes(results: Sequence[SeedResult]) -> Figure:
 
 def aarv_bars(results: Sequence[SeedResult]) -> Figure:
     """AARV at receivers >= 3 layers above the sender: highest-influence expert vs the sender's other experts."""
-    fig = Figure(figsize=(4, 3.2), layout="constrained")
-    ax = fig.subplots()
-    top = [r.metrics["aarv_top"] for r in results]
-    rnd = [r.metrics["aarv_random"] for r in results]
-    ax.bar([0, 1], [np.nanmean(top), np.nanmean(rnd)], color=["C3", "C7"])
-    for i, vals in enumerate((top, rnd)):
-        ax.plot([i] * len(vals), vals, "ko", ms=3)
+    fig, ax = new_figure(width=4)
+    values = [metric_values(results, "aarv_top"), metric_values(results, "aarv_random")]
+    seed_bars(ax, [0, 1], values, color=["C3", "C7"])
     ax.set_xticks([0, 1])
     ax.set_xticklabels(["top expert", "other experts"])
     ax.set(ylabel="AARV (rank positions)")

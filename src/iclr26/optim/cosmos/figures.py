@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import metric_values, new_figure, note, seed_errorbar
 from iclr26.harness.store import SeedResult
 from iclr26.lab import optim_bench as bench
 
@@ -25,21 +25,14 @@ def loss_vs_state(results: Sequence[SeedResult]) -> Figure:
 
 def rank_sweep(results: Sequence[SeedResult]) -> Figure:
     """COSMOS final eval loss against its rank r (full budget only; mean +- sd over seeds)."""
-    fig = Figure(figsize=(4.5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure()
     ranks = sorted({int(results[0].artifacts["rank"]), *map(int, results[0].artifacts.get("rank_sweep", []))})
     if len(ranks) < 2:
-        ax.text(0.5, 0.5, "rank sweep runs only in the full budget", ha="center", va="center")
-        ax.set_axis_off()
+        note(ax, "rank sweep runs only in the full budget")
         return fig
     base = int(results[0].artifacts["rank"])
-    means, sds = [], []
-    for r in ranks:
-        key = "cosmos_final" if r == base else f"cosmos_r{r}_final"
-        vals = np.array([res.metrics[key] for res in results])
-        means.append(np.nanmean(vals))
-        sds.append(np.nanstd(vals))
-    ax.errorbar(ranks, means, yerr=sds, fmt="o-", capsize=3)
+    keys = ["cosmos_final" if r == base else f"cosmos_r{r}_final" for r in ranks]
+    seed_errorbar(ax, ranks, [metric_values(results, k) for k in keys], interval="sd", fmt="o-")
     ax.set_xscale("log", base=2)
     ax.set(xlabel="rank r", ylabel="final eval loss (nats/char)")
     return fig

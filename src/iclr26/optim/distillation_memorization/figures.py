@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, new_figure
+
 __all__ = ["fresh_agreement_vs_size", "leakage_vs_size", "phase_diagrams"]
 
 
@@ -18,8 +20,7 @@ def _mean(results: Sequence[Any], family: str, part: str, metric: str) -> np.nda
 
 def phase_diagrams(results: Sequence[Any]) -> Figure:
     """Held-out accuracy on the never-seen random labels over (|D_S|, tau), logistic and MLP students (seed mean)."""
-    fig = Figure(figsize=(10, 4), layout="constrained")
-    axes = fig.subplots(1, 2)
+    fig, axes = new_figure(ncols=2, width=10, height=4)
     first = results[0].artifacts
     for ax, family, title in zip(axes, ("logreg", "mlp"), ("logistic student", "MLP student")):
         art = first[family]
@@ -38,8 +39,7 @@ def phase_diagrams(results: Sequence[Any]) -> Figure:
 
 def leakage_vs_size(results: Sequence[Any]) -> Figure:
     """Logistic held-out accuracy vs |D_S| per tau, with hard-label and shuffled baselines and the d + 1 line."""
-    fig = Figure(figsize=(6, 4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=6, height=4)
     art = results[0].artifacts
     sizes = art["logreg"]["sizes"]
     acc = _mean(results, "logreg", "soft", "heldout_accuracy")
@@ -51,14 +51,13 @@ def leakage_vs_size(results: Sequence[Any]) -> Figure:
     ax.axhline(1 / art["C"], color="gray", ls="-.", lw=1, label="chance")
     ax.set_xlabel("|D_S|")
     ax.set_ylabel("held-out accuracy (random labels)")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
 def fresh_agreement_vs_size(results: Sequence[Any]) -> Figure:
     """Teacher-student argmax agreement on fresh random inputs vs |D_S| (functional recovery), per tau."""
-    fig = Figure(figsize=(10, 4), layout="constrained")
-    axes = fig.subplots(1, 2, sharey=True)
+    fig, axes = new_figure(ncols=2, width=10, height=4, sharey=True)
     art = results[0].artifacts
     for ax, family, title in zip(axes, ("logreg", "mlp"), ("logistic student", "MLP student")):
         sizes = art[family]["sizes"]
@@ -68,6 +67,6 @@ def fresh_agreement_vs_size(results: Sequence[Any]) -> Figure:
         ax.axvline(art["d"] + 1, color="gray", lw=1, label="d + 1")
         ax.set_xlabel("|D_S|")
         ax.set_title(title)
-        ax.legend(fontsize=7)
+        legend(ax)
     axes[0].set_ylabel("agreement with teacher on fresh inputs")
     return fig

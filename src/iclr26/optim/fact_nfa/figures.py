@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, metric_mean, new_figure, seed_band
 from iclr26.harness.store import SeedResult
 
 __all__ = ["agreement_curves", "feature_heatmaps", "grokking_curves"]
@@ -14,37 +15,41 @@ __all__ = ["agreement_curves", "feature_heatmaps", "grokking_curves"]
 _STYLE = {"fact": ("FACT", "C0"), "agop": ("AGOP", "C1"), "agop_sqrt": ("AGOP^1/2", "C2")}
 
 
-def _mean_curve(results: Sequence[SeedResult], name: str) -> tuple[np.ndarray, np.ndarray] | None:
-    found = [r.curves[name] for r in results if name in r.curves]
-    if not found:
-        return None
-    n = min(len(c["y"]) for c in found)
-    return np.asarray(found[0]["x"][:n]), np.mean([c["y"][:n] for c in found], axis=0)
+def _has_curve(results: Sequence[SeedResult], name: str) -> bool:
+    return any(name in r.curves for r in results)
 
 
 def agreement_curves(results: Sequence[SeedResult]) -> Figure:
     """Correlation of the first layer's W^T W with FACT, AGOP and AGOP^1/2 over training (mean over seeds), gradient norm dashed."""
     lambdas = results[0].artifacts.get("lambdas", [])
-    fig = Figure(figsize=(5 * max(len(lambdas), 1), 3.8))
-    axes = fig.subplots(1, max(len(lambdas), 1), squeeze=False)[0]
+    fig, axes = new_figure(ncols=max(len(lambdas), 1), width=5 * max(len(lambdas), 1), height=3.8, flat=True)
     for ax, lam in zip(axes, lambdas):
         tag = f"lam{lam:g}"
         for key, (label, color) in _STYLE.items():
-            curve = _mean_curve(results, f"corr_{key}_{tag}")
-            if curve is not None:
-                ax.plot(*curve, color=color, label=label, marker=".")
+            if _has_curve(results, f"corr_{key}_{tag}"):
+                seed_band(
+                    ax,
+                    results,
+                    f"corr_{key}_{tag}",
+                    interval=None,
+                    ragged="truncate",
+                    color=color,
+                    label=label,
+                    marker=".",
+                )
         ax.set(
             title=f"lambda = {lam:g}",
             xlabel="step (last point: after L-BFGS)",
             ylabel="Pearson corr with W^T W",
         )
-        grad = _mean_curve(results, f"grad_norm_{tag}")
-        if grad is not None:
+        if _has_curve(results, f"grad_norm_{tag}"):
             twin = ax.twinx()
-            twin.semilogy(*grad, color="grey", linestyle="--")
+            seed_band(
+                twin, results, f"grad_norm_{tag}", interval=None, ragged="truncate", color="grey", ls="--"
+            )
+            twin.set_yscale("log")
             twin.set_ylabel("gradient norm")
-        ax.legend(loc="lower right")
-    fig.tight_layout()
+        legend(ax, fontsize=None, loc="lower right")
     return fig
 
 
@@ -52,8 +57,7 @@ def feature_heatmaps(results: Sequence[SeedResult]) -> Figure:
     """First-layer W^T W, FACT (symmetric part) and AGOP at the end of training, first seed, largest lambda."""
     lam = results[0].artifacts.get("lambdas", [0.0])[-1]
     mats = results[0].artifacts.get(f"matrices_lam{lam:g}", {})
-    fig = Figure(figsize=(12, 3.8))
-    axes = fig.subplots(1, 3)
+    fig, axes = new_figure(ncols=3, width=12, height=3.8)
     for ax, name in zip(axes, ("WtW", "FACT", "AGOP")):
         if name in mats:
             m = np.asarray(mats[name])
@@ -61,23 +65,20 @@ def feature_heatmaps(results: Sequence[SeedResult]) -> Figure:
             image = ax.imshow(m, cmap="RdBu_r", vmin=-vmax, vmax=vmax)
             fig.colorbar(image, ax=ax, shrink=0.8)
         ax.set_title(f"{name} (lambda = {lam:g}, seed {results[0].seed})")
-    fig.tight_layout()
     return fig
 
 
 def grokking_curves(results: Sequence[SeedResult]) -> Figure:
     """Modular-addition test accuracy per RFM iteration (thin: seeds; the dotted line is M = I kernel ridge)."""
-    fig = Figure(figsize=(6, 4))
-    ax = fig.subplots()
+    fig, ax = new_figure(width=6, height=4)
     for name, color in (("fact_rfm", "C0"), ("fact_geomean_rfm", "C2"), ("nfa_rfm", "C1")):
         for i, r in enumerate(results):
             if f"acc_{name}" in r.curves:
                 c = r.curves[f"acc_{name}"]
                 ax.plot(c["x"], c["y"], color=color, alpha=0.7, label=name if i == 0 else None)
-    base = np.mean([r.metrics.get("acc_kernel_ridge", np.nan) for r in results])
+    base = metric_mean(results, "acc_kernel_ridge", required=False)
     ax.axhline(base, color="grey", linestyle=":", label="M = I kernel ridge")
     ax.axhline(0.95, color="black", linewidth=0.5)
     ax.set(xlabel="RFM iteration", ylabel="test accuracy", ylim=(-0.02, 1.02))
     ax.legend()
-    fig.tight_layout()
     return fig

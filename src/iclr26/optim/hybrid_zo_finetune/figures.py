@@ -7,49 +7,42 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import curve_matrix, legend, new_figure, note, plot_band
 from iclr26.harness.store import SeedResult
 
 __all__ = ["accuracy_vs_cost", "accuracy_vs_step", "hybrid_lr_grid"]
 
 
-def _mean_curve(results: Sequence[SeedResult], method: str) -> tuple[np.ndarray, np.ndarray]:
-    c0 = results[0].curves[f"acc_{method}"]
-    ys = np.array([r.curves[f"acc_{method}"]["y"] for r in results])
-    return np.asarray(c0["x"]), ys.mean(axis=0)
-
-
 def accuracy_vs_step(results: Sequence[SeedResult]) -> Figure:
     """Task-B test accuracy against optimizer step for each method (mean over seeds)."""
-    fig = Figure(figsize=(5, 3.4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5, height=3.4)
     for m in results[0].artifacts["methods"]:
-        x, y = _mean_curve(results, m)
-        ax.plot(x, y, label=m, lw=2.5 if m == "hybrid" else 1.2)
+        plot_band(
+            ax, *curve_matrix(results, f"acc_{m}"), interval=None, label=m, lw=2.5 if m == "hybrid" else 1.2
+        )
     ax.set(xlabel="optimizer step", ylabel="task-B test accuracy")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
 def accuracy_vs_cost(results: Sequence[SeedResult]) -> Figure:
     """Task-B test accuracy against cost in forward-pass equivalents (a backward pass counted as two)."""
-    fig = Figure(figsize=(5, 3.4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=5, height=3.4)
     cost = results[0].artifacts["pass_cost"]
     for m in results[0].artifacts["methods"]:
-        x, y = _mean_curve(results, m)
-        ax.plot(x * float(cost[m]), y, label=m, lw=2.5 if m == "hybrid" else 1.2)
+        x, Y = curve_matrix(results, f"acc_{m}")
+        plot_band(ax, x * float(cost[m]), Y, interval=None, label=m, lw=2.5 if m == "hybrid" else 1.2)
     ax.set(xlabel="forward-pass equivalents", ylabel="task-B test accuracy")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
 def hybrid_lr_grid(results: Sequence[SeedResult]) -> Figure:
     """Hybrid's tuning-seed accuracy over the (eta_theta, eta_phi) learning-rate grid."""
-    fig = Figure(figsize=(4.2, 3.4), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure(width=4.2, height=3.4)
     tune = results[0].artifacts["tuning"].get("hybrid")
     if tune is None:
-        ax.text(0.5, 0.5, "no hybrid run", ha="center")
+        note(ax, "no hybrid run")
         return fig
     grid = np.asarray(tune["grid"], dtype=float)
     zs, fs = sorted(set(grid[:, 0])), sorted(set(grid[:, 1]))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, metric_values, new_figure, seed_band, seed_errorbar
 from iclr26.harness.store import SeedResult
 
 __all__ = ["barrier_vs_width", "lewc_coefficients", "lmc_curves"]
@@ -30,22 +31,11 @@ def _meta(results: Sequence[SeedResult]) -> tuple[list[str], list[int]]:
 def barrier_vs_width(results: Sequence[SeedResult]) -> Figure:
     """Test-loss barrier vs width multiplier (mean over pairs, bars: min-max); merging without vs with permutation."""
     tasks, widths = _meta(results)
-    fig = Figure(figsize=(4.2 * len(tasks), 3.2), layout="constrained")
-    axes = fig.subplots(1, len(tasks), squeeze=False)[0]
+    fig, axes = new_figure(ncols=len(tasks), width=4.2 * len(tasks), flat=True)
     for ax, task in zip(axes, tasks):
         for key, (label, color, ls) in SERIES.items():
-            vals = np.array([[r.metrics[f"{task}_w{w}_{key}"] for w in widths] for r in results])
-            mean = vals.mean(0)
-            ax.errorbar(
-                widths,
-                mean,
-                yerr=[mean - vals.min(0), vals.max(0) - mean],
-                color=color,
-                ls=ls,
-                marker="o",
-                capsize=3,
-                label=label,
-            )
+            barrier = [metric_values(results, f"{task}_w{w}_{key}") for w in widths]
+            seed_errorbar(ax, widths, barrier, interval="minmax", color=color, ls=ls, marker="o", label=label)
         ax.set_xscale("log", base=2)
         ax.set_yscale("symlog", linthresh=0.01)
         ax.set_ylim(bottom=0.0)
@@ -53,15 +43,14 @@ def barrier_vs_width(results: Sequence[SeedResult]) -> Figure:
         ax.set_xlabel("width multiplier w (16 w hidden units)")
         ax.set_title(task)
     axes[0].set_ylabel("loss barrier (nats)")
-    axes[-1].legend(fontsize=7)
+    legend(axes[-1])
     return fig
 
 
 def lmc_curves(results: Sequence[SeedResult]) -> Figure:
     """Test loss and accuracy along lambda per width (solid: calibrated, dashed: uncalibrated, dotted: permuted)."""
     tasks, widths = _meta(results)
-    fig = Figure(figsize=(4.0 * len(tasks), 6.0), layout="constrained")
-    axes = fig.subplots(2, len(tasks), squeeze=False)
+    fig, axes = new_figure(ncols=len(tasks), nrows=2, width=4.0 * len(tasks), height=6.0, squeeze=False)
     colors = [f"C{i}" for i in range(len(widths))]
     for col, task in enumerate(tasks):
         for color, w in zip(colors, widths):
@@ -69,16 +58,22 @@ def lmc_curves(results: Sequence[SeedResult]) -> Figure:
                 for key, ls in zip(keys, ("-", "--", ":")):
                     if key is None:
                         continue
-                    name = f"{task}_w{w}_{key}"
-                    x = results[0].curves[name]["x"]
-                    y = np.mean([r.curves[name]["y"] for r in results], axis=0)
-                    axes[row, col].plot(x, y, color=color, ls=ls, label=f"w={w}" if ls == "-" else None)
+                    label = f"w={w}" if ls == "-" else None
+                    seed_band(
+                        axes[row, col],
+                        results,
+                        f"{task}_w{w}_{key}",
+                        interval=None,
+                        color=color,
+                        ls=ls,
+                        label=label,
+                    )
         axes[0, col].set_title(task)
         axes[0, col].set_yscale("log")
         axes[1, col].set_xlabel("lambda")
     axes[0, 0].set_ylabel("test loss (nats)")
     axes[1, 0].set_ylabel("test accuracy")
-    axes[0, -1].legend(fontsize=7)
+    legend(axes[0, -1])
     return fig
 
 
@@ -86,8 +81,7 @@ def lewc_coefficients(results: Sequence[SeedResult]) -> Figure:
     """Fitted LEWC coefficients c_A, c_B per layer vs lambda at the widest width (dashed: (1-lambda)^l, lambda^l)."""
     tasks, _ = _meta(results)
     tasks = [t for t in tasks if t in results[0].artifacts["lewc"]]
-    fig = Figure(figsize=(4.0 * max(len(tasks), 1), 3.2), layout="constrained")
-    axes = fig.subplots(1, max(len(tasks), 1), squeeze=False)[0]
+    fig, axes = new_figure(ncols=max(len(tasks), 1), width=4.0 * max(len(tasks), 1), flat=True)
     for ax, task in zip(axes, tasks):
         lam = np.array(results[0].artifacts["lewc"][task]["lambdas"])
         c_a = np.mean([r.artifacts["lewc"][task]["c_a"] for r in results], axis=0)  # (lambdas, layers)
@@ -102,5 +96,5 @@ def lewc_coefficients(results: Sequence[SeedResult]) -> Figure:
         ax.set_title(f"{task}, w={width} (o: c_A, s: c_B)")
         ax.set_xlabel("lambda")
     axes[0].set_ylabel("fitted coefficient")
-    axes[0].legend(fontsize=7)
+    legend(axes[0])
     return fig

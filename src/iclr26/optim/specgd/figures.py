@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, metric_values, new_figure, seed_band, seed_errorbar
 from iclr26.harness.store import SeedResult
 
 __all__ = ["amplitude_curves", "balanced_accuracy_curves", "gap_vs_depth", "practical_curves"]
@@ -22,14 +23,9 @@ PRACTICAL_NAMES = {
 
 
 def _band(ax, results: Sequence[SeedResult], key: str, label: str) -> None:
-    curves = [r.curves[key] for r in results if key in r.curves]
-    if not curves:
-        return
-    x = np.asarray(curves[0]["x"])
-    ys = np.array([c["y"] for c in curves], dtype=float)
-    line = ax.plot(x, np.nanmean(ys, axis=0), label=label)[0]
-    if len(ys) > 1:
-        ax.fill_between(x, np.nanmin(ys, axis=0), np.nanmax(ys, axis=0), color=line.get_color(), alpha=0.2)
+    """Mean and min-max band of curve `key` over seeds; nothing where no seed stored it."""
+    if any(key in r.curves for r in results):
+        seed_band(ax, results, key, label=label)
 
 
 def amplitude_curves(results: Sequence[SeedResult]) -> Figure:
@@ -40,8 +36,8 @@ def amplitude_curves(results: Sequence[SeedResult]) -> Figure:
     """
     art = results[0].artifacts
     steps = np.asarray(art["amplitude_steps"])
-    fig = Figure(figsize=(9, 3.4), layout="constrained")
-    for ax, opt in zip(fig.subplots(1, 2, sharey=True), ("gd", "specgd")):
+    fig, axes = new_figure(ncols=2, width=9, height=3.4, sharey=True)
+    for ax, opt in zip(axes, ("gd", "specgd")):
         amps = np.asarray(art["amplitudes"][opt], dtype=float)  # (steps, K)
         K = amps.shape[1]
         for c in range(K):
@@ -63,34 +59,28 @@ def amplitude_curves(results: Sequence[SeedResult]) -> Figure:
 def balanced_accuracy_curves(results: Sequence[SeedResult]) -> Figure:
     """Balanced test accuracy vs step for GD, NGD and SpecGD on each model (mean over seeds, min-max band)."""
     models = list(results[0].artifacts["depths"])
-    fig = Figure(figsize=(3.3 * len(models), 3.2), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, len(models), sharey=True))
+    fig, axes = new_figure(ncols=len(models), width=3.3 * len(models), sharey=True, flat=True)
     for ax, model in zip(axes, models):
         for opt, label in THEORY_OPTIMIZERS.items():
             _band(ax, results, f"{model}_{opt}_bal_acc", label)
         ax.axvline(results[0].artifacts["early_step"], ls=":", color="k")
         ax.set(xlabel="step", title=f"{model} (depth {results[0].artifacts['depths'][model]})")
     axes[0].set_ylabel("balanced test accuracy")
-    axes[0].legend(fontsize=7)
+    legend(axes[0])
     return fig
 
 
 def gap_vs_depth(results: Sequence[SeedResult]) -> Figure:
     """Early-checkpoint balanced-accuracy gap of SpecGD over GD and over NGD against depth (mean +- std over seeds)."""
     depths = results[0].artifacts["depths"]
-    fig = Figure(figsize=(4.5, 3.2), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = new_figure()
     for base in ("gd", "ngd"):
-        x, mean, std = [], [], []
-        for model, depth in depths.items():
-            vals = [r.metrics[f"{model}_gap_vs_{base}"] for r in results]
-            x.append(depth)
-            mean.append(np.mean(vals))
-            std.append(np.std(vals))
-        ax.errorbar(x, mean, yerr=std, marker="o", capsize=3, label=f"SpecGD - {THEORY_OPTIMIZERS[base]}")
+        gaps = [metric_values(results, f"{model}_gap_vs_{base}") for model in depths]
+        label = f"SpecGD - {THEORY_OPTIMIZERS[base]}"
+        seed_errorbar(ax, list(depths.values()), gaps, interval="sd", marker="o", label=label)
     ax.axhline(0, color="k", lw=0.5)
     ax.set(xlabel="depth", ylabel="balanced-accuracy gap (early)")
-    ax.legend(fontsize=7)
+    legend(ax)
     return fig
 
 
@@ -100,11 +90,10 @@ def practical_curves(results: Sequence[SeedResult]) -> Figure:
         {k.split("_")[0] for k in results[0].curves if k.endswith("_bal_acc") and k.count("_") == 3}
     )
     tasks = [t for t in ("digits", "gmm") if t in tasks] or ["digits"]
-    fig = Figure(figsize=(4.5 * len(tasks), 3.2), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, len(tasks)))
+    fig, axes = new_figure(ncols=len(tasks), flat=True)
     for ax, task in zip(axes, tasks):
         for opt, label in PRACTICAL_NAMES.items():
             _band(ax, results, f"{task}_{opt}_bal_acc", label)
         ax.set(xlabel="epoch", ylabel="balanced test accuracy", title=f"MLP, long-tailed {task}")
-        ax.legend(fontsize=7)
+        legend(ax)
     return fig

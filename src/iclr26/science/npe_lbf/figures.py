@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from iclr26.harness.figures import legend, metric_values, new_figure, note, seed_bars
 from iclr26.harness.store import SeedResult
 
 __all__ = ["contours", "nll_bars", "sbc_histograms", "training_curves"]
@@ -22,11 +23,13 @@ def contours(results: Sequence[SeedResult]) -> Figure:
     cont = art.get("contours", {})
     names = [n for n in ("reference", *art.get("families", [])) if n in cont]
     n_x = len(cont[names[0]]) if names else 0
-    fig = Figure(figsize=(2.2 * max(len(names), 1), 2.2 * max(n_x, 1)), layout="constrained")
     if not names:
-        fig.text(0.5, 0.5, "no two-moons contours stored", ha="center")
+        fig, ax = new_figure(width=2.2, height=2.2)
+        note(ax, "no two-moons contours stored")
         return fig
-    axes = fig.subplots(n_x, len(names), squeeze=False)
+    fig, axes = new_figure(
+        ncols=len(names), nrows=n_x, width=2.2 * len(names), height=2.2 * n_x, squeeze=False
+    )
     lo, hi = art["low"], art["high"]
     for c, name in enumerate(names):
         for r in range(n_x):
@@ -46,14 +49,11 @@ def contours(results: Sequence[SeedResult]) -> Figure:
 def nll_bars(results: Sequence[SeedResult]) -> Figure:
     """Held-out NLL per task and family (mean over seeds, error bars: across-seed std); lower is better."""
     tasks = list(results[0].artifacts["tasks"])
-    fig = Figure(figsize=(3.2 * len(tasks), 3), layout="constrained")
-    axes = fig.subplots(1, len(tasks), squeeze=False)[0]
+    fig, axes = new_figure(ncols=len(tasks), width=3.2 * len(tasks), height=3, flat=True)
     for ax, task in zip(axes, tasks):
         fams = _families(results, task)
-        vals = np.array([[r.metrics[f"{task}_{f}_nll"] for f in fams] for r in results], dtype=float)
-        ax.bar(
-            range(len(fams)), vals.mean(0), yerr=vals.std(0) if len(results) > 1 else None, color="tab:blue"
-        )
+        nll = [metric_values(results, f"{task}_{f}_nll") for f in fams]
+        seed_bars(ax, range(len(fams)), nll, interval="sd", dots=False, capsize=0, color="tab:blue")
         ax.set_xticks(range(len(fams)))
         ax.set_xticklabels(fams, rotation=30, fontsize=8)
         ax.set(title=task, ylabel="held-out NLL (nats)")
@@ -63,8 +63,7 @@ def nll_bars(results: Sequence[SeedResult]) -> Figure:
 def training_curves(results: Sequence[SeedResult]) -> Figure:
     """Validation NLL per epoch for every family and task (all seeds overlaid)."""
     tasks = list(results[0].artifacts["tasks"])
-    fig = Figure(figsize=(3.4 * len(tasks), 3), layout="constrained")
-    axes = fig.subplots(1, len(tasks), squeeze=False)[0]
+    fig, axes = new_figure(ncols=len(tasks), width=3.4 * len(tasks), height=3, flat=True)
     colors = {}
     for ax, task in zip(axes, tasks):
         for f in _families(results, task):
@@ -74,7 +73,7 @@ def training_curves(results: Sequence[SeedResult]) -> Figure:
                 if c:
                     ax.plot(c["x"], c["y"], color=col, alpha=0.8, label=f if i == 0 else None)
         ax.set(title=task, xlabel="epoch", ylabel="validation NLL")
-        ax.legend(fontsize=7)
+        legend(ax)
     return fig
 
 
@@ -82,8 +81,9 @@ def sbc_histograms(results: Sequence[SeedResult]) -> Figure:
     """HPD-rank histograms (SBC, summed over seeds): flat = calibrated; a U shape = overconfident."""
     tasks = list(results[0].artifacts["tasks"])
     fams = sorted({f for t in tasks for f in _families(results, t)})
-    fig = Figure(figsize=(2.2 * len(fams), 2 * len(tasks)), layout="constrained")
-    axes = fig.subplots(len(tasks), len(fams), squeeze=False)
+    fig, axes = new_figure(
+        ncols=len(fams), nrows=len(tasks), width=2.2 * len(fams), height=2 * len(tasks), squeeze=False
+    )
     for r_i, task in enumerate(tasks):
         for c_i, f in enumerate(fams):
             ax = axes[r_i][c_i]
