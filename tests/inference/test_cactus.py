@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -26,6 +28,7 @@ from iclr26.inference.cactus import (
 from iclr26.inference.cactus.claim_check import divergence_check, frontier_decider
 from iclr26.lab.speculative import SamplingVerifier, speculative_decode
 from iclr26.lab.threads import limited_threads
+from tests.conformance.devices import DeviceLog, far_metrics
 
 F64 = torch.float64
 
@@ -293,3 +296,34 @@ def test_topk_rules_agree_without_ties() -> None:
         a = one_step_output_distribution(p, q, TopKVerifier(k))
         b = one_step_output_distribution(p, q, TopKVerifier(k, exact_k=True))
         torch.testing.assert_close(a, b, atol=0, rtol=0)
+
+
+# --- devices -----------------------------------------------------------------------------------------------------
+
+
+def test_cpu_run_leaves_nothing_on_another_device():
+    from iclr26.inference.cactus.experiment import EXPERIMENT
+
+    assert EXPERIMENT.devices == ("cpu", "cuda")
+    log = DeviceLog()
+    with log:
+        record = EXPERIMENT.run_seed("smoke", 0, "cpu")
+    assert log.devices == {"cpu"}
+    assert all(type(v) is float for v in record["metrics"].values())
+    json.dumps(record)  # curves and artifacts are plain Python, no tensors
+
+
+#: cuda vs CPU smoke tolerance: the sweeps are float64 enumerations and the table models' logits are exact
+#: look-ups, so only reduction order differs; TAS's step rule (q_n > threshold) may flip on a near-tie pair,
+#: moving an acceptance by p_n / 100 pairs, hence 0.02 * max(1, |cpu value|)
+CUDA_TOL = 0.02
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_smoke_seed_on_cuda_matches_cpu():
+    from iclr26.inference.cactus.experiment import EXPERIMENT
+
+    cpu = EXPERIMENT.run_seed("smoke", 0, "cpu")["metrics"]
+    gpu = EXPERIMENT.run_seed("smoke", 0, "cuda")["metrics"]
+    assert gpu.keys() == cpu.keys()
+    assert not far_metrics(cpu, gpu, CUDA_TOL)

@@ -1,5 +1,6 @@
 """Oracle tests of dParallel (arXiv 2509.26488): masks, loss, decoders, distillation data, claim rule."""
 
+import json
 import math
 
 import pytest
@@ -26,6 +27,7 @@ from iclr26.inference.dparallel.claim_check import dparallel_decider
 from iclr26.inference.dparallel.teacher import TeacherConfig, load_or_train_teacher
 from iclr26.lab.masked_diffusion import MaskedDiffusionTransformer
 from tests.conformance.bad_inputs.dparallel import CASES
+from tests.conformance.devices import DeviceLog, far_metrics
 
 MASK = 7
 
@@ -406,3 +408,34 @@ def test_entropy_is_clamped_and_exact():
     z = torch.tensor([[0.0, 0.0], [800.0, 0.0]], dtype=torch.float64)
     h = predictive_entropy(z)
     assert h[0] == pytest.approx(math.log(2)) and h[1] == 0.0
+
+
+# --- devices -----------------------------------------------------------------------------------------------------
+
+
+def test_cpu_run_leaves_nothing_on_another_device():
+    from iclr26.inference.dparallel.experiment import EXPERIMENT
+
+    assert EXPERIMENT.devices == ("cpu", "cuda")
+    log = DeviceLog()
+    with log:
+        record = EXPERIMENT.run_seed("smoke", 0, "cpu")
+    assert log.devices == {"cpu"}
+    assert all(type(v) is float for v in record["metrics"].values())
+    json.dumps(record)  # curves and artifacts are plain Python, no tensors
+
+
+#: cuda vs CPU smoke tolerance: same teacher, data and random draws, so only float32 rounding differs; an
+#: entropy or confidence threshold met by a hair can flip one commit, moving an accuracy over the 24 test
+#: prompts by 1/24 and an NFE by about one call, hence 0.15 * max(1, |cpu value|)
+CUDA_TOL = 0.15
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_smoke_seed_on_cuda_matches_cpu():
+    from iclr26.inference.dparallel.experiment import EXPERIMENT
+
+    cpu = EXPERIMENT.run_seed("smoke", 0, "cpu")["metrics"]
+    gpu = EXPERIMENT.run_seed("smoke", 0, "cuda")["metrics"]
+    assert gpu.keys() == cpu.keys()
+    assert not far_metrics(cpu, gpu, CUDA_TOL)

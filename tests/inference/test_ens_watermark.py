@@ -4,6 +4,7 @@ key determinism and independence, HF integration, attacks, secrecy of keys and t
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -27,6 +28,7 @@ from iclr26.inference.ens_watermark import (
 )
 from iclr26.inference.ens_watermark.claim_check import ens_decider, quality_decider
 from iclr26.inference.ens_watermark.experiment import exact_unbiasedness_error
+from tests.conformance.devices import DeviceLog, far_metrics
 
 PERMS4 = [torch.tensor(p) for p in itertools.permutations(range(4))]
 ALL4 = torch.stack(PERMS4)
@@ -417,3 +419,48 @@ def test_quality_decider_outcomes() -> None:
     assert decide([_row(0, 0, 0, v) for v in (0.002, -0.004, 0.001)]).outcome is Outcome.SUPPORTED
     assert decide([_row(0, 0, 0, v) for v in (0.05, 0.051, 0.049)]).outcome is Outcome.NOT_SUPPORTED
     assert decide([_row(0, 0, 0, v) for v in (0.03, -0.01, 0.02)]).outcome is Outcome.INCONCLUSIVE
+
+
+# --- devices -----------------------------------------------------------------------------------------------------
+
+
+def test_cpu_run_leaves_nothing_on_another_device():
+    from iclr26.inference.ens_watermark.experiment import EXPERIMENT
+
+    assert EXPERIMENT.devices == ("cpu", "cuda")
+    log = DeviceLog()
+    with log:
+        record = EXPERIMENT.run_seed("smoke", 0, "cpu")
+    assert log.devices == {"cpu"}
+    assert all(type(v) is float for v in record["metrics"].values())
+    json.dumps(record)  # curves and artifacts are plain Python, no tensors
+
+
+#: cuda vs CPU smoke tolerance: the next tokens are drawn on the CPU from the same generator, so texts differ
+#: only if rounding moves a draw across a boundary; one of the 10 smoke texts taking another path moves a rate
+#: by 0.1, hence 0.15 * max(1, |cpu value|)
+CUDA_TOL = 0.15
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_smoke_seed_on_cuda_matches_cpu():
+    from iclr26.inference.ens_watermark.experiment import EXPERIMENT
+
+    cpu = EXPERIMENT.run_seed("smoke", 0, "cpu")["metrics"]
+    gpu = EXPERIMENT.run_seed("smoke", 0, "cuda")["metrics"]
+    assert gpu.keys() == cpu.keys()
+    assert not far_metrics(cpu, gpu, CUDA_TOL)
+
+
+def test_cpu_sampler_draws_generates_token_and_masks_the_rest():
+    """The last processor of a non-CPU run draws the token `generate` would draw on the CPU (same global
+    generator, same softmax) and leaves the device's sampler a one-hot distribution."""
+    from iclr26.inference.ens_watermark.experiment import _CPUSampler
+
+    scores = torch.randn(6, 11, generator=torch.Generator().manual_seed(0))
+    torch.manual_seed(123)
+    expected = torch.multinomial(torch.softmax(scores, -1), num_samples=1)
+    torch.manual_seed(123)
+    out = _CPUSampler()(torch.zeros(6, 2, dtype=torch.long), scores)
+    assert torch.equal(out.argmax(-1, keepdim=True), expected)
+    assert torch.equal(torch.softmax(out, -1), torch.nn.functional.one_hot(expected[:, 0], 11).float())

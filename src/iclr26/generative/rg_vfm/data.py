@@ -49,7 +49,7 @@ def sphere_checkerboard(
     out: list[torch.Tensor] = []
     have = 0
     while have < n:
-        x = sphere.random_base(2 * (n - have) + 64, generator)
+        x = sphere.random_base(2 * (n - have) + 64, generator)  # on the generator's device
         x = x[sphere_in_cell(x, n_lon, n_lat)]
         out.append(x)
         have += x.shape[0]

@@ -39,7 +39,6 @@ from iclr26.generative.rg_vfm.sampler import ManifoldFlowSampler
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "H2_METHODS", "RGVFMConfig", "S2_METHODS", "run"]
 
@@ -106,7 +105,11 @@ def _finite(x: torch.Tensor) -> torch.Tensor:
     return x[torch.isfinite(x).all(-1)]
 
 
-def _task(task: str, cfg: RGVFMConfig, seed: int) -> tuple[dict, dict, dict]:
+def _task(
+    task: str, cfg: RGVFMConfig, seed: int, device: torch.device | str = "cpu"
+) -> tuple[dict, dict, dict]:
+    """One manifold's methods, trained, sampled and scored on `device` (random draws from CPU generators)."""
+    dev = torch.device(device)
     space: Manifold = Sphere(2) if task == "s2" else Lorentz(2)
     methods = S2_METHODS if task == "s2" else H2_METHODS
     gen = torch.Generator().manual_seed(10_000 * seed + (1 if task == "s2" else 2))
@@ -116,35 +119,41 @@ def _task(task: str, cfg: RGVFMConfig, seed: int) -> tuple[dict, dict, dict]:
     else:
         train = hyperbolic_checkerboard(cfg.n_train, gen, space)  # type: ignore[arg-type]
         test = hyperbolic_checkerboard(cfg.n_test, gen, space)  # type: ignore[arg-type]
+    train, test = train.to(dev), test.to(dev)  # drawn on the CPU generator, then moved
     values: dict[str, float] = {
         "data_mmd": mmd2(space, test[: cfg.n_mmd], test[-cfg.n_mmd :]),
     }
     # the trivial sampler: a flow that does not move leaves the base distribution as it is
-    base = space.random_base(cfg.n_base, torch.Generator().manual_seed(10_000 * seed + 17))
+    base = space.random_base(cfg.n_base, torch.Generator().manual_seed(10_000 * seed + 17), device=dev)
     values["base_incell"] = _in_cell(task, space, base, cfg)
     curves: dict[str, Curve] = {}
     art: dict = {"data": test[: cfg.n_scatter].tolist(), "samples": {}}
     checkpoints = set(np.linspace(cfg.steps, 0, cfg.curve_points, endpoint=False, dtype=int).tolist())
     for name in track(methods, description=f"rg-vfm {task} seed {seed}"):
         model, loss_fn, sampler = _build(name, space, cfg, 10_000 * seed + 7)
+        model.to(dev)  # initialised on the CPU (same weights on every device), then moved
         opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
         bgen = torch.Generator().manual_seed(10_000 * seed + 11)  # same batches for every method
         xs, ys = [], []
         for step in range(1, cfg.steps + 1):
-            x1 = train[torch.randint(0, cfg.n_train, (cfg.batch,), generator=bgen)]
-            x0 = space.random_base(cfg.batch, bgen)
-            t = torch.rand(cfg.batch, generator=bgen) * (1 - cfg.eps)
+            x1 = train[torch.randint(0, cfg.n_train, (cfg.batch,), generator=bgen).to(dev)]
+            x0 = space.random_base(cfg.batch, bgen, device=dev)
+            t = (torch.rand(cfg.batch, generator=bgen) * (1 - cfg.eps)).to(dev)
             loss = loss_fn(model, x0, x1, t)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
             if step in checkpoints:
-                z = sampler.sample(cfg.n_curve, cfg.euler_steps, torch.Generator().manual_seed(seed + 3))
+                z = sampler.sample(
+                    cfg.n_curve, cfg.euler_steps, torch.Generator().manual_seed(seed + 3), device=dev
+                )
                 xs.append(step)
                 ys.append(_in_cell(task, space, z, cfg))
         values[f"{name}_final_loss"] = float(loss.detach())
         curves[f"{task}_{name}_incell"] = Curve(xs, ys, "training step", "in-cell rate")
-        z = sampler.sample(cfg.n_gen, cfg.euler_steps, torch.Generator().manual_seed(10_000 * seed + 5))
+        z = sampler.sample(
+            cfg.n_gen, cfg.euler_steps, torch.Generator().manual_seed(10_000 * seed + 5), device=dev
+        )
         zf = _finite(z)
         values[f"{name}_nonfinite"] = float(1 - zf.shape[0] / z.shape[0])
         values[f"{name}_incell"] = _in_cell(task, space, z, cfg)
@@ -161,8 +170,8 @@ def _task(task: str, cfg: RGVFMConfig, seed: int) -> tuple[dict, dict, dict]:
         if name == "rgvfm":
             jg = torch.Generator().manual_seed(10_000 * seed + 13)
             x1 = train[: cfg.n_jacobi]
-            x0 = space.random_base(cfg.n_jacobi, jg)
-            t = torch.rand(cfg.n_jacobi, generator=jg) * (1 - cfg.eps)
+            x0 = space.random_base(cfg.n_jacobi, jg, device=dev)
+            t = (torch.rand(cfg.n_jacobi, generator=jg) * (1 - cfg.eps)).to(dev)
             with torch.no_grad():
                 x_t = space.geodesic(x0, x1, t)
                 gap = jacobi_gap(space, x_t, model(x_t, t), x1)
@@ -177,24 +186,21 @@ def _task(task: str, cfg: RGVFMConfig, seed: int) -> tuple[dict, dict, dict]:
 
 
 def run(cfg: RGVFMConfig, seed: int, device: str) -> Metrics:
-    """Train and sample every method on S^2 (and H^2 on the first `h2_seeds` seeds) for one seed."""
+    """Train and sample every method on S^2 (and H^2 on the first `h2_seeds` seeds) for one seed, on `device`."""
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {}
-    with limited_threads(1):
-        for task in ("s2", "h2"):
-            values[f"{task}_ran"] = float(task == "s2" or seed < cfg.h2_seeds)
-            if not values[f"{task}_ran"]:  # claim metrics present (NaN by design) but marked as not run
-                methods = S2_METHODS if task == "s2" else H2_METHODS
-                values |= {f"{task}_{k}": float("nan") for k in ("incell_gain", "mmd_diff", "base_incell")}
-                values |= {
-                    f"{task}_{m}_{k}": float("nan") for m in methods for k in ("incell", "mmd", "learned")
-                }
-                continue
-            vals, cv, art = _task(task, cfg, seed)
-            values |= {f"{task}_{k}": v for k, v in vals.items()}
-            curves |= cv
-            artifacts[task] = art
+    for task in ("s2", "h2"):
+        values[f"{task}_ran"] = float(task == "s2" or seed < cfg.h2_seeds)
+        if not values[f"{task}_ran"]:  # claim metrics present (NaN by design) but marked as not run
+            methods = S2_METHODS if task == "s2" else H2_METHODS
+            values |= {f"{task}_{k}": float("nan") for k in ("incell_gain", "mmd_diff", "base_incell")}
+            values |= {f"{task}_{m}_{k}": float("nan") for m in methods for k in ("incell", "mmd", "learned")}
+            continue
+        vals, cv, art = _task(task, cfg, seed, device)
+        values |= {f"{task}_{k}": v for k, v in vals.items()}
+        curves |= cv
+        artifacts[task] = art
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
@@ -225,6 +231,7 @@ EXPERIMENT = Experiment(
     },
     seeds={"smoke": 1, "quick": 5, "full": 10},
     run=run,
+    devices=("cpu", "cuda"),
     claims=[
         Claim(
             id="rgvfm-s2-incell",

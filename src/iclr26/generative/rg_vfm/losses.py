@@ -59,7 +59,7 @@ def resample_antipodal(
     gen = torch.Generator().manual_seed(0)
     x0 = x0.clone()
     for _ in range(max_tries):
-        x0[bad] = manifold.random_base(int(bad.sum()), gen, x0.dtype)
+        x0[bad] = manifold.random_base(int(bad.sum()), gen, x0.dtype, x0.device)
         bad = manifold.dist(x0, x1) > limit
         if not bool(bad.any()):
             break

@@ -1,8 +1,9 @@
 """Manifolds with closed-form exp / log / geodesic distance for RG-VFM (arXiv 2502.12981, OpenReview NlnDselrtl).
 
 Every manifold exposes ``exp(x, v)``, ``log(x, y)``, ``dist(x, y)``, ``proju(x, u)``, ``projx(x)``,
-``inner(x, u, v)``, ``norm(x, u)``, ``check_point(x, name)`` and ``random_base(n, generator, dtype)``. Points carry
-the batch in the leading dimension and ``point_shape`` after it.
+``inner(x, u, v)``, ``norm(x, u)``, ``check_point(x, name)`` and ``random_base(n, generator, dtype, device)``.
+Points carry the batch in the leading dimension and ``point_shape`` after it; every map runs on the device of
+its inputs.
 
 - :class:`Sphere` of radius R (curvature 1/R^2): a wrapper over ``geoopt.Sphere`` for exp and the tangent
   projection. The distance and log are computed here with ``atan2(|y - <x,y> x|, <x,y>)`` because geoopt clamps
@@ -71,9 +72,15 @@ class Manifold(ABC):
 
     @abstractmethod
     def random_base(
-        self, n: int, generator: torch.Generator | None = None, dtype: torch.dtype = torch.float32
+        self,
+        n: int,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = torch.float32,
+        device: torch.device | str | None = None,
     ) -> torch.Tensor:
-        """n samples of the base distribution p_0 of this manifold."""
+        """n samples of the base distribution p_0 of this manifold, on `device` (default: the generator's, else
+        the CPU). The normal draws are made on the generator's device and moved, so a CPU generator gives the
+        same points on every device."""
 
     def norm(self, x: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
         """Riemannian norm of a tangent vector, shape ``(batch,)``."""
@@ -100,6 +107,18 @@ class Manifold(ABC):
 
     def __repr__(self) -> str:
         return self.name
+
+
+def _randn(
+    shape: tuple[int, ...],
+    generator: torch.Generator | None,
+    dtype: torch.dtype,
+    device: torch.device | str | None,
+) -> torch.Tensor:
+    """``torch.randn(shape)`` drawn on the generator's device (the CPU without one), then moved to `device`."""
+    where = generator.device if generator is not None else torch.device("cpu")
+    z = torch.randn(shape, generator=generator, dtype=dtype, device=where)
+    return z if device is None else z.to(device)
 
 
 def _bcast(t: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
@@ -160,9 +179,13 @@ class Sphere(Manifold):
         return (x.norm(dim=-1) / self.radius - 1.0).abs()
 
     def random_base(
-        self, n: int, generator: torch.Generator | None = None, dtype: torch.dtype = torch.float32
+        self,
+        n: int,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = torch.float32,
+        device: torch.device | str | None = None,
     ) -> torch.Tensor:
-        z = torch.randn(n, self.dim + 1, generator=generator, dtype=dtype)
+        z = _randn((n, self.dim + 1), generator, dtype, device)
         return self.projx(z)
 
 
@@ -221,29 +244,35 @@ class Lorentz(Manifold):
         ll = self.inner(x, x, x)
         return (ll + self.k).abs() / (self.k + x[..., 0] ** 2)
 
-    def origin(self, n: int = 1, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    def origin(
+        self, n: int = 1, dtype: torch.dtype = torch.float32, device: torch.device | str | None = None
+    ) -> torch.Tensor:
         """The origin (sqrt(k), 0, ..., 0) repeated n times."""
-        o = torch.zeros(n, self.dim + 1, dtype=dtype)
+        o = torch.zeros(n, self.dim + 1, dtype=dtype, device=device)
         o[:, 0] = math.sqrt(self.k)
         return o
 
     def exp0(self, v_spatial: torch.Tensor) -> torch.Tensor:
         """exp at the origin of the tangent vector (0, v_spatial)."""
-        o = self.origin(v_spatial.shape[0], v_spatial.dtype)
+        o = self.origin(v_spatial.shape[0], v_spatial.dtype, v_spatial.device)
         return self.exp(o, torch.cat([torch.zeros_like(v_spatial[:, :1]), v_spatial], dim=1))
 
     def log0(self, y: torch.Tensor) -> torch.Tensor:
         """Spatial part of log at the origin."""
-        return self.log(self.origin(y.shape[0], y.dtype), y)[:, 1:]
+        return self.log(self.origin(y.shape[0], y.dtype, y.device), y)[:, 1:]
 
     def to_poincare(self, x: torch.Tensor) -> torch.Tensor:
         """Map hyperboloid points to the Poincare ball of radius sqrt(k)."""
         return x[..., 1:] / (x[..., :1] + math.sqrt(self.k))
 
     def random_base(
-        self, n: int, generator: torch.Generator | None = None, dtype: torch.dtype = torch.float32
+        self,
+        n: int,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = torch.float32,
+        device: torch.device | str | None = None,
     ) -> torch.Tensor:
-        v = self.base_std * torch.randn(n, self.dim, generator=generator, dtype=dtype)
+        v = self.base_std * _randn((n, self.dim), generator, dtype, device)
         return self.exp0(v)
 
 
@@ -273,7 +302,7 @@ def so3_expm(w: torch.Tensor) -> torch.Tensor:
     a = torch.where(small, 1 - th2 / 6, torch.sin(th) / th)
     b = torch.where(small, 0.5 - th2 / 24, (1 - torch.cos(th)) / th.pow(2))
     k = _hat(w)
-    eye = torch.eye(3, dtype=w.dtype).expand_as(k)
+    eye = torch.eye(3, dtype=w.dtype, device=w.device).expand_as(k)
     return eye + a[:, None, None] * k + b[:, None, None] * (k @ k)
 
 
@@ -322,14 +351,18 @@ class SO3(Manifold):
         return 0.5 * (u * v).sum((-1, -2))
 
     def point_error(self, x: torch.Tensor) -> torch.Tensor:
-        eye = torch.eye(3, dtype=x.dtype)
+        eye = torch.eye(3, dtype=x.dtype, device=x.device)
         orth = (x.transpose(-1, -2) @ x - eye).flatten(1).abs().amax(-1)
         return orth + (torch.linalg.det(x) - 1).abs()
 
     def random_base(
-        self, n: int, generator: torch.Generator | None = None, dtype: torch.dtype = torch.float32
+        self,
+        n: int,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = torch.float32,
+        device: torch.device | str | None = None,
     ) -> torch.Tensor:
-        q = torch.randn(n, 4, generator=generator, dtype=dtype)
+        q = _randn((n, 4), generator, dtype, device)
         w, x, y, z = (q / q.norm(dim=-1, keepdim=True)).unbind(-1)
         rows = [
             [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
@@ -372,6 +405,10 @@ class Euclidean(Manifold):
         return torch.where(torch.isfinite(x).all(-1), 0.0, float("inf")).to(x.dtype)
 
     def random_base(
-        self, n: int, generator: torch.Generator | None = None, dtype: torch.dtype = torch.float32
+        self,
+        n: int,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = torch.float32,
+        device: torch.device | str | None = None,
     ) -> torch.Tensor:
-        return torch.randn(n, self.dim, generator=generator, dtype=dtype)
+        return _randn((n, self.dim), generator, dtype, device)

@@ -21,7 +21,7 @@ __all__ = ["EndpointMLP", "VelocityMLP", "time_embedding"]
 def time_embedding(t: torch.Tensor, dim: int) -> torch.Tensor:
     """Sinusoidal features [sin(f_i t), cos(f_i t)] with frequencies f_i geometric in [1, 100], (batch, dim)."""
     half = dim // 2
-    freqs = torch.exp(torch.linspace(0.0, math.log(100.0), half, dtype=t.dtype))
+    freqs = torch.exp(torch.linspace(0.0, math.log(100.0), half, dtype=t.dtype, device=t.device))
     ang = t[:, None] * freqs[None, :]
     return torch.cat([torch.sin(ang), torch.cos(ang)], dim=-1)
 

@@ -68,7 +68,7 @@ class ManifoldFlowSampler:
 
     def velocity(self, x: torch.Tensor, t: float) -> torch.Tensor:
         """The tangent velocity at (x, t) used by the Euler step."""
-        tt = torch.full((x.shape[0],), t, dtype=x.dtype)
+        tt = torch.full((x.shape[0],), t, dtype=x.dtype, device=x.device)
         out = self.model(x, tt)
         if self.mode == "endpoint":
             return self.manifold.log(x, out) / (1.0 - t)
@@ -95,9 +95,14 @@ class ManifoldFlowSampler:
         steps: int = 100,
         generator: torch.Generator | None = None,
         dtype: torch.dtype = torch.float32,
+        device: torch.device | str | None = None,
     ) -> torch.Tensor:
-        """Draw n points: x0 from the base distribution, then `steps` geodesic Euler steps."""
+        """Draw n points: x0 from the base distribution, then `steps` geodesic Euler steps.
+
+        The points are integrated on `device` (the model's device; default: the generator's, else the CPU);
+        x0 is drawn on the generator's device and moved, so a CPU generator gives the same x0 on every device.
+        """
         if not isinstance(n, int) or n < 1:
             raise ValueError(f"n must be a positive integer, got {n!r}")
         base = self.base_manifold if self.base_manifold is not None else self.manifold
-        return self.integrate(base.random_base(n, generator, dtype), steps)
+        return self.integrate(base.random_base(n, generator, dtype, device), steps)

@@ -22,7 +22,7 @@ from torch import Tensor, nn
 from iclr26.harness.progress import track
 from iclr26.lab.masked_diffusion import reverse_transition
 
-from .smc import _call_reward, _check_int, sample_categorical
+from .smc import _call_reward, _check_int, model_device, sample_categorical
 
 __all__ = ["AmortisedProposal", "train_log_variance"]
 
@@ -74,7 +74,7 @@ class AmortisedProposal(nn.Module):
             )
         logp = F.log_softmax(logits.float(), -1).clamp(min=-30.0)
         onehot = F.one_hot(x_t, self.vocab_size).float()
-        time = torch.full((x_t.shape[0], 1), float(t))
+        time = torch.full((x_t.shape[0], 1), float(t), device=x_t.device)
         delta = self.net(torch.cat([onehot.flatten(1), logp.flatten(1), time], -1))
         return logits.float() + delta.view(-1, self.seq_len, self.vocab_size)
 
@@ -109,14 +109,17 @@ def train_log_variance(
     _check_int("iters", iters, 1)
     _check_int("batch", batch, 2)
     mask_id, length = int(model.mask_id), proposal.seq_len
+    dev = model_device(
+        proposal
+    )  # the proposal and the denoiser share a device; draws come from a CPU generator
     gen = torch.Generator().manual_seed(int(seed))
-    b = nn.Parameter(torch.zeros((), dtype=torch.float64))
+    b = nn.Parameter(torch.zeros((), dtype=torch.float64, device=dev))
     opt = torch.optim.Adam([*proposal.parameters(), b], lr=lr)
     losses, variances = [], []
     grid = [(1.0 - k / steps, max(1.0 - (k + 1) / steps, 0.0)) for k in range(steps)]
     for _ in track(range(iters), description=description):
         xs, logits_all = [], []
-        x = torch.full((batch, length), mask_id, dtype=torch.long)
+        x = torch.full((batch, length), mask_id, dtype=torch.long, device=dev)
         with torch.no_grad():
             for t, s in grid:
                 logits = model(x)
@@ -126,7 +129,7 @@ def train_log_variance(
                 x = sample_categorical(logq, gen)
             reward = _call_reward(reward_fn, F.one_hot(x, proposal.vocab_size).float()).double()
         nxt = xs[1:] + [x]
-        log_ratio = torch.zeros(batch, dtype=torch.float64)
+        log_ratio = torch.zeros(batch, dtype=torch.float64, device=dev)
         for (t, s), x_t, x_s, logits in zip(grid, xs, nxt, logits_all):
             logq = proposal.transition(logits, x_t, t, s, mask_id, schedule)
             logp = reverse_transition(logits.double(), x_t, t, s, mask_id, schedule)

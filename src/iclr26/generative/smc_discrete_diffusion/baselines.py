@@ -8,9 +8,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from iclr26.lab.masked_diffusion import ancestral_sample
+from iclr26.lab.masked_diffusion import reverse_transition
 
-from .smc import RewardFn, SMCResult, _call_reward, _check_int, smc_sample
+from .smc import RewardFn, SMCResult, _call_reward, _check_int, model_device, sample_categorical, smc_sample
 
 __all__ = ["ancestral", "base_smc", "best_of_n", "guidance_only"]
 
@@ -22,11 +22,22 @@ def ancestral(
     generator: torch.Generator | None = None,
     seq_len: int | None = None,
 ) -> Tensor:
-    """Plain ancestral samples (num_samples, L) from the untilted model (the lab's reverse process)."""
+    """Plain ancestral samples (num_samples, L) from the untilted model (the lab's reverse process).
+
+    The same steps and draws as :func:`iclr26.lab.masked_diffusion.ancestral_sample` (reverse kernel, Gumbel-max
+    on float64 uniforms), written here so that a cuda model works with a CPU generator: the uniforms are drawn
+    on the generator's device and moved to the model's (:func:`sample_categorical`).
+    """
     _check_int("num_samples", num_samples, 1)
+    _check_int("steps", steps, 1)
     length = _check_int("seq_len", seq_len if seq_len is not None else getattr(model, "seq_len", None), 1)
-    prompt = torch.zeros(num_samples, 0, dtype=torch.long)
-    return ancestral_sample(model, prompt, gen_len=length, steps=steps, generator=generator)
+    mask_id = int(model.mask_id)
+    x = torch.full((num_samples, length), mask_id, dtype=torch.long, device=model_device(model))
+    with torch.no_grad():
+        for k in range(steps):
+            t, s = 1.0 - k / steps, 1.0 - (k + 1) / steps
+            x = sample_categorical(reverse_transition(model(x), x, t, max(s, 0.0), mask_id), generator)
+    return x
 
 
 def best_of_n(
@@ -48,7 +59,7 @@ def best_of_n(
     with torch.no_grad():
         r = _call_reward(reward_fn, F.one_hot(x, int(model.mask_id) + 1).float()).view(runs, n)
     best = r.argmax(-1)
-    return x.view(runs, n, -1)[torch.arange(runs), best], r
+    return x.view(runs, n, -1)[torch.arange(runs, device=x.device), best], r
 
 
 def base_smc(

@@ -17,7 +17,7 @@ from torch import Tensor
 
 from iclr26.lab.masked_diffusion import reverse_transition
 
-from .smc import sample_categorical
+from .smc import model_device, sample_categorical
 
 __all__ = ["ExactSampler", "all_sequences", "enumerate_sampler"]
 
@@ -45,7 +45,7 @@ class ExactSampler:
 
     def index(self, x: Tensor) -> Tensor:
         """Row indices of the states ``x`` (B, L)."""
-        powers = self.n_symbols ** torch.arange(x.shape[-1] - 1, -1, -1)
+        powers = self.n_symbols ** torch.arange(x.shape[-1] - 1, -1, -1, device=x.device)
         return (x * powers).sum(-1)
 
     @property
@@ -55,8 +55,9 @@ class ExactSampler:
 
     def marginal(self) -> Tensor:
         """log p_theta(x_0) over the clean states (in the order of ``states[clean]``)."""
-        start = self.index(torch.full((1, self.states.shape[1]), self.mask_id))
-        log_p = torch.full((self.states.shape[0],), -torch.inf, dtype=torch.float64)
+        dev = self.states.device
+        start = self.index(torch.full((1, self.states.shape[1]), self.mask_id, device=dev))
+        log_p = torch.full((self.states.shape[0],), -torch.inf, dtype=torch.float64, device=dev)
         log_p[start] = 0.0
         for lk in self.log_kernels:
             log_p = torch.logsumexp(log_p[:, None] + lk, 0)
@@ -64,7 +65,7 @@ class ExactSampler:
 
     def log_twists(self, log_terminal: Tensor) -> list[Tensor]:
         """Exact ``log phi_k`` (S,) for ``k = 0..K`` from ``log phi_K`` = ``log_terminal`` on the clean states."""
-        h = torch.full((self.states.shape[0],), -torch.inf, dtype=torch.float64)
+        h = torch.full((self.states.shape[0],), -torch.inf, dtype=torch.float64, device=self.states.device)
         h[self.clean] = log_terminal.double()
         out = [h]
         for lk in reversed(self.log_kernels):
@@ -94,13 +95,13 @@ def enumerate_sampler(
 ) -> ExactSampler:
     """Enumerate the ``steps``-step ancestral sampler of ``model`` over all ``(V + 1)^L`` states."""
     mask_id = int(model.mask_id)
-    states = all_sequences(mask_id + 1, seq_len)
+    states = all_sequences(mask_id + 1, seq_len).to(model_device(model))  # on the model's device
     logits = model(states).double()
     kernels = []
     for k in range(steps):
         t, s = 1.0 - k / steps, max(1.0 - (k + 1) / steps, 0.0)
         lq = reverse_transition(logits, states, t, s, mask_id, schedule)  # (S, L, V)
-        lk = torch.zeros(states.shape[0], states.shape[0], dtype=torch.float64)
+        lk = torch.zeros(states.shape[0], states.shape[0], dtype=torch.float64, device=states.device)
         for pos in range(seq_len):
             lk = lk + lq[:, pos, :][:, states[:, pos]]
         kernels.append(lk)

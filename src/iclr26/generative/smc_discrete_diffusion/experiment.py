@@ -49,7 +49,6 @@ from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.masked_diffusion import MaskedDiffusionTransformer
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "METHODS", "SMCConfig", "alpha_tag", "run"]
 
@@ -85,12 +84,13 @@ def alpha_tag(alpha: float) -> str:
     return f"a{round(alpha * 10):02d}"
 
 
-def _toy_unbiasedness(cfg: SMCConfig, seed: int) -> dict[str, float]:
-    """z-scores of mean Z_hat vs the exact Z on an enumerable V=3, L=3 toy, for each proposal."""
+def _toy_unbiasedness(cfg: SMCConfig, seed: int, device: torch.device | str = "cpu") -> dict[str, float]:
+    """z-scores of mean Z_hat vs the exact Z on an enumerable V=3, L=3 toy, for each proposal (on `device`)."""
     model = MaskedDiffusionTransformer(3, 3, d_model=16, n_layers=1, n_heads=2, init_seed=10_000 + seed)
     with torch.no_grad():
         model.W_E.mul_(3.0)  # a less uniform p_theta
-    weights = torch.tensor([0.5, -0.3, 0.2])
+    model = model.to(device)
+    weights = torch.tensor([0.5, -0.3, 0.2], device=device)
 
     def reward(onehot: torch.Tensor) -> torch.Tensor:
         return (onehot[..., :3] * weights).sum((-1, -2))
@@ -98,7 +98,7 @@ def _toy_unbiasedness(cfg: SMCConfig, seed: int) -> dict[str, float]:
     exact = enumerate_sampler(model, 3, cfg.toy_steps)
     clean = exact.states[exact.clean]
     log_z = torch.logsumexp(exact.marginal() + reward(F.one_hot(clean, 4).float()).double(), 0)
-    amortised = AmortisedProposal(4, 3, hidden=32, init_scale=0.2, init_seed=seed)
+    amortised = AmortisedProposal(4, 3, hidden=32, init_scale=0.2, init_seed=seed).to(device)
     out: dict[str, float] = {}
     for name, prop, mass in (
         ("base", "base", "sequence"),
@@ -126,111 +126,113 @@ def _toy_unbiasedness(cfg: SMCConfig, seed: int) -> dict[str, float]:
 
 
 def run(cfg: SMCConfig, seed: int, device: str) -> Metrics:
-    """Train or load the base MDLM, then compare every sampler at every alpha and N against the exact target."""
-    del device  # CPU-sized
+    """Train or load the base MDLM, then compare every sampler at every alpha and N against the exact target.
+
+    The samplers, the amortised proposal's training and the toy check run on ``device``; the enumerated target,
+    the histograms and the base model's training stay on the CPU (see the README's Choices).
+    """
+    dev = torch.device(device)
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"particles": list(cfg.particles), "alphas": list(cfg.alphas), "claim_n": cfg.claim_n}
-    with limited_threads(1):
-        tc = cfg.task
-        chain = make_chain(tc.n_tokens, tc.concentration, tc.data_seed)
-        seqs = all_sequences(tc.n_tokens, tc.seq_len)
-        log_p = chain.log_prob(seqs)
-        motif = choose_motif(chain, tc.seq_len)
-        reward = MotifReward(motif)
-        counts = reward.on_ids(seqs)
-        artifacts["motif"] = list(motif)
-        model = trained_denoiser(tc)
-        lam = tempering_schedule(cfg.steps, max(1, round(cfg.one_at_frac * cfg.steps)))
-        gen = torch.Generator().manual_seed(1000 * seed + 7)
-        data_hist = reward_histogram(counts, N_BINS, log_p.exp())
-        floor = ancestral(model, cfg.floor_samples, cfg.steps, gen)
-        values["model_fit_tv"] = 0.5 * float(
-            (reward_histogram(reward.on_ids(floor), N_BINS) - data_hist).abs().sum()
+    tc = cfg.task
+    chain = make_chain(tc.n_tokens, tc.concentration, tc.data_seed)
+    seqs = all_sequences(tc.n_tokens, tc.seq_len)
+    log_p = chain.log_prob(seqs)
+    motif = choose_motif(chain, tc.seq_len)
+    reward = MotifReward(motif)
+    counts = reward.on_ids(seqs)
+    artifacts["motif"] = list(motif)
+    model = trained_denoiser(tc).to(dev)  # trained and cached on the CPU, then moved
+    lam = tempering_schedule(cfg.steps, max(1, round(cfg.one_at_frac * cfg.steps)))
+    gen = torch.Generator().manual_seed(1000 * seed + 7)
+    data_hist = reward_histogram(counts, N_BINS, log_p.exp())
+    floor = ancestral(model, cfg.floor_samples, cfg.steps, gen).cpu()
+    values["model_fit_tv"] = 0.5 * float(
+        (reward_histogram(reward.on_ids(floor), N_BINS) - data_hist).abs().sum()
+    )
+    # the trivial predictor: every string equally likely (exact, by enumeration)
+    uniform_hist = reward_histogram(counts, N_BINS, torch.full_like(log_p, 1.0 / len(seqs)))
+    values["uniform_fit_tv"] = 0.5 * float((uniform_hist - data_hist).abs().sum())
+    values["model_fit_ratio"] = values["model_fit_tv"] / max(values["uniform_fit_tv"], 1e-12)
+    for alpha in track(cfg.alphas, description=f"smc-ddm seed {seed}"):
+        tag = alpha_tag(alpha)
+        target, target_mean = tilted_histogram(log_p, counts, alpha, N_BINS)
+        values[f"{tag}_target_mean_r"] = target_mean
+        artifacts[f"{tag}_target_hist"] = target.tolist()
+        for b, v in zip(hist_names(f"{tag}_target"), target.tolist()):
+            values[b] = v
+        q = AmortisedProposal(model.vocab_size, tc.seq_len, hidden=128, init_scale=0.0, init_seed=seed).to(
+            dev
         )
-        # the trivial predictor: every string equally likely (exact, by enumeration)
-        uniform_hist = reward_histogram(counts, N_BINS, torch.full_like(log_p, 1.0 / len(seqs)))
-        values["uniform_fit_tv"] = 0.5 * float((uniform_hist - data_hist).abs().sum())
-        values["model_fit_ratio"] = values["model_fit_tv"] / max(values["uniform_fit_tv"], 1e-12)
-        for alpha in track(cfg.alphas, description=f"smc-ddm seed {seed}"):
-            tag = alpha_tag(alpha)
-            target, target_mean = tilted_histogram(log_p, counts, alpha, N_BINS)
-            values[f"{tag}_target_mean_r"] = target_mean
-            artifacts[f"{tag}_target_hist"] = target.tolist()
-            for b, v in zip(hist_names(f"{tag}_target"), target.tolist()):
-                values[b] = v
-            q = AmortisedProposal(model.vocab_size, tc.seq_len, hidden=128, init_scale=0.0, init_seed=seed)
-            hist = train_log_variance(
-                q,
-                model,
-                reward,
-                alpha=alpha,
-                steps=cfg.steps,
-                iters=cfg.amortised_iters,
-                batch=cfg.amortised_batch,
-                lr=cfg.amortised_lr,
-                seed=1000 * seed + round(alpha * 100),
-                description=f"amortised proposal alpha={alpha}",
-            )
-            values[f"{tag}_amortised_final_var"] = float(np.mean(hist["log_w_var"][-20:]))
-            curves[f"{tag}_amortised_log_w_var"] = Curve(
-                list(range(1, len(hist["log_w_var"]) + 1)), hist["log_w_var"], "iteration", "Var(log w)"
-            )
+        hist = train_log_variance(
+            q,
+            model,
+            reward,
+            alpha=alpha,
+            steps=cfg.steps,
+            iters=cfg.amortised_iters,
+            batch=cfg.amortised_batch,
+            lr=cfg.amortised_lr,
+            seed=1000 * seed + round(alpha * 100),
+            description=f"amortised proposal alpha={alpha}",
+        )
+        values[f"{tag}_amortised_final_var"] = float(np.mean(hist["log_w_var"][-20:]))
+        curves[f"{tag}_amortised_log_w_var"] = Curve(
+            list(range(1, len(hist["log_w_var"]) + 1)), hist["log_w_var"], "iteration", "Var(log w)"
+        )
 
-            def record(name: str, samples: torch.Tensor, n: int, _tag: str = tag, _target=target) -> None:
-                r = reward.on_ids(samples)
-                h = reward_histogram(r, N_BINS)
-                key = f"{_tag}_n{n}_{name}"
-                values[f"{key}_tv"] = 0.5 * float((h - _target).abs().sum())
-                values[f"{key}_mean_err"] = abs(float(r.double().mean()) - values[f"{_tag}_target_mean_r"])
-                artifacts[f"{key}_hist"] = h.tolist()
+        def record(name: str, samples: torch.Tensor, n: int, _tag: str = tag, _target=target) -> None:
+            samples = samples.cpu()  # histograms and counts on the CPU, next to the exact target
+            r = reward.on_ids(samples)
+            h = reward_histogram(r, N_BINS)
+            key = f"{_tag}_n{n}_{name}"
+            values[f"{key}_tv"] = 0.5 * float((h - _target).abs().sum())
+            values[f"{key}_mean_err"] = abs(float(r.double().mean()) - values[f"{_tag}_target_mean_r"])
+            artifacts[f"{key}_hist"] = h.tolist()
+            if n == cfg.claim_n:
+                for b, c in zip(hist_names(key), (h * samples.shape[0]).round().tolist()):
+                    values[b] = c
+                mode = int(torch.as_tensor(_target).argmax())
+                values[f"{key}_off_mode"] = (1.0 - float(h[mode])) / max(1.0 - float(_target[mode]), 1e-12)
+
+        plain = ancestral(model, cfg.n_samples, cfg.steps, gen)
+        guided = guidance_only(
+            model, reward, cfg.n_samples, cfg.steps, alpha, lam, cfg.phi, cfg.tau, generator=gen
+        )
+        for n in cfg.particles:
+            runs = max(1, cfg.n_samples // n)
+            record("ancestral", plain, n)
+            record("guidance", guided, n)
+            best, _ = best_of_n(model, reward, n, cfg.steps, runs, gen)
+            record("best_of_n", best, n)
+            values[f"{tag}_n{n}_best_of_n_reward_calls"] = float(n)
+            for name, prop in SMC_PROPOSALS.items():
+                res = smc_sample(
+                    model,
+                    reward,
+                    n,
+                    cfg.steps,
+                    proposal=prop,
+                    alpha=alpha,
+                    lambdas=lam,
+                    phi=cfg.phi,
+                    tau=cfg.tau,
+                    ess_threshold=cfg.ess_threshold,
+                    runs=runs,
+                    amortised=q,
+                    generator=gen,
+                )
+                record(name, res.sample(gen), n)
+                key = f"{tag}_n{n}_{name}"
+                values[f"{key}_var_logw"] = float(res.log_weights.var(-1).mean()) if n > 1 else 0.0
+                values[f"{key}_ess"] = float(res.ess[:, :-1].mean())
+                values[f"{key}_n_resampled"] = float(res.n_resampled.double().mean())
+                values[f"{key}_reward_calls"] = res.reward_calls / runs
                 if n == cfg.claim_n:
-                    for b, c in zip(hist_names(key), (h * samples.shape[0]).round().tolist()):
-                        values[b] = c
-                    mode = int(torch.as_tensor(_target).argmax())
-                    values[f"{key}_off_mode"] = (1.0 - float(h[mode])) / max(
-                        1.0 - float(_target[mode]), 1e-12
-                    )
-
-            plain = ancestral(model, cfg.n_samples, cfg.steps, gen)
-            guided = guidance_only(
-                model, reward, cfg.n_samples, cfg.steps, alpha, lam, cfg.phi, cfg.tau, generator=gen
-            )
-            for n in cfg.particles:
-                runs = max(1, cfg.n_samples // n)
-                record("ancestral", plain, n)
-                record("guidance", guided, n)
-                best, _ = best_of_n(model, reward, n, cfg.steps, runs, gen)
-                record("best_of_n", best, n)
-                values[f"{tag}_n{n}_best_of_n_reward_calls"] = float(n)
-                for name, prop in SMC_PROPOSALS.items():
-                    res = smc_sample(
-                        model,
-                        reward,
-                        n,
-                        cfg.steps,
-                        proposal=prop,
-                        alpha=alpha,
-                        lambdas=lam,
-                        phi=cfg.phi,
-                        tau=cfg.tau,
-                        ess_threshold=cfg.ess_threshold,
-                        runs=runs,
-                        amortised=q,
-                        generator=gen,
-                    )
-                    record(name, res.sample(gen), n)
-                    key = f"{tag}_n{n}_{name}"
-                    values[f"{key}_var_logw"] = float(res.log_weights.var(-1).mean()) if n > 1 else 0.0
-                    values[f"{key}_ess"] = float(res.ess[:, :-1].mean())
-                    values[f"{key}_n_resampled"] = float(res.n_resampled.double().mean())
-                    values[f"{key}_reward_calls"] = res.reward_calls / runs
-                    if n == cfg.claim_n:
-                        ess = res.ess.mean(0).tolist()
-                        curves[f"{tag}_{name}_ess"] = Curve(
-                            list(range(len(ess))), ess, "update k", "mean ESS"
-                        )
-        values |= _toy_unbiasedness(cfg, seed)
+                    ess = res.ess.mean(0).tolist()
+                    curves[f"{tag}_{name}_ess"] = Curve(list(range(len(ess))), ess, "update k", "mean ESS")
+    values |= _toy_unbiasedness(cfg, seed, dev)
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
@@ -260,6 +262,7 @@ EXPERIMENT = Experiment(
     configs={"smoke": SMOKE, "quick": QUICK, "full": FULL},
     seeds={"smoke": 1, "quick": 5, "full": 5},
     run=run,
+    devices=("cpu", "cuda"),
     claims=[
         Claim(
             id="gradient-beats-base-alpha05",

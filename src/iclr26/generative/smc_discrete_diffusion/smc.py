@@ -42,6 +42,7 @@ __all__ = [
     "ess_from_log_weights",
     "lookahead_twist",
     "logmeanexp",
+    "model_device",
     "model_logits",
     "resample_indices",
     "sample_categorical",
@@ -49,6 +50,7 @@ __all__ = [
     "tempering_schedule",
     "tilted_transition",
     "token_reward",
+    "uniform",
 ]
 
 PROPOSALS = ("base", "gradient", "amortised")
@@ -90,8 +92,11 @@ class SMCResult:
         lw = self.log_weights if self.log_weights.ndim == 2 else self.log_weights[None]
         parts = self.particles if self.particles.ndim == 3 else self.particles[None]
         probs = torch.softmax(lw, dim=-1)
-        idx = torch.multinomial(probs, 1, generator=generator).squeeze(-1)
-        out = parts[torch.arange(parts.shape[0]), idx]
+        # drawn on the generator's device (a CPU generator for a cuda run) and moved back
+        idx = (
+            torch.multinomial(_on_gen(probs, generator), 1, generator=generator).squeeze(-1).to(parts.device)
+        )
+        out = parts[torch.arange(parts.shape[0], device=parts.device), idx]
         return out if self.particles.ndim == 3 else out[0]
 
 
@@ -138,9 +143,37 @@ def model_logits(model: Callable[[Tensor], Tensor], onehot: Tensor) -> Tensor:
     return model(onehot.argmax(-1))
 
 
+def model_device(model: object) -> torch.device:
+    """The device of a module's first parameter or buffer; the CPU for a parameterless callable."""
+    if isinstance(model, torch.nn.Module):
+        for t in (*model.parameters(), *model.buffers()):
+            return t.device
+    return torch.device("cpu")
+
+
+def _on_gen(t: Tensor, generator: torch.Generator | None) -> Tensor:
+    """``t`` on the generator's device (where ``torch.multinomial(t, generator=...)`` must run)."""
+    return t if generator is None else t.to(generator.device)
+
+
+def uniform(
+    shape: Sequence[int],
+    generator: torch.Generator | None,
+    device: torch.device,
+    dtype: torch.dtype = torch.float32,
+) -> Tensor:
+    """``torch.rand(shape)`` drawn on the generator's device and moved to ``device``.
+
+    A run on cuda with the CPU generators of this module thus draws exactly the numbers a CPU run draws (and
+    the CPU path is ``torch.rand(shape, generator=...)`` unchanged).
+    """
+    where = generator.device if generator is not None else device
+    return torch.rand(tuple(shape), generator=generator, dtype=dtype, device=where).to(device)
+
+
 def sample_categorical(log_probs: Tensor, generator: torch.Generator | None = None) -> Tensor:
     """Gumbel-max draw from per-position log-probabilities (..., V) -> ids (...)."""
-    u = torch.rand(log_probs.shape, generator=generator, dtype=torch.float64, device=log_probs.device)
+    u = uniform(log_probs.shape, generator, log_probs.device, torch.float64)
     gumbel = -torch.log(-torch.log(u.clamp_min(1e-300)))
     return (log_probs.double() + gumbel).argmax(-1)
 
@@ -195,7 +228,7 @@ def lookahead_twist(
         lp = F.log_softmax(lp, -1)
         rewards = []
         for _ in range(phi):
-            u = torch.rand(lp.shape, generator=generator, device=lp.device).clamp(1e-20, 1.0 - 1e-7)
+            u = uniform(lp.shape, generator, lp.device).clamp(1e-20, 1.0 - 1e-7)
             y_soft = torch.softmax((lp - torch.log(-torch.log(u))) / tau, -1)
             y_hard = F.one_hot(y_soft.argmax(-1), n_vocab).to(y_soft.dtype)
             sample = y_hard - y_soft.detach() + y_soft
@@ -281,10 +314,10 @@ def resample_indices(
     if method not in RESAMPLERS:
         raise ValueError(f"resample must be one of {RESAMPLERS}, got {method!r}")
     probs = torch.softmax(log_w.double(), -1)
-    n = probs.shape[-1]
+    n, dev = probs.shape[-1], probs.device
     if method == "multinomial":
-        return torch.multinomial(probs, n, replacement=True, generator=generator)
-    u = (torch.rand(probs.shape[0], 1, generator=generator, dtype=torch.float64) + torch.arange(n)) / n
+        return torch.multinomial(_on_gen(probs, generator), n, replacement=True, generator=generator).to(dev)
+    u = (uniform((probs.shape[0], 1), generator, dev, torch.float64) + torch.arange(n, device=dev)) / n
     cdf = probs.cumsum(-1)
     cdf[:, -1] = 1.0
     return torch.searchsorted(cdf, u).clamp(max=n - 1)
@@ -370,6 +403,11 @@ def smc_sample(
         returns the particles after the last proposal without updating their weights.
     mask_mass : gradient proposal's unmasking-mass rule (see :func:`tilted_transition`).
     log_twist_fn : ``(x_t, k) -> log phi_k(x_t)`` replacing the look-ahead twist (e.g. the exact one).
+    generator : torch generator of every draw; a CPU generator works with a cuda model (draws are made on the
+        CPU and moved, so they equal a CPU run's).
+
+    Runs on the device of ``model`` (its first parameter; the CPU for a plain callable); the returned tensors
+    are on that device.
     """
     lam = _check_args(
         num_particles, steps, alpha, lambdas, phi, tau, ess_threshold, resample, runs, resample_frequency
@@ -394,15 +432,18 @@ def smc_sample(
     length = _check_int("seq_len", length, 1)
     n_runs, n = runs or 1, num_particles
     batch = n_runs * n
-    x = torch.full((batch, length), mask_id, dtype=torch.long)
-    log_w = torch.zeros(n_runs, n, dtype=torch.float64)
-    log_twist = torch.zeros(batch, dtype=torch.float64)
-    pending = torch.zeros(batch, dtype=torch.float64)  # log p - log q of the last move
+    dev = model_device(
+        model
+    )  # the particles live on the denoiser's device; random draws come from `generator`
+    x = torch.full((batch, length), mask_id, dtype=torch.long, device=dev)
+    log_w = torch.zeros(n_runs, n, dtype=torch.float64, device=dev)
+    log_twist = torch.zeros(batch, dtype=torch.float64, device=dev)
+    pending = torch.zeros(batch, dtype=torch.float64, device=dev)  # log p - log q of the last move
     ess_trace, increments = [], []
-    n_resampled = torch.zeros(n_runs, dtype=torch.long)
+    n_resampled = torch.zeros(n_runs, dtype=torch.long, device=dev)
     reward_calls = 0
     need_grad = proposal == "gradient"
-    rows = torch.arange(n_runs)[:, None] * n
+    rows = torch.arange(n_runs, device=dev)[:, None] * n
     for k in range(steps):
         t, s = 1.0 - k / steps, max(1.0 - (k + 1) / steps, 0.0)
         scale_cur, scale_next = float(lam[k]) / alpha, float(lam[k + 1]) / alpha
@@ -419,7 +460,7 @@ def smc_sample(
             do = ess < ess_threshold * n
             if bool(do.any()):
                 idx = resample_indices(log_w, resample, generator)
-                idx = torch.where(do[:, None], idx, torch.arange(n)[None, :])
+                idx = torch.where(do[:, None], idx, torch.arange(n, device=dev)[None, :])
                 flat = (rows + idx).reshape(-1)
                 x, logits, log_twist = x[flat], logits[flat], log_twist[flat]
                 grad = grad[flat] if grad is not None else None
@@ -429,7 +470,7 @@ def smc_sample(
         base_logq = reverse_transition(logits.double(), x, t, s, mask_id, schedule)
         if proposal == "base":
             x_new = sample_categorical(base_logq, generator)
-            pending = torch.zeros(batch, dtype=torch.float64)
+            pending = torch.zeros(batch, dtype=torch.float64, device=dev)
         else:
             if proposal == "gradient":
                 logq_pos = tilted_transition(base_logq, scale_next * grad, x, mask_id, mask_mass)
@@ -453,7 +494,7 @@ def smc_sample(
         increments.append(inc.view(n_runs, n))
         log_w = log_w + inc.view(n_runs, n)
     else:
-        increments.append(torch.zeros(n_runs, n, dtype=torch.float64))
+        increments.append(torch.zeros(n_runs, n, dtype=torch.float64, device=dev))
     ess_trace.append(ess_from_log_weights(log_w))
     out = SMCResult(
         particles=x.view(n_runs, n, length),

@@ -116,7 +116,7 @@ class MotifReward:
     def on_ids(self, x: Tensor) -> Tensor:
         """The count on token ids (B, L)."""
         k = len(self.motif)
-        hit = torch.ones(x.shape[0], x.shape[1] - k + 1, dtype=torch.bool)
+        hit = torch.ones(x.shape[0], x.shape[1] - k + 1, dtype=torch.bool, device=x.device)
         for j, m in enumerate(self.motif):
             hit &= x[:, j : x.shape[1] - k + 1 + j] == m
         return hit.sum(-1)

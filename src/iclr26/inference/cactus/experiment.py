@@ -39,7 +39,6 @@ from iclr26.inference.cactus.verifiers import (
     enumerate_rule,
 )
 from iclr26.lab.corpora import parse_answer
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["CactusConfig", "EXPERIMENT", "run", "sweep_verifiers"]
 
@@ -102,7 +101,7 @@ def _budget_stats(
 ) -> tuple[float, dict[str, float]]:
     """Max exact-solver binary KL excess over (pair, n, delta); p-averaged Taylor KL(h||q)/delta per delta."""
     v = q.shape[-1]
-    n = torch.arange(v).expand(q.shape[0], v)
+    n = torch.arange(v, device=q.device).expand(q.shape[0], v)
     qq = q.unsqueeze(-2).expand(q.shape[0], v, v)
     qn = q
     excess, ratio = -math.inf, {}
@@ -126,8 +125,9 @@ def _match_delta(p: torch.Tensor, q: torch.Tensor, target_acc: float) -> float:
     return math.exp(0.5 * (lo + hi))
 
 
-def _models(cfg: CactusConfig, seed: int):
-    """(target, drafter, the DraftTargetPair or None for the table models)."""
+def _models(cfg: CactusConfig, seed: int, device: torch.device | str = "cpu"):
+    """(target, drafter, the DraftTargetPair or None for the table models), built or loaded on the CPU and moved
+    to `device`."""
     if cfg.models == "table":
         g = torch.Generator().manual_seed(1234)
         v = 16
@@ -135,11 +135,11 @@ def _models(cfg: CactusConfig, seed: int):
         t = t / t.sum(-1, keepdim=True)
         noise = torch._standard_gamma(torch.full((v, v), 0.3, dtype=torch.float64), generator=g)
         d = 0.6 * t + 0.4 * noise / noise.sum(-1, keepdim=True)
-        return TableLM(t), TableLM(d), None
+        return TableLM(t).to(device), TableLM(d).to(device), None
     from iclr26.lab.tinylm.pairs import draft_target_pair
 
     pair = draft_target_pair(cfg.pair)
-    return pair.target.model.eval(), pair.drafter.model.eval(), pair
+    return pair.target.model.to(device).eval(), pair.drafter.model.to(device).eval(), pair
 
 
 @torch.no_grad()
@@ -147,10 +147,11 @@ def _real_pairs(
     target, drafter, pair, n_pairs: int, rng: np.random.Generator
 ) -> tuple[torch.Tensor, torch.Tensor, float]:
     """Next-token (p, q) pairs at random positions of held-out worded-arithmetic lines, and the target's
-    held-out loss over the loss of the text's own character frequencies (NaN for the table models)."""
+    held-out loss over the loss of the text's own character frequencies (NaN for the table models). The pairs are
+    on the models' device."""
     if pair is None:
         v = target.log_table.shape[0]
-        ids = torch.as_tensor(rng.integers(0, v, size=n_pairs))
+        ids = torch.as_tensor(rng.integers(0, v, size=n_pairs)).to(target.log_table.device)
         return drafter.log_table[ids].exp(), target.log_table[ids].exp(), float("nan")
     wording = random.Random(int(rng.integers(2**32)))
     problems = pair.heldout(n_pairs // 40 + 20, seed=int(rng.integers(1, 2**31)))
@@ -158,7 +159,7 @@ def _real_pairs(
     ids = torch.tensor([pair.tokenizer(text).input_ids])
     win = 48
     starts = rng.integers(0, ids.shape[1] - win, size=max(1, n_pairs // win + 1))
-    batch = torch.stack([ids[0, s : s + win] for s in starts])
+    batch = torch.stack([ids[0, s : s + win] for s in starts]).to(target.device)
     logits = target(batch).logits.double()
     q = torch.softmax(logits, -1).reshape(-1, target.config.vocab_size)
     p = torch.softmax(drafter(batch).logits.double(), -1).reshape(-1, target.config.vocab_size)
@@ -182,17 +183,23 @@ def _dirichlet_pairs(n: int, v: int, gen: torch.Generator) -> tuple[torch.Tensor
     return 0.6 * q + 0.4 * dirichlet(), q
 
 
-def _decode(target, drafter, pair, cfg: CactusConfig, seed: int) -> dict[str, float]:
-    """tau and pass@1 accuracy of SpS, Cactus and TAS on the same prompts."""
+def _decode(
+    target, drafter, pair, cfg: CactusConfig, seed: int, device: torch.device | str = "cpu"
+) -> dict[str, float]:
+    """tau and pass@1 accuracy of SpS, Cactus and TAS on the same prompts (the models' forwards on `device`; the
+    lab loop verifies and samples on the CPU)."""
     rng = np.random.default_rng(10_000 + seed)
     eos = None
     if pair is None:
-        prompts = [(torch.tensor([rng.integers(0, 16, size=3).tolist()]), None) for _ in range(cfg.n_prompts)]
+        prompts = [
+            (torch.tensor([rng.integers(0, 16, size=3).tolist()], device=device), None)
+            for _ in range(cfg.n_prompts)
+        ]
     else:
         tok = pair.tokenizer
         eos = tok.convert_tokens_to_ids("\n")
         problems = pair.heldout(cfg.n_prompts, seed=10_000 + seed)
-        prompts = [(torch.tensor([tok(p.prompt()).input_ids]), p.answer) for p in problems]
+        prompts = [(torch.tensor([tok(p.prompt()).input_ids], device=device), p.answer) for p in problems]
     methods = {"sps": SpSVerifier(), "cactus": CactusVerifier(cfg.cactus_delta), "tas": TypicalVerifier()}
     seeds = np.random.default_rng(20_000 + seed).integers(1, 2**62, size=cfg.n_prompts).tolist()
     out: dict[str, float] = {}
@@ -220,78 +227,84 @@ def _decode(target, drafter, pair, cfg: CactusConfig, seed: int) -> dict[str, fl
 
 
 def run(cfg: CactusConfig, seed: int, device: str) -> Metrics:
-    """Exact per-position sweeps on real and Dirichlet pairs, the TAS-matched comparison, and decoding."""
+    """Exact per-position sweeps on real and Dirichlet pairs, the TAS-matched comparison, and decoding.
+
+    The models, the pairs and every exact sweep run on ``device``; the speculative loop's acceptance draws and the
+    random draws stay on the CPU (see the README's Choices).
+    """
+    dev = torch.device(device)
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"deltas": list(cfg.deltas)}
     rng = np.random.default_rng(seed)
     gen = torch.Generator().manual_seed(seed)
-    with limited_threads(1):
-        target, drafter, pair = _models(cfg, seed)
-        p_real, q_real, values["target_nll_over_unigram"] = _real_pairs(
-            target, drafter, pair, cfg.n_real_pairs, rng
-        )
-        p_dir, q_dir = _dirichlet_pairs(cfg.n_dirichlet_pairs, cfg.dirichlet_vocab, gen)
-        sweeps = {}
-        for name, (p, q) in track(
-            [("real", (p_real, q_real)), ("dirichlet", (p_dir, q_dir))],
-            description=f"cactus sweep seed {seed}",
-        ):
-            sweep = sweep_verifiers(p, q, cfg)
-            sweeps[name] = sweep
-            for key, m in sweep.items():
-                for stat, val in m.items():
-                    values[f"{name}_{key}_{stat}"] = val
-        # (a) what the constraint controls, on the real pairs
-        excess, ratio = _budget_stats(p_real, q_real, (cfg.small_delta, *cfg.deltas))
-        values["a_exact_kl_excess"] = excess
-        for d, v in ratio.items():
-            values[f"a_taylor_kl_over_delta_{d}"] = v
-        klr = [sweeps["real"][f"cactus_{d:g}"]["kl"] for d in sorted((cfg.small_delta, *cfg.deltas))]
-        values["a_klr_monotone"] = float(all(b >= a - 1e-12 for a, b in zip(klr, klr[1:])))
-        values["a_klr_small_delta"] = sweeps["real"][f"cactus_{cfg.small_delta:g}"]["kl"]
-        # (b) Cactus at TAS's acceptance, delta tuned on a held-out half of the real pairs
-        perm = torch.as_tensor(rng.permutation(p_real.shape[0]))
-        tune, ev = perm[: len(perm) // 2], perm[len(perm) // 2 :]
-        tas_tune = _exact(p_real[tune], q_real[tune], TypicalVerifier())["acc"]
-        d_star = _match_delta(p_real[tune], q_real[tune], tas_tune)
-        tas_ev = _exact(p_real[ev], q_real[ev], TypicalVerifier())
-        cac_ev = _exact(p_real[ev], q_real[ev], CactusVerifier(d_star))
-        values |= {
-            "b_delta_matched": d_star,
-            "b_tas_acc": tas_ev["acc"],
-            "b_cactus_acc": cac_ev["acc"],
-            "b_tas_kl": tas_ev["kl"],
-            "b_cactus_kl": cac_ev["kl"],
-            "b_kl_diff": cac_ev["kl"] - tas_ev["kl"],
-            "b_acc_ratio": cac_ev["acc"] / max(tas_ev["acc"], 1e-12),
-        }
-        # the judged comparison: a permissive TAS that accepts more than SpS (at the default point above TAS
-        # accepts no more than SpS, the matched delta is ~0 and Cactus is the lossless sampler: reported only)
-        loose = TypicalVerifier(*cfg.tas_loose)
-        d_loose = _match_delta(p_real[tune], q_real[tune], _exact(p_real[tune], q_real[tune], loose)["acc"])
-        tl_ev = _exact(p_real[ev], q_real[ev], loose)
-        cl_ev = _exact(p_real[ev], q_real[ev], CactusVerifier(d_loose))
-        values |= {
-            "b2_delta_matched": d_loose,
-            "b2_tasloose_acc": tl_ev["acc"],
-            "b2_cactus_acc": cl_ev["acc"],
-            "b2_tasloose_kl": tl_ev["kl"],
-            "b2_cactus_kl": cl_ev["kl"],
-            "b2_kl_diff": cl_ev["kl"] - tl_ev["kl"],
-            "b2_acc_ratio": cl_ev["acc"] / max(tl_ev["acc"], 1e-12),
-        }
-        # (c) end to end
-        dec = _decode(target, drafter, pair, cfg, seed)
-        values |= dec
-        values["c_tau_gain"] = dec["tau_cactus"] - dec["tau_sps"]
-        values["c_acc_drop"] = dec["acc_sps"] - dec["acc_cactus"]
-        # distribution of h_n - q_n vs q_n at the Cactus default delta
-        idx = torch.as_tensor(rng.integers(0, p_real.shape[0], size=min(300, p_real.shape[0])))
-        n = torch.multinomial(p_real[idx], 1, generator=gen)[:, 0]
-        qn = q_real[idx].gather(-1, n[:, None])[:, 0]
-        hn = cactus_h(q_real[idx], n, cfg.cactus_delta).gather(-1, n[:, None])[:, 0]
-        artifacts["h_shift"] = {"qn": qn.tolist(), "dh": (hn - qn).tolist(), "delta": cfg.cactus_delta}
+    target, drafter, pair = _models(cfg, seed, dev)
+    p_real, q_real, values["target_nll_over_unigram"] = _real_pairs(
+        target, drafter, pair, cfg.n_real_pairs, rng
+    )
+    p_dir, q_dir = (x.to(dev) for x in _dirichlet_pairs(cfg.n_dirichlet_pairs, cfg.dirichlet_vocab, gen))
+    sweeps = {}
+    for name, (p, q) in track(
+        [("real", (p_real, q_real)), ("dirichlet", (p_dir, q_dir))],
+        description=f"cactus sweep seed {seed}",
+    ):
+        sweep = sweep_verifiers(p, q, cfg)
+        sweeps[name] = sweep
+        for key, m in sweep.items():
+            for stat, val in m.items():
+                values[f"{name}_{key}_{stat}"] = val
+    # (a) what the constraint controls, on the real pairs
+    excess, ratio = _budget_stats(p_real, q_real, (cfg.small_delta, *cfg.deltas))
+    values["a_exact_kl_excess"] = excess
+    for d, v in ratio.items():
+        values[f"a_taylor_kl_over_delta_{d}"] = v
+    klr = [sweeps["real"][f"cactus_{d:g}"]["kl"] for d in sorted((cfg.small_delta, *cfg.deltas))]
+    values["a_klr_monotone"] = float(all(b >= a - 1e-12 for a, b in zip(klr, klr[1:])))
+    values["a_klr_small_delta"] = sweeps["real"][f"cactus_{cfg.small_delta:g}"]["kl"]
+    # (b) Cactus at TAS's acceptance, delta tuned on a held-out half of the real pairs
+    perm = torch.as_tensor(rng.permutation(p_real.shape[0])).to(dev)
+    tune, ev = perm[: len(perm) // 2], perm[len(perm) // 2 :]
+    tas_tune = _exact(p_real[tune], q_real[tune], TypicalVerifier())["acc"]
+    d_star = _match_delta(p_real[tune], q_real[tune], tas_tune)
+    tas_ev = _exact(p_real[ev], q_real[ev], TypicalVerifier())
+    cac_ev = _exact(p_real[ev], q_real[ev], CactusVerifier(d_star))
+    values |= {
+        "b_delta_matched": d_star,
+        "b_tas_acc": tas_ev["acc"],
+        "b_cactus_acc": cac_ev["acc"],
+        "b_tas_kl": tas_ev["kl"],
+        "b_cactus_kl": cac_ev["kl"],
+        "b_kl_diff": cac_ev["kl"] - tas_ev["kl"],
+        "b_acc_ratio": cac_ev["acc"] / max(tas_ev["acc"], 1e-12),
+    }
+    # the judged comparison: a permissive TAS that accepts more than SpS (at the default point above TAS
+    # accepts no more than SpS, the matched delta is ~0 and Cactus is the lossless sampler: reported only)
+    loose = TypicalVerifier(*cfg.tas_loose)
+    d_loose = _match_delta(p_real[tune], q_real[tune], _exact(p_real[tune], q_real[tune], loose)["acc"])
+    tl_ev = _exact(p_real[ev], q_real[ev], loose)
+    cl_ev = _exact(p_real[ev], q_real[ev], CactusVerifier(d_loose))
+    values |= {
+        "b2_delta_matched": d_loose,
+        "b2_tasloose_acc": tl_ev["acc"],
+        "b2_cactus_acc": cl_ev["acc"],
+        "b2_tasloose_kl": tl_ev["kl"],
+        "b2_cactus_kl": cl_ev["kl"],
+        "b2_kl_diff": cl_ev["kl"] - tl_ev["kl"],
+        "b2_acc_ratio": cl_ev["acc"] / max(tl_ev["acc"], 1e-12),
+    }
+    # (c) end to end
+    dec = _decode(target, drafter, pair, cfg, seed, dev)
+    values |= dec
+    values["c_tau_gain"] = dec["tau_cactus"] - dec["tau_sps"]
+    values["c_acc_drop"] = dec["acc_sps"] - dec["acc_cactus"]
+    # distribution of h_n - q_n vs q_n at the Cactus default delta
+    # a figure's 300 rows, on the CPU: the drafted tokens come from the CPU generator `gen`
+    idx = torch.as_tensor(rng.integers(0, p_real.shape[0], size=min(300, p_real.shape[0])))
+    p_fig, q_fig = p_real.cpu()[idx], q_real.cpu()[idx]
+    n = torch.multinomial(p_fig, 1, generator=gen)[:, 0]
+    qn = q_fig.gather(-1, n[:, None])[:, 0]
+    hn = cactus_h(q_fig, n, cfg.cactus_delta).gather(-1, n[:, None])[:, 0]
+    artifacts["h_shift"] = {"qn": qn.tolist(), "dh": (hn - qn).tolist(), "delta": cfg.cactus_delta}
     artifacts["sweeps"] = sweeps
     ds = [d for d in cfg.deltas]
     curves["real_cactus_kl_vs_delta"] = Curve(
@@ -327,6 +340,7 @@ EXPERIMENT = Experiment(
     },
     seeds={"smoke": 1, "quick": 3, "full": 5},
     run=run,
+    devices=("cpu", "cuda"),
     claims=[
         Claim(
             id="cactus-frontier-beats-tas",

@@ -199,11 +199,14 @@ class BaseVerifier:
             raise ValueError(f"draft_ids must hold token ids in [0, {target_probs.shape[-1]})")
         acc, res = self.rule(target_probs.double(), draft_probs.double(), ids)
         b, k, v = target_probs.shape
-        u = torch.rand(b, k, generator=generator, dtype=torch.float64)
+        # draws on the generator's device (a CPU generator works with cuda probabilities), moved back
+        where = generator.device if generator is not None else acc.device
+        u = torch.rand(b, k, generator=generator, dtype=torch.float64, device=where).to(acc.device)
         accepted = u < acc
         if b * k == 0:
             return accepted, ids.clone()
-        residual = torch.multinomial(res.reshape(b * k, v), 1, generator=generator).reshape(b, k)
+        flat = res.reshape(b * k, v).to(where)
+        residual = torch.multinomial(flat, 1, generator=generator).reshape(b, k).to(ids.device)
         return accepted, residual
 
 
@@ -320,7 +323,7 @@ def enumerate_rule(p: Tensor, q: Tensor, verifier: BaseVerifier) -> tuple[Tensor
     v = q.shape[-1]
     qq = q.double().unsqueeze(-2).expand(*q.shape[:-1], v, v)
     pp = p.double().unsqueeze(-2).expand(*p.shape[:-1], v, v)
-    n = torch.arange(v).expand(*q.shape[:-1], v)
+    n = torch.arange(v, device=q.device).expand(*q.shape[:-1], v)
     return verifier.rule(qq, pp, n)
 
 

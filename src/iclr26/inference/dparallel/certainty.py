@@ -45,6 +45,13 @@ def _check_ids(input_ids: Tensor) -> None:
         raise ValueError(f"input_ids must have shape (batch, length), got {tuple(input_ids.shape)}")
 
 
+def _rand(shape: tuple[int, ...], generator: torch.Generator | None, device: torch.device) -> Tensor:
+    """Uniforms drawn on the generator's device (the CPU for a CPU generator) and moved to ``device``, so a run
+    on cuda draws the very numbers a CPU run draws."""
+    where = generator.device if generator is not None else device
+    return torch.rand(shape, generator=generator, device=where).to(device)
+
+
 def semi_ar_masks(
     input_ids: Tensor,
     prompt_len: int | Tensor,
@@ -63,7 +70,8 @@ def semi_ar_masks(
     prompt_len : an int, or a (B,) integer tensor of per-row prompt lengths.
     block_size : B, the block length of the semi-AR decoder.
     rate : masking rate t inside the segment (the mask probability is ``(1 - eps) t + eps``).
-    generator : torch generator for the block index and the in-segment masks.
+    generator : torch generator for the block index and the in-segment masks (a CPU generator is fine for
+        cuda ``input_ids``: the uniforms are drawn on the generator's device and moved).
     mask_id : the [MASK] id; required.
     eps : the official floor on the mask probability.
 
@@ -85,20 +93,21 @@ def semi_ar_masks(
     if bool((input_ids == mask_id).any()):
         raise ValueError(f"input_ids contains the mask id {mask_id}; clean sequences must not")
     b, length = input_ids.shape
-    plen = torch.as_tensor(prompt_len, dtype=torch.long)
+    dev = input_ids.device
+    plen = torch.as_tensor(prompt_len, dtype=torch.long).to(dev)
     plen = plen.expand(b) if plen.ndim == 0 else plen
     if plen.shape != (b,) or bool(((plen < 0) | (plen > length)).any()):
         raise ValueError(f"prompt_len must be an int or a (batch,) tensor with values in [0, {length}]")
     n_blocks = (length - plen) // block_size  # floor(R / B) per row
-    u = torch.rand(b, generator=generator)
+    u = _rand((b,), generator, dev)
     blk = torch.minimum((u * (n_blocks + 1).double()).long(), n_blocks)  # uniform on {0..n_blocks}
     start = plen + blk * block_size
     end = torch.where(blk == n_blocks, torch.full_like(start, length), start + block_size)
-    pos = torch.arange(length)[None]
+    pos = torch.arange(length, device=dev)[None]
     segment = (pos >= start[:, None]) & (pos < end[:, None])
     after = pos >= end[:, None]
     p_mask = (1.0 - eps) * float(rate) + eps
-    coin = torch.rand(b, length, generator=generator) < p_mask
+    coin = _rand((b, length), generator, dev) < p_mask
     mask = segment & coin
     mask_rev = segment & ~coin
     fill = torch.full_like(input_ids, mask_id)
@@ -253,7 +262,10 @@ class CertaintyForcingTrainer:
         seed: int = 0,
         description: str = "certainty forcing",
     ) -> DistillResult:
-        """``steps`` steps on shuffled mini-batches of ``data`` (N, L) (epochs reshuffled from ``seed``)."""
+        """``steps`` steps on shuffled mini-batches of ``data`` (N, L) (epochs reshuffled from ``seed``).
+
+        ``data`` must be on the model's device; the shuffles and masks are drawn on a CPU generator either way.
+        """
         _check_ids(data)
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
             raise ValueError(f"steps must be an int >= 1, got {steps!r}")
@@ -265,9 +277,9 @@ class CertaintyForcingTrainer:
         batches = _batches(data.shape[0], batch_size, gen)
         with task(description, total=steps) as bar:
             for _ in range(steps):
-                idx = next(batches)
+                idx = next(batches)  # drawn on the CPU generator, then moved to the data's device
                 pl = plen if plen.ndim == 0 else plen[idx]
-                result.losses.append(self.step(data[idx], pl, gen))
+                result.losses.append(self.step(data[idx.to(data.device)], pl, gen))
                 bar.advance()
         self.model.eval()
         return result

@@ -130,7 +130,8 @@ def decode(
     """Decode ``gen_len`` tokens after ``prompt_ids`` (B, P) with one of the commit rules (module docstring).
 
     Threshold decoding is used when a threshold is given (``steps`` is then only validated, as in the official
-    code); otherwise ``steps`` fixed calls (default ``gen_len``: one token per call).
+    code); otherwise ``steps`` fixed calls (default ``gen_len``: one token per call). Runs on the device of
+    ``prompt_ids`` (the model must be there too); the result's tensors stay on it.
     """
     mask_id = resolve_mask_id(model, mask_id)
     n_blocks = check_decode_args(gen_len, block_size, steps, entropy_threshold, confidence_threshold)
@@ -139,11 +140,13 @@ def decode(
     steps = gen_len if steps is None else steps
     per_block = transfer_schedule(block_size, steps // n_blocks)
     b, p = prompt_ids.shape
-    x = torch.cat([prompt_ids, torch.full((b, gen_len), mask_id, dtype=prompt_ids.dtype)], dim=1)
-    nfe = torch.zeros(b, dtype=torch.long)
-    calls_in_block = torch.zeros(b, dtype=torch.long)
+    dev = prompt_ids.device  # every tensor of the loop lives where the prompts (and the model) are
+    x = torch.cat([prompt_ids, torch.full((b, gen_len), mask_id, dtype=prompt_ids.dtype, device=dev)], dim=1)
+    nfe = torch.zeros(b, dtype=torch.long, device=dev)
+    calls_in_block = torch.zeros(b, dtype=torch.long, device=dev)
+    per_block_t = torch.tensor(per_block, dtype=torch.long, device=dev)
     result = DecodeResult(x, nfe)
-    pos = torch.arange(gen_len)
+    pos = torch.arange(gen_len, device=dev)
     while True:
         gen = x[:, p:]
         masked = gen == mask_id
@@ -168,10 +171,10 @@ def decode(
                 extra = conf > float(confidence_threshold)
             score = torch.where(in_block, score, torch.inf)
             best = score.argmin(1)
-            commit[torch.arange(rows.numel()), best] = True
+            commit[torch.arange(rows.numel(), device=dev), best] = True
             commit |= extra & in_block
         else:
-            k = torch.tensor([per_block[int(c)] for c in calls_in_block[rows]])
+            k = per_block_t[calls_in_block[rows]]
             ranked = torch.where(in_block, conf, -torch.inf).argsort(dim=1, descending=True, stable=True)
             rank = torch.empty_like(ranked).scatter_(1, ranked, pos.expand_as(ranked).contiguous())
             commit = (rank < k[:, None]) & in_block
@@ -180,11 +183,11 @@ def decode(
         nfe[rows] += 1
         block_done = ~((new_gen == mask_id) & in_block).any(1)
         calls_in_block[rows] = torch.where(block_done, 0, calls_in_block[rows] + 1)
-        n_commit = torch.zeros(b, dtype=torch.long)
+        n_commit = torch.zeros(b, dtype=torch.long, device=dev)
         n_commit[rows] = commit.sum(1)
         result.commits.append(n_commit)
         if record:
-            full = torch.full((b, gen_len), float("nan"), dtype=torch.float64)
+            full = torch.full((b, gen_len), float("nan"), dtype=torch.float64, device=dev)
             full[rows] = torch.where(m, conf, torch.nan)
             result.confidence.append(full)
     result.ids = x

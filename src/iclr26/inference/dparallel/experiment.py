@@ -33,7 +33,6 @@ from iclr26.inference.dparallel.decoding import decode
 from iclr26.inference.dparallel.figures import accuracy_vs_nfe, certainty_heatmap, commits_histogram
 from iclr26.inference.dparallel.task import SymbolTask
 from iclr26.inference.dparallel.teacher import TeacherConfig, load_or_train_teacher
-from iclr26.lab.threads import limited_threads
 
 __all__ = ["EXPERIMENT", "MODELS", "DParallelConfig", "evaluate_decoders", "run"]
 
@@ -98,7 +97,7 @@ def _pick_tau(task: SymbolTask, model: nn.Module, prompts: Tensor, cfg: DParalle
 def _heatmap(task: SymbolTask, model: nn.Module, prompts: Tensor, block: int) -> list[list[float]]:
     """Mean max-probability at each generated position (columns) per call (rows), one token per call."""
     out = decode(model, prompts, task.gen_len, block, steps=task.gen_len, record=True)
-    conf = torch.stack(out.confidence).numpy()  # (calls, B, gen_len), NaN once committed
+    conf = torch.stack(out.confidence).cpu().numpy()  # (calls, B, gen_len), NaN once committed
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: every row committed there
         mean = np.nanmean(conf, axis=1)
@@ -113,7 +112,11 @@ def _commit_hist(task: SymbolTask, model: nn.Module, prompts: Tensor, block: int
 
 
 def run(cfg: DParallelConfig, seed: int, device: str) -> Metrics:
-    """Teacher (cached), dParallel and CE-only distillation for this seed, then every decoder on a test set."""
+    """Teacher (cached), dParallel and CE-only distillation for this seed, then every decoder on a test set.
+
+    Distillation and decoding run on ``device``; the teacher is trained on the CPU (see the README's Choices).
+    """
+    dev = torch.device(device)
     task = cfg.teacher.task
     block = cfg.teacher.block_size
     budget = task.gen_len // 4
@@ -123,55 +126,53 @@ def run(cfg: DParallelConfig, seed: int, device: str) -> Metrics:
     values: dict[str, float] = {"budget_nfe": float(budget)}
     curves: dict[str, Curve] = {}
     artifacts: dict = {"gen_len": task.gen_len, "block_size": block, "taus": list(cfg.taus)}
-    with limited_threads(1 if cfg.single_thread else None):
-        teacher, distill_ids, t_losses = load_or_train_teacher(tcfg, cache=cfg.cache)
-        values["teacher_final_loss"] = float(np.mean(t_losses[-20:]))
-        models: dict[str, nn.Module] = {"teacher": teacher}
-        for name, beta, offset in track(
-            [("dparallel", cfg.beta, 1), ("ce", 0.0, 2)], description=f"dparallel seed {seed}: distil"
-        ):
-            student = copy.deepcopy(teacher)
-            trainer = CertaintyForcingTrainer(
-                student,
-                block_size=block,
-                rate=cfg.rate,
-                temperature=cfg.temperature,
-                beta=beta,
-                lr=cfg.distill_lr,
-            )
-            res = trainer.fit(
-                distill_ids,
-                task.prompt_len,
-                steps=cfg.distill_steps,
-                batch_size=cfg.distill_batch,
-                seed=1000 * seed + offset,
-                description=f"distil {name}",
-            )
-            values[f"{name}_final_loss"] = float(np.mean(res.losses[-20:]))
-            models[name] = student
-        gen = torch.Generator().manual_seed(500_000 + seed)
-        val_prompts, _ = task.sample(cfg.n_val, gen)
-        test_prompts, _ = task.sample(cfg.n_test, gen)
-        for name in track(MODELS, description=f"dparallel seed {seed}: evaluate"):
-            model = models[name]
-            table = evaluate_decoders(task, model, test_prompts, cfg)
-            for key, (acc, nfe) in table.items():
-                values[f"acc_{name}_{key}"] = acc
-                values[f"nfe_{name}_{key}"] = nfe
-            chosen = _pick_tau(task, model, val_prompts, cfg, budget)
-            values[f"acc_{name}_budget"], values[f"nfe_{name}_budget"] = table[chosen]
-            values[f"tau_{name}_budget"] = float(chosen[3:]) if chosen.startswith("ent") else float("nan")
-            ent = sorted((table[f"ent{t:g}"][1], table[f"ent{t:g}"][0]) for t in cfg.taus)
-            curves[f"{name}_entropy"] = Curve(
-                [e[0] for e in ent], [e[1] for e in ent], "mean NFE", "accuracy"
-            )
-            fixed = sorted((v[1], v[0]) for k, v in table.items() if k.startswith("fixed"))
-            curves[f"{name}_fixed"] = Curve(
-                [e[0] for e in fixed], [e[1] for e in fixed], "mean NFE", "accuracy"
-            )
-        heat = test_prompts[: cfg.n_heatmap]
-        artifacts["heatmap"] = {m: _heatmap(task, models[m], heat, block) for m in ("teacher", "dparallel")}
-        artifacts["commits"] = {m: _commit_hist(task, models[m], test_prompts, block, 0.5) for m in MODELS}
+    # the teacher is trained (and cached by config hash) on the CPU whatever the device, so one cache entry
+    # serves every device and CPU runs stay bit-identical; it is then moved to the run's device
+    teacher, distill_ids, t_losses = load_or_train_teacher(tcfg, cache=cfg.cache)
+    teacher, distill_ids = teacher.to(dev), distill_ids.to(dev)
+    values["teacher_final_loss"] = float(np.mean(t_losses[-20:]))
+    models: dict[str, nn.Module] = {"teacher": teacher}
+    for name, beta, offset in track(
+        [("dparallel", cfg.beta, 1), ("ce", 0.0, 2)], description=f"dparallel seed {seed}: distil"
+    ):
+        student = copy.deepcopy(teacher)
+        trainer = CertaintyForcingTrainer(
+            student,
+            block_size=block,
+            rate=cfg.rate,
+            temperature=cfg.temperature,
+            beta=beta,
+            lr=cfg.distill_lr,
+        )
+        res = trainer.fit(
+            distill_ids,
+            task.prompt_len,
+            steps=cfg.distill_steps,
+            batch_size=cfg.distill_batch,
+            seed=1000 * seed + offset,
+            description=f"distil {name}",
+        )
+        values[f"{name}_final_loss"] = float(np.mean(res.losses[-20:]))
+        models[name] = student
+    gen = torch.Generator().manual_seed(500_000 + seed)
+    val_prompts = task.sample(cfg.n_val, gen)[0].to(dev)  # drawn on the CPU generator, then moved
+    test_prompts = task.sample(cfg.n_test, gen)[0].to(dev)
+    for name in track(MODELS, description=f"dparallel seed {seed}: evaluate"):
+        model = models[name]
+        table = evaluate_decoders(task, model, test_prompts, cfg)
+        for key, (acc, nfe) in table.items():
+            values[f"acc_{name}_{key}"] = acc
+            values[f"nfe_{name}_{key}"] = nfe
+        chosen = _pick_tau(task, model, val_prompts, cfg, budget)
+        values[f"acc_{name}_budget"], values[f"nfe_{name}_budget"] = table[chosen]
+        values[f"tau_{name}_budget"] = float(chosen[3:]) if chosen.startswith("ent") else float("nan")
+        ent = sorted((table[f"ent{t:g}"][1], table[f"ent{t:g}"][0]) for t in cfg.taus)
+        curves[f"{name}_entropy"] = Curve([e[0] for e in ent], [e[1] for e in ent], "mean NFE", "accuracy")
+        fixed = sorted((v[1], v[0]) for k, v in table.items() if k.startswith("fixed"))
+        curves[f"{name}_fixed"] = Curve([e[0] for e in fixed], [e[1] for e in fixed], "mean NFE", "accuracy")
+    heat = test_prompts[: cfg.n_heatmap]
+    artifacts["heatmap"] = {m: _heatmap(task, models[m], heat, block) for m in ("teacher", "dparallel")}
+    artifacts["commits"] = {m: _commit_hist(task, models[m], test_prompts, block, 0.5) for m in MODELS}
     values["acc_teacher_1tok"] = values[f"acc_teacher_fixed{task.gen_len}"]
     values["speedup_dparallel_tau0.5"] = task.gen_len / values["nfe_dparallel_ent0.5"]
     values["drop_dparallel_budget"] = values["acc_teacher_1tok"] - values["acc_dparallel_budget"]
@@ -226,6 +227,7 @@ EXPERIMENT = Experiment(
     },
     seeds={"smoke": 1, "quick": 3, "full": 5},
     run=run,
+    devices=("cpu", "cuda"),
     claims=[
         Claim(
             id="parallel-at-quarter-steps",

@@ -79,10 +79,15 @@ class SymbolTask:
         """The answer (N, gen_len) for items (N, n_prompt_items); seeded_max takes seeds (N, n_segments)."""
         if self.op == "running_max":
             ans = torch.cummax(items, dim=1).values
-            pad = torch.full((items.shape[0], self.gen_len - self.n_items), self.eos, dtype=items.dtype)
+            pad = torch.full(
+                (items.shape[0], self.gen_len - self.n_items),
+                self.eos,
+                dtype=items.dtype,
+                device=items.device,
+            )
             return torch.cat([ans, pad], dim=1)
         if seeds is None:
-            seeds = torch.zeros(items.shape[0], self.n_segments, dtype=items.dtype)
+            seeds = torch.zeros(items.shape[0], self.n_segments, dtype=items.dtype, device=items.device)
         seg = items.view(items.shape[0], self.n_segments, self.segment_len - 1)
         full = torch.cat([seeds[..., None].to(items.dtype), seg], dim=2)
         return torch.cummax(full, dim=2).values.flatten(1)

@@ -62,14 +62,16 @@ def regenerate_tokens(
 ) -> torch.Tensor:
     """Replace ``ids[b, t]`` where ``mask[b, t]`` by a sample from `model` given the (already edited) prefix.
 
-    One incremental pass with the KV cache; the model must share the token ids of `ids`. Sampled ids beyond
-    the model's vocabulary cannot occur (its logits have exactly that many entries).
+    One incremental pass with the KV cache; the model must share the token ids of `ids` and its device. Sampled
+    ids beyond the model's vocabulary cannot occur (its logits have exactly that many entries). The draws are
+    made on the generator's device (a CPU generator works with a cuda model) and moved back.
     """
     if mask.shape != ids.shape or mask[:, 0].any():
         raise ValueError("mask must have the shape of ids and leave the first position unmasked")
     if not float(temperature) > 0:
         raise ValueError(f"temperature must be > 0, got {temperature!r}")
     out = ids.clone()
+    mask = mask.to(ids.device)
     cols = torch.nonzero(mask.any(0)).flatten().tolist()
     if not cols:
         return out
@@ -80,7 +82,8 @@ def regenerate_tokens(
     for t in range(first, ids.shape[1]):
         if mask[:, t].any():
             probs = _smooth(logits, float(temperature), int(top_k))
-            new = torch.multinomial(probs, 1, generator=generator).squeeze(1)
+            draw_on = probs if generator is None else probs.to(generator.device)
+            new = torch.multinomial(draw_on, 1, generator=generator).squeeze(1).to(out.device)
             out[:, t] = torch.where(mask[:, t], new.to(out.dtype), out[:, t])
         if t + 1 < ids.shape[1] and t < cols[-1]:
             res = model(input_ids=out[:, t : t + 1], use_cache=True, **{kw: past})
@@ -91,14 +94,17 @@ def regenerate_tokens(
 def substitution_attack(
     ids: torch.Tensor, eps: float, vocab_size: int, start: int, seed: int = 0
 ) -> torch.Tensor:
-    """Replace each token at positions >= start, with probability eps, by a uniform random token."""
+    """Replace each token at positions >= start, with probability eps, by a uniform random token.
+
+    The draws are made on the CPU (the same on every device) and moved to the device of `ids`.
+    """
     _check_ids(ids, start)
     eps = _check_eps(eps)
     gen = torch.Generator().manual_seed(seed)
     hit = torch.rand(ids.shape, generator=gen) < eps
     hit[:, :start] = False
     rand = torch.randint(0, vocab_size, ids.shape, generator=gen)
-    return torch.where(hit, rand.to(ids.dtype), ids)
+    return torch.where(hit.to(ids.device), rand.to(ids.device, ids.dtype), ids)
 
 
 def smoothing_attack(

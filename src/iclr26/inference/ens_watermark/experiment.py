@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedModel
+from transformers import LlamaConfig, LlamaForCausalLM, LogitsProcessor, PreTrainedModel
 
 from iclr26.harness.claims import Claim, Precondition, difference_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
@@ -35,7 +35,6 @@ from iclr26.inference.ens_watermark.figures import (
     z_growth,
 )
 from iclr26.inference.ens_watermark.processor import ENSLogitsProcessor, KGWLogitsProcessor, make_reweight
-from iclr26.lab.threads import limited_threads
 from iclr26.lab.tinylm import TinyLMConfig, corpus_splits, load_or_train
 
 __all__ = [
@@ -109,15 +108,24 @@ def _random_lm(vocab: int, seed: int) -> PreTrainedModel:
     return LlamaForCausalLM(cfg).eval()
 
 
-def _models(cfg: ENSConfig) -> tuple[PreTrainedModel, PreTrainedModel, PreTrainedModel, object]:
+def _models(
+    cfg: ENSConfig, device: torch.device | str = "cpu"
+) -> tuple[PreTrainedModel, PreTrainedModel, PreTrainedModel, object]:
+    """(model, attack model, eval model or None, the TrainedLM or None), built or trained on the CPU (tiny LMs are
+    cached by config) and moved to `device`."""
     if cfg.lm is None:
-        return _random_lm(cfg.random_vocab, 0), _random_lm(cfg.random_vocab, 1), None, None
+        return (
+            _random_lm(cfg.random_vocab, 0).to(device),
+            _random_lm(cfg.random_vocab, 1).to(device),
+            None,
+            None,
+        )
     lm = load_or_train(cfg.lm)
     attack = load_or_train(cfg.attack_lm) if cfg.attack_lm is not None else lm
     if attack.model.config.vocab_size != lm.model.config.vocab_size:
         raise ValueError("attack_lm must share the tokenizer of lm (same corpus and vocab_size)")
-    ev = load_or_train(cfg.eval_lm).model if cfg.eval_lm is not None else None
-    return lm.model, attack.model, ev, lm
+    ev = load_or_train(cfg.eval_lm).model.to(device) if cfg.eval_lm is not None else None
+    return lm.model.to(device), attack.model.to(device), ev, lm
 
 
 @torch.no_grad()
@@ -129,7 +137,7 @@ def lm_nll_over_unigram(cfg: ENSConfig, lm: object, n_windows: int = 64, width: 
         return float("nan")
     ids = lm.tokenizer(corpus_splits(cfg.lm)["test"], return_tensors="np").input_ids[0]
     starts = np.linspace(0, len(ids) - width - 1, n_windows).astype(int)
-    x = torch.as_tensor(np.stack([ids[s : s + width + 1] for s in starts])).long()
+    x = torch.as_tensor(np.stack([ids[s : s + width + 1] for s in starts])).long().to(lm.model.device)
     logp = torch.log_softmax(lm.model(x).logits[:, :-1].double(), -1)
     nll = float(-logp.gather(-1, x[:, 1:, None]).mean())
     freq = np.bincount(ids).astype(float)
@@ -145,11 +153,26 @@ def _prompts(cfg: ENSConfig, lm: object, vocab: int, rng: np.random.Generator) -
     return torch.as_tensor(np.stack([ids[s : s + cfg.prompt_len] for s in starts])).long()
 
 
+class _CPUSampler(LogitsProcessor):
+    """Last processor on a non-CPU device: draws the next token on the CPU, exactly as ``generate`` does on a CPU
+    run (``torch.multinomial(softmax(scores))`` from the global CPU generator that ``torch.manual_seed`` seeded),
+    and returns scores that put all mass on it, so the device's own sampler can only pick that token. A cuda run
+    then samples the same texts as a CPU run whenever its scores agree (up to rounding at a draw's boundary)."""
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        probs = torch.softmax(scores.cpu(), dim=-1)
+        nxt = torch.multinomial(probs, num_samples=1).to(scores.device)
+        out = torch.full_like(scores, float("-inf"))
+        return out.scatter_(-1, nxt, 0.0)
+
+
 @torch.no_grad()
 def _generate(
     model: PreTrainedModel, prompts: torch.Tensor, cfg: ENSConfig, procs: list, seed: int
 ) -> torch.Tensor:
     torch.manual_seed(seed)
+    if prompts.device.type != "cpu":  # a CPU run keeps generate's own sampler (bit-identical results)
+        procs = [*procs, _CPUSampler()]
     outs = []
     for b in range(0, len(prompts), cfg.batch_size):
         outs.append(
@@ -177,7 +200,7 @@ def _nll(model: PreTrainedModel, ids: torch.Tensor, start: int, batch: int) -> n
         x = ids[b : b + batch]
         logp = torch.log_softmax(model(x).logits[:, start - 1 : -1].double(), -1)
         out.append(-logp.gather(-1, x[:, start:, None])[..., 0].mean(1))
-    return torch.cat(out).numpy()
+    return torch.cat(out).cpu().numpy()
 
 
 def _distinct2(ids: torch.Tensor, start: int) -> float:
@@ -201,73 +224,76 @@ def _green_rate(det: ENSDetector, ids: torch.Tensor, start: int) -> float:
 
 
 def run(cfg: ENSConfig, seed: int, device: str) -> Metrics:
-    """Generate with and without ENS for one secret set, then detect, attack and score quality."""
+    """Generate with and without ENS for one secret set, then detect, attack and score quality.
+
+    The LMs (generation, NLL scoring, smoothing and span-regeneration attacks) run on ``device``; the keyed
+    permutations, the detector and the random substitution attack work on CPU token ids (see the README).
+    """
+    dev = torch.device(device)
     values: dict[str, float] = {}
     curves: dict[str, Curve] = {}
-    with limited_threads(1 if cfg.single_thread else None):
-        model, attack_model, eval_model, lm = _models(cfg)
-        values["lm_nll_over_unigram"] = lm_nll_over_unigram(cfg, lm)
-        vocab = int(model.config.vocab_size)
-        rng = np.random.default_rng(seed)
-        prompts = _prompts(cfg, lm, vocab, rng)
-        start, length = cfg.prompt_len, cfg.new_tokens
-        secrets = _secrets(seed, max(cfg.n_values))
-        wm = dict(context_width=cfg.context_width, vocab_size=vocab)
-        jobs: list[tuple[str, list]] = [("plain", [])]
+    model, attack_model, eval_model, lm = _models(cfg, dev)
+    values["lm_nll_over_unigram"] = lm_nll_over_unigram(cfg, lm)
+    vocab = int(model.config.vocab_size)
+    rng = np.random.default_rng(seed)
+    prompts = _prompts(cfg, lm, vocab, rng).to(dev)
+    start, length = cfg.prompt_len, cfg.new_tokens
+    secrets = _secrets(seed, max(cfg.n_values))
+    wm = dict(context_width=cfg.context_width, vocab_size=vocab)
+    jobs: list[tuple[str, list]] = [("plain", [])]
+    for base in cfg.bases:
+        for n in cfg.n_values:
+            jobs.append((f"{base}_n{n}", [ENSLogitsProcessor(secrets[:n], base, cfg.alpha, **wm)]))
+    jobs.append(("kgw", [KGWLogitsProcessor(secrets[0], cfg.gamma_g, cfg.kgw_delta, **wm)]))
+    texts = {}
+    for i, (name, procs) in enumerate(track(jobs, description=f"ens generate seed {seed}")):
+        texts[name] = _generate(model, prompts, cfg, procs, 10_000 * seed + i)
+    scorer = eval_model if eval_model is not None else model
+    nll = {name: _nll(scorer, ids, start, cfg.batch_size) for name, ids in texts.items()}
+    for name in texts:
+        values[f"nll_{name}"] = float(nll[name].mean())
+        values[f"distinct2_{name}"] = _distinct2(texts[name], start)
+    cpu_texts = {name: ids.cpu() for name, ids in texts.items()}  # the detector hashes ids in Python
+    dets = {n: ENSDetector(secrets[:n], vocab, cfg.gamma_g, cfg.context_width) for n in cfg.n_values}
+    t_grid = list(range(5, length + 1, 5))
+    for n, det in track(list(dets.items()), description=f"ens detect seed {seed}"):
+        z0 = _z_paths(det, cpu_texts["plain"], start, length)
+        values[f"fpr_n{n}"] = float((z0[:, -1] > FPR_Z).mean())
         for base in cfg.bases:
-            for n in cfg.n_values:
-                jobs.append((f"{base}_n{n}", [ENSLogitsProcessor(secrets[:n], base, cfg.alpha, **wm)]))
-        jobs.append(("kgw", [KGWLogitsProcessor(secrets[0], cfg.gamma_g, cfg.kgw_delta, **wm)]))
-        texts = {}
-        for i, (name, procs) in enumerate(track(jobs, description=f"ens generate seed {seed}")):
-            texts[name] = _generate(model, prompts, cfg, procs, 10_000 * seed + i)
-        scorer = eval_model if eval_model is not None else model
-        nll = {name: _nll(scorer, ids, start, cfg.batch_size) for name, ids in texts.items()}
-        for name in texts:
-            values[f"nll_{name}"] = float(nll[name].mean())
-            values[f"distinct2_{name}"] = _distinct2(texts[name], start)
-        dets = {n: ENSDetector(secrets[:n], vocab, cfg.gamma_g, cfg.context_width) for n in cfg.n_values}
-        t_grid = list(range(5, length + 1, 5))
-        for n, det in track(list(dets.items()), description=f"ens detect seed {seed}"):
-            z0 = _z_paths(det, texts["plain"], start, length)
-            values[f"fpr_n{n}"] = float((z0[:, -1] > FPR_Z).mean())
-            for base in cfg.bases:
-                key = f"{base}_n{n}"
-                z = _z_paths(det, texts[key], start, length)
-                for t in cfg.t_values:
-                    values[f"tpr_{key}_t{t}"] = float((z[:, min(t, length) - 1] > FPR_Z).mean())
-                hit = z > cfg.detect_z
-                ttd = np.where(hit.any(1), hit.argmax(1) + 1, length + 1)
-                values[f"ttd_median_{key}"] = float(np.median(ttd))
-                values[f"green_rate_{key}"] = _green_rate(det, texts[key], start)
-                values[f"nll_rel_diff_{key}"] = float(
-                    np.mean(nll[key] - nll["plain"]) / np.mean(nll["plain"])
-                )
-                curves[f"tpr_{key}"] = Curve(
-                    t_grid, [float((z[:, t - 1] > FPR_Z).mean()) for t in t_grid], "tokens T", "TPR at 1% FPR"
-                )
-                curves[f"z_{key}"] = Curve(
-                    t_grid, [float(z[:, t - 1].mean()) for t in t_grid], "tokens T", "mean z"
-                )
-            if n == 1:
-                zk = _z_paths(det, texts["kgw"], start, length)
-                values["tpr_kgw_full"] = float((zk[:, -1] > FPR_Z).mean())
-        for n in cfg.attack_ns:
-            key = f"{cfg.bases[0]}_n{n}"
-            values[f"tpr_{key}_clean"] = float(
-                (_z_paths(dets[n], texts[key], start, length)[:, -1] > FPR_Z).mean()
+            key = f"{base}_n{n}"
+            z = _z_paths(det, cpu_texts[key], start, length)
+            for t in cfg.t_values:
+                values[f"tpr_{key}_t{t}"] = float((z[:, min(t, length) - 1] > FPR_Z).mean())
+            hit = z > cfg.detect_z
+            ttd = np.where(hit.any(1), hit.argmax(1) + 1, length + 1)
+            values[f"ttd_median_{key}"] = float(np.median(ttd))
+            values[f"green_rate_{key}"] = _green_rate(det, cpu_texts[key], start)
+            values[f"nll_rel_diff_{key}"] = float(np.mean(nll[key] - nll["plain"]) / np.mean(nll["plain"]))
+            curves[f"tpr_{key}"] = Curve(
+                t_grid, [float((z[:, t - 1] > FPR_Z).mean()) for t in t_grid], "tokens T", "TPR at 1% FPR"
             )
-            for eps in cfg.attack_eps:
-                for attack in cfg.attacks:
-                    s = 100 * seed + int(round(100 * eps))
-                    if attack == "substitution":
-                        ids = substitution_attack(texts[key], eps, vocab, start, seed=s)
-                    elif attack == "smoothing":
-                        ids = smoothing_attack(attack_model, texts[key], eps, start, seed=s)
-                    else:
-                        ids = paraphrase_attack(attack_model, texts[key], eps, start, seed=s)
-                    z = _z_paths(dets[n], ids, start, length)[:, -1]
-                    values[f"tpr_{key}_{attack}_eps{eps:g}"] = float((z > FPR_Z).mean())
+            curves[f"z_{key}"] = Curve(
+                t_grid, [float(z[:, t - 1].mean()) for t in t_grid], "tokens T", "mean z"
+            )
+        if n == 1:
+            zk = _z_paths(det, cpu_texts["kgw"], start, length)
+            values["tpr_kgw_full"] = float((zk[:, -1] > FPR_Z).mean())
+    for n in cfg.attack_ns:
+        key = f"{cfg.bases[0]}_n{n}"
+        values[f"tpr_{key}_clean"] = float(
+            (_z_paths(dets[n], cpu_texts[key], start, length)[:, -1] > FPR_Z).mean()
+        )
+        for eps in cfg.attack_eps:
+            for attack in cfg.attacks:
+                s = 100 * seed + int(round(100 * eps))
+                if attack == "substitution":
+                    ids = substitution_attack(cpu_texts[key], eps, vocab, start, seed=s)
+                elif attack == "smoothing":
+                    ids = smoothing_attack(attack_model, texts[key], eps, start, seed=s)
+                else:
+                    ids = paraphrase_attack(attack_model, texts[key], eps, start, seed=s)
+                z = _z_paths(dets[n], ids.cpu(), start, length)[:, -1]
+                values[f"tpr_{key}_{attack}_eps{eps:g}"] = float((z > FPR_Z).mean())
     base = cfg.bases[0]
     for attack in cfg.attacks:
         for eps in cfg.attack_eps:
@@ -342,6 +368,7 @@ EXPERIMENT = Experiment(
     },
     seeds={"smoke": 1, "quick": 3, "full": 5},
     run=run,
+    devices=("cpu", "cuda"),
     claims=[
         Claim(
             id="ens-fewer-tokens-same-quality",
