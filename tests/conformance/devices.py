@@ -1,12 +1,13 @@
 """Shared pieces of the device tests: which devices a run's tensors land on, and cuda-vs-CPU metric agreement."""
 
+import json
 import math
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-__all__ = ["DeviceLog", "far_metrics"]
+__all__ = ["DeviceLog", "assert_cpu_run_stays_on_cpu", "assert_cuda_smoke_matches_cpu", "far_metrics"]
 
 
 class DeviceLog(TorchDispatchMode):
@@ -34,3 +35,23 @@ def far_metrics(cpu: dict[str, float], gpu: dict[str, float], tol: float) -> dic
         if not ok:
             far[k] = (c, g)
     return far
+
+
+def assert_cpu_run_stays_on_cpu(experiment) -> None:
+    """A smoke seed on "cpu" creates no tensor on another device, and its record is plain JSON-ready Python."""
+    assert experiment.devices == ("cpu", "cuda")
+    log = DeviceLog()
+    with log:
+        record = experiment.run_seed("smoke", 0, "cpu")
+    assert log.devices == {"cpu"}
+    assert all(type(v) is float for v in record["metrics"].values())
+    json.dumps(record)  # curves and artifacts are plain Python, no tensors
+
+
+def assert_cuda_smoke_matches_cpu(experiment, tol: float) -> None:
+    """The smoke seed on cuda gives the CPU's metrics within ``tol * max(1, |cpu value|)`` (NaN where NaN)."""
+    cpu = experiment.run_seed("smoke", 0, "cpu")["metrics"]
+    gpu = experiment.run_seed("smoke", 0, "cuda")["metrics"]
+    assert gpu.keys() == cpu.keys()
+    far = far_metrics(cpu, gpu, tol)
+    assert not far, f"cuda metrics far from the CPU's (cpu, cuda): {far}"

@@ -3,7 +3,6 @@ oracle-endpoint sampler exactness, gradients and the claim rule."""
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 
@@ -34,7 +33,7 @@ from iclr26.generative.rg_vfm.data import (
     sphere_in_cell,
 )
 from iclr26.harness.claims import Outcome
-from tests.conformance.devices import DeviceLog, far_metrics
+from tests.conformance.devices import assert_cpu_run_stays_on_cpu, assert_cuda_smoke_matches_cpu
 
 F64 = torch.float64
 MANIFOLDS = [Sphere(2), Sphere(2, 3.0), Sphere(4), Lorentz(2), Lorentz(3, 2.0), SO3(), Euclidean(3)]
@@ -363,13 +362,7 @@ def test_learned_preconditions():
 def test_cpu_run_leaves_nothing_on_another_device():
     from iclr26.generative.rg_vfm.experiment import EXPERIMENT
 
-    assert EXPERIMENT.devices == ("cpu", "cuda")
-    log = DeviceLog()
-    with log:
-        record = EXPERIMENT.run_seed("smoke", 0, "cpu")
-    assert log.devices == {"cpu"}
-    assert all(type(v) is float for v in record["metrics"].values())
-    json.dumps(record)  # curves and artifacts are plain Python, no tensors
+    assert_cpu_run_stays_on_cpu(EXPERIMENT)
 
 
 #: cuda vs CPU smoke tolerance: same data, weights, batches and noise, so only float32 rounding in 60 Adam steps
@@ -382,10 +375,7 @@ CUDA_TOL = 0.05
 def test_smoke_seed_on_cuda_matches_cpu():
     from iclr26.generative.rg_vfm.experiment import EXPERIMENT
 
-    cpu = EXPERIMENT.run_seed("smoke", 0, "cpu")["metrics"]
-    gpu = EXPERIMENT.run_seed("smoke", 0, "cuda")["metrics"]
-    assert gpu.keys() == cpu.keys()
-    assert not far_metrics(cpu, gpu, CUDA_TOL)
+    assert_cuda_smoke_matches_cpu(EXPERIMENT, CUDA_TOL)
 
 
 @pytest.mark.parametrize("space", MANIFOLDS, ids=repr)

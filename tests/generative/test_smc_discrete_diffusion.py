@@ -1,6 +1,5 @@
 """Oracle tests of the SMC-DDM sampler (arXiv 2505.22524) on an enumerable V=3, L=3 masked diffusion toy."""
 
-import json
 import math
 
 import pytest
@@ -30,7 +29,7 @@ from iclr26.generative.smc_discrete_diffusion import (
 from iclr26.generative.smc_discrete_diffusion.claim_check import hist_names, relative_improvement
 from iclr26.harness.claims import Outcome
 from iclr26.lab.masked_diffusion import reverse_transition
-from tests.conformance.devices import DeviceLog, far_metrics
+from tests.conformance.devices import assert_cpu_run_stays_on_cpu, assert_cuda_smoke_matches_cpu
 
 STEPS = 4
 W = torch.tensor([0.5, -0.3, 0.2])
@@ -396,13 +395,7 @@ def test_claim_preconditions_model_fit_and_collapse():
 def test_cpu_run_leaves_nothing_on_another_device():
     from iclr26.generative.smc_discrete_diffusion.experiment import EXPERIMENT
 
-    assert EXPERIMENT.devices == ("cpu", "cuda")
-    log = DeviceLog()
-    with log:
-        record = EXPERIMENT.run_seed("smoke", 0, "cpu")
-    assert log.devices == {"cpu"}
-    assert all(type(v) is float for v in record["metrics"].values())
-    json.dumps(record)  # curves and artifacts are plain Python, no tensors
+    assert_cpu_run_stays_on_cpu(EXPERIMENT)
 
 
 #: cuda vs CPU smoke tolerance: every draw is the same CPU uniform, so samples differ only where rounding moves
@@ -415,10 +408,7 @@ CUDA_TOL = 0.25
 def test_smoke_seed_on_cuda_matches_cpu():
     from iclr26.generative.smc_discrete_diffusion.experiment import EXPERIMENT
 
-    cpu = EXPERIMENT.run_seed("smoke", 0, "cpu")["metrics"]
-    gpu = EXPERIMENT.run_seed("smoke", 0, "cuda")["metrics"]
-    assert gpu.keys() == cpu.keys()
-    assert not far_metrics(cpu, gpu, CUDA_TOL)
+    assert_cuda_smoke_matches_cpu(EXPERIMENT, CUDA_TOL)
 
 
 def test_ancestral_matches_the_lab_sampler_bit_for_bit():

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 import torch
@@ -28,7 +26,7 @@ from iclr26.inference.cactus import (
 from iclr26.inference.cactus.claim_check import divergence_check, frontier_decider
 from iclr26.lab.speculative import SamplingVerifier, speculative_decode
 from iclr26.lab.threads import limited_threads
-from tests.conformance.devices import DeviceLog, far_metrics
+from tests.conformance.devices import assert_cpu_run_stays_on_cpu, assert_cuda_smoke_matches_cpu
 
 F64 = torch.float64
 
@@ -304,13 +302,7 @@ def test_topk_rules_agree_without_ties() -> None:
 def test_cpu_run_leaves_nothing_on_another_device():
     from iclr26.inference.cactus.experiment import EXPERIMENT
 
-    assert EXPERIMENT.devices == ("cpu", "cuda")
-    log = DeviceLog()
-    with log:
-        record = EXPERIMENT.run_seed("smoke", 0, "cpu")
-    assert log.devices == {"cpu"}
-    assert all(type(v) is float for v in record["metrics"].values())
-    json.dumps(record)  # curves and artifacts are plain Python, no tensors
+    assert_cpu_run_stays_on_cpu(EXPERIMENT)
 
 
 #: cuda vs CPU smoke tolerance: the sweeps are float64 enumerations and the table models' logits are exact
@@ -323,7 +315,4 @@ CUDA_TOL = 0.02
 def test_smoke_seed_on_cuda_matches_cpu():
     from iclr26.inference.cactus.experiment import EXPERIMENT
 
-    cpu = EXPERIMENT.run_seed("smoke", 0, "cpu")["metrics"]
-    gpu = EXPERIMENT.run_seed("smoke", 0, "cuda")["metrics"]
-    assert gpu.keys() == cpu.keys()
-    assert not far_metrics(cpu, gpu, CUDA_TOL)
+    assert_cuda_smoke_matches_cpu(EXPERIMENT, CUDA_TOL)

@@ -1,6 +1,5 @@
 """Oracle tests of dParallel (arXiv 2509.26488): masks, loss, decoders, distillation data, claim rule."""
 
-import json
 import math
 
 import pytest
@@ -27,7 +26,7 @@ from iclr26.inference.dparallel.claim_check import dparallel_decider
 from iclr26.inference.dparallel.teacher import TeacherConfig, load_or_train_teacher
 from iclr26.lab.masked_diffusion import MaskedDiffusionTransformer
 from tests.conformance.bad_inputs.dparallel import CASES
-from tests.conformance.devices import DeviceLog, far_metrics
+from tests.conformance.devices import assert_cpu_run_stays_on_cpu, assert_cuda_smoke_matches_cpu
 
 MASK = 7
 
@@ -416,13 +415,7 @@ def test_entropy_is_clamped_and_exact():
 def test_cpu_run_leaves_nothing_on_another_device():
     from iclr26.inference.dparallel.experiment import EXPERIMENT
 
-    assert EXPERIMENT.devices == ("cpu", "cuda")
-    log = DeviceLog()
-    with log:
-        record = EXPERIMENT.run_seed("smoke", 0, "cpu")
-    assert log.devices == {"cpu"}
-    assert all(type(v) is float for v in record["metrics"].values())
-    json.dumps(record)  # curves and artifacts are plain Python, no tensors
+    assert_cpu_run_stays_on_cpu(EXPERIMENT)
 
 
 #: cuda vs CPU smoke tolerance: same teacher, data and random draws, so only float32 rounding differs; an
@@ -435,7 +428,4 @@ CUDA_TOL = 0.15
 def test_smoke_seed_on_cuda_matches_cpu():
     from iclr26.inference.dparallel.experiment import EXPERIMENT
 
-    cpu = EXPERIMENT.run_seed("smoke", 0, "cpu")["metrics"]
-    gpu = EXPERIMENT.run_seed("smoke", 0, "cuda")["metrics"]
-    assert gpu.keys() == cpu.keys()
-    assert not far_metrics(cpu, gpu, CUDA_TOL)
+    assert_cuda_smoke_matches_cpu(EXPERIMENT, CUDA_TOL)

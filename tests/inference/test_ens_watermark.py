@@ -4,7 +4,6 @@ key determinism and independence, HF integration, attacks, secrecy of keys and t
 from __future__ import annotations
 
 import itertools
-import json
 
 import numpy as np
 import pytest
@@ -28,7 +27,7 @@ from iclr26.inference.ens_watermark import (
 )
 from iclr26.inference.ens_watermark.claim_check import ens_decider, quality_decider
 from iclr26.inference.ens_watermark.experiment import exact_unbiasedness_error
-from tests.conformance.devices import DeviceLog, far_metrics
+from tests.conformance.devices import assert_cpu_run_stays_on_cpu, assert_cuda_smoke_matches_cpu
 
 PERMS4 = [torch.tensor(p) for p in itertools.permutations(range(4))]
 ALL4 = torch.stack(PERMS4)
@@ -427,13 +426,7 @@ def test_quality_decider_outcomes() -> None:
 def test_cpu_run_leaves_nothing_on_another_device():
     from iclr26.inference.ens_watermark.experiment import EXPERIMENT
 
-    assert EXPERIMENT.devices == ("cpu", "cuda")
-    log = DeviceLog()
-    with log:
-        record = EXPERIMENT.run_seed("smoke", 0, "cpu")
-    assert log.devices == {"cpu"}
-    assert all(type(v) is float for v in record["metrics"].values())
-    json.dumps(record)  # curves and artifacts are plain Python, no tensors
+    assert_cpu_run_stays_on_cpu(EXPERIMENT)
 
 
 #: cuda vs CPU smoke tolerance: the next tokens are drawn on the CPU from the same generator, so texts differ
@@ -446,10 +439,7 @@ CUDA_TOL = 0.15
 def test_smoke_seed_on_cuda_matches_cpu():
     from iclr26.inference.ens_watermark.experiment import EXPERIMENT
 
-    cpu = EXPERIMENT.run_seed("smoke", 0, "cpu")["metrics"]
-    gpu = EXPERIMENT.run_seed("smoke", 0, "cuda")["metrics"]
-    assert gpu.keys() == cpu.keys()
-    assert not far_metrics(cpu, gpu, CUDA_TOL)
+    assert_cuda_smoke_matches_cpu(EXPERIMENT, CUDA_TOL)
 
 
 def test_cpu_sampler_draws_generates_token_and_masks_the_rest():
