@@ -164,3 +164,23 @@ def test_every_helper_can_pass_and_fails_under_sabotage(d):
     for comp in d.compares:
         sabotaged = [{**r, comp.method: r[comp.baseline]} for r in win]
         assert d(sabotaged).outcome is not Outcome.SUPPORTED
+
+
+def test_derive_keeps_what_is_not_replaced():
+    from iclr26.harness.claims import difference_at_least, never_refutes
+
+    inner = difference_at_least("m", "b", 0.1)
+    same = inner.derive()
+    assert (same.metrics, same.description, same.compares, same.synthesize, same.min_seeds) == (
+        inner.metrics,
+        inner.description,
+        inner.compares,
+        inner.synthesize,
+        inner.min_seeds,
+    )
+    plain = inner.derive(description="d", compares=(), synthesize=None)
+    assert plain.description == "d" and plain.compares == () and plain.synthesize is None
+    rows = [{"m": 0.0, "b": 1.0 + 0.01 * i} for i in range(5)]
+    assert inner(rows).outcome.value == "not supported"
+    assert never_refutes(inner)(rows).outcome.value == "inconclusive"
+    assert never_refutes(inner).compares == inner.compares

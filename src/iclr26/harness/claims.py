@@ -141,6 +141,13 @@ Rows = list[dict[str, float]]
 Synthesizer = Callable[[Rows], Rows]
 
 
+class _Keep:
+    """Marks a :meth:`Decider.derive` argument left as it is (None is a meaningful value there)."""
+
+
+_KEEP = _Keep()
+
+
 class Decider:
     """A callable ``per_seed_metrics -> Verdict`` that knows which metrics it reads.
 
@@ -177,6 +184,28 @@ class Decider:
         self.compares: tuple[Comparison, ...] = tuple(compares)
         self.synthesize = synthesize
         self.allow_nonfinite = frozenset(allow_nonfinite)
+
+    def derive(
+        self,
+        fn: Callable[[PerSeed], Verdict] | None = None,
+        *,
+        metrics: Sequence[str] | None = None,
+        description: str | None = None,
+        compares: Sequence[Comparison] | None = None,
+        synthesize: Synthesizer | None | _Keep = _KEEP,
+    ) -> Decider:
+        """A decider built on this one: the fields given replace this one's, the others are kept (the rule itself
+        when `fn` is None; ``compares=()`` drops the method-versus-baseline comparisons, e.g. for a
+        non-inferiority rule, where the method equal to the baseline may rightly pass)."""
+        return Decider(
+            self if fn is None else fn,
+            self.metrics if metrics is None else metrics,
+            self.description if description is None else description,
+            min_seeds=self.min_seeds,
+            compares=self.compares if compares is None else compares,
+            synthesize=self.synthesize if isinstance(synthesize, _Keep) else synthesize,
+            allow_nonfinite=self.allow_nonfinite,
+        )
 
     def guard(self, per_seed: PerSeed) -> Verdict | None:
         """The shared guards: an *inconclusive* verdict when one fails, else None."""
@@ -409,15 +438,7 @@ def never_refutes(inner: Decider) -> Decider:
             return v
         return Verdict(Outcome.INCONCLUSIVE, v.explanation, v.estimate, v.interval, v.n_seeds)
 
-    return Decider(
-        fn,
-        inner.metrics,
-        inner.description,
-        min_seeds=inner.min_seeds,
-        compares=inner.compares,
-        synthesize=inner.synthesize,
-        allow_nonfinite=inner.allow_nonfinite,
-    )
+    return inner.derive(fn)
 
 
 def _fmt(iv: Interval) -> str:

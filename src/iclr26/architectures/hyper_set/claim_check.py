@@ -107,14 +107,7 @@ def size_decider(method: str = "params_hyperset", baseline: str = "params_vanill
 
 def _non_inferiority(inner: Decider) -> Decider:
     """`inner` without its method-versus-baseline comparison (method equal to baseline may pass)."""
-    return Decider(
-        inner,
-        inner.metrics,
-        inner.description,
-        min_seeds=inner.min_seeds,
-        synthesize=inner.synthesize,
-        allow_nonfinite=inner.allow_nonfinite,
-    )
+    return inner.derive(compares=())
 
 
 def hyperset_decider(

@@ -129,12 +129,9 @@ def accuracy_decider(hilbert: str, conventional: str) -> Decider:
     inner = effect_at_least(a, b, support_at=MEAN_FLOOR / 100.0, null=WORST_FLOOR / 100.0)
     # Non-inferiority: the conventional model judged against itself is (rightly) non-inferior, so the
     # method-versus-baseline sabotage does not apply and no comparison is declared.
-    return Decider(
-        inner,
-        inner.metrics,
-        f"{hilbert} - {conventional}: mean >= {MEAN_FLOOR} pt, 95% t lower end > {WORST_FLOOR} pt",
-        min_seeds=inner.min_seeds,
-        synthesize=inner.synthesize,
+    return inner.derive(
+        description=f"{hilbert} - {conventional}: mean >= {MEAN_FLOOR} pt, 95% t lower end > {WORST_FLOOR} pt",
+        compares=(),
     )
 
 

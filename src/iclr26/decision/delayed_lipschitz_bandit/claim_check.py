@@ -216,11 +216,4 @@ def delayed_bandit_decider(
         first = verdicts[0][1]
         return Verdict(outcome, text, first.estimate, first.interval, len(rows))
 
-    return Decider(
-        decide,
-        inner.metrics,
-        "delay adds a modest amount; DLPP robust; R_DZ(T) sublinear",
-        min_seeds=inner.min_seeds,
-        compares=inner.compares,
-        synthesize=inner.synthesize,
-    )
+    return inner.derive(decide, description="delay adds a modest amount; DLPP robust; R_DZ(T) sublinear")

@@ -102,12 +102,9 @@ def attent_decider() -> Decider:
         )
         return Verdict(v.outcome, text, est, band, v.n_seeds)
 
-    return Decider(
+    return inner.derive(
         fn,
-        inner.metrics,
-        f"geo-mean cost-to-target ratio <= {RATIO_TARGET} (CI < 1), acc >= full - 0.5 pt, beats random",
-        min_seeds=inner.min_seeds,
-        compares=inner.compares,
+        description=f"geo-mean cost-to-target ratio <= {RATIO_TARGET} (CI < 1), acc >= full - 0.5 pt, beats random",
         synthesize=_clear_win,
     )
 

@@ -87,11 +87,8 @@ def _non_inferior_to_soap() -> Decider:
         refute_below=-MARGIN,
         higher_is_better=False,
     )
-    return Decider(
-        inner,
-        inner.metrics,
-        f"COSMOS within {MARGIN} nats of SOAP (upper end < {MARGIN_UPPER})",
-        synthesize=inner.synthesize,
+    return inner.derive(
+        description=f"COSMOS within {MARGIN} nats of SOAP (upper end < {MARGIN_UPPER})", compares=()
     )
 
 
