@@ -2,6 +2,7 @@
 README table come from them."""
 
 import json
+import math
 from dataclasses import dataclass
 
 import pytest
@@ -134,3 +135,21 @@ def test_catalog_table_counts_every_outcome():
     table = catalog_table()
     assert table.startswith("Totals over") and "not reproduced at this budget" in table
     assert table.count("\n| `") == 76
+
+
+def test_shrink_record_keeps_metrics_exact_and_rounds_only_figure_data():
+    from iclr26.harness.reference import compact_json, shrink_record
+
+    rec = {
+        "metrics": {"a": 0.123456789012345, "nan": float("nan")},
+        "curves": {"c": {"x": list(range(500)), "y": [i / 7 for i in range(500)]}},
+        "artifacts": {"h": [[1 / 3, 2 / 3], {"z": 1e-9 / 7}], "n": 5},
+    }
+    out = shrink_record(rec)
+    assert out["metrics"]["a"] == 0.123456789012345
+    assert len(out["curves"]["c"]["x"]) == 200 and out["curves"]["c"]["thinned_from"] == 500
+    assert out["artifacts"]["h"][0] == [0.333333, 0.666667] and out["artifacts"]["n"] == 5
+    text = compact_json(out)
+    back = json.loads(text)
+    assert back["metrics"]["a"] == rec["metrics"]["a"] and math.isnan(back["metrics"]["nan"])
+    assert text.count("\n") == len(out) + 2, "one top-level key per line"

@@ -41,3 +41,39 @@ def test_window_cap_and_known_points_and_divergence():
     out = ladder_search(diverge, (1e-3, 3e-3, 1e-2), LADDER, 3)  # nothing finite: slide towards smaller rates
     assert out.grids[-1] == [1e-4, 3e-4, 1e-3] and out.best_in_window == 1e-4
     assert all(math.isnan(v) for v in out.losses.values())
+
+
+def test_bench_optimizers_records_the_template_metrics_with_shared_init():
+    from dataclasses import dataclass
+
+    import torch
+
+    from iclr26.lab.optim_bench import bench_optimizers, trained_below_marginal
+
+    @dataclass(frozen=True)
+    class Tiny:
+        n_layers: int = 1
+        d_model: int = 16
+        n_heads: int = 2
+        seq_len: int = 16
+        steps: int = 4
+        batch_size: int = 4
+        eval_every: int = 2
+        eval_batches: int = 1
+        max_chars: int = 20_000
+
+    runs = [
+        ("sgd", lambda m: torch.optim.SGD(m.parameters(), lr=0.1)),
+        ("adamw", lambda m: torch.optim.AdamW(m.parameters(), lr=1e-2)),
+    ]
+    bench = bench_optimizers(Tiny(), 0, "cpu", runs, "test")
+    v = bench.values
+    for name in ("sgd", "adamw"):
+        assert math.isclose(v[f"{name}_final_over_marginal"], v[f"{name}_final"] / v["marginal_eval_loss"])
+        assert v[f"{name}_diverged"] == 0.0 and v[f"{name}_state_floats"] >= 0
+        assert f"{name}_eval" in bench.curves and name in bench.seconds
+    assert v["sgd_state_floats"] < v["adamw_state_floats"], "AdamW keeps two moments, plain SGD none"
+    first = [p.detach() for p in bench.runs["sgd"].model.parameters()]
+    again = bench_optimizers(Tiny(), 0, "cpu", runs[:1], "test")
+    assert all(torch.equal(a, b.detach()) for a, b in zip(first, again.runs["sgd"].model.parameters()))
+    assert trained_below_marginal("sgd", "SGD").metric == "sgd_final_over_marginal"
