@@ -7,12 +7,29 @@ from iclr26.optim.attent import (
     AttentionClassifier,
     AtteNTSampler,
     ConstantRatio,
+    CostMeter,
+    FullDataSampler,
     LinearRatio,
     RandomSubsetSampler,
     StepRatio,
+    causal_lm_score,
     classification_score,
+    digits_patches,
+    regression_score,
+    sequence_property_data,
+    sequence_property_labels,
     topk_indices,
+    train_learner,
 )
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _train(**kw):
+    args = {"epochs": 1, "batch_size": 4} | kw
+    sampler = args.pop("sampler", FullDataSampler(8))
+    return train_learner(nn.Linear(3, 2), (_X, _Y), (_X, _Y), sampler, **args)
+
 
 _X, _Y = torch.randn(8, 3), torch.randint(0, 2, (8,))
 
@@ -39,4 +56,50 @@ CASES = [
     (lambda: _sampler(candidate_pool=100), ValueError, ["candidate_pool", "pool size"]),
     (lambda: topk_indices(torch.ones(3), 4), ValueError, ["k", "number of scores"]),
     (lambda: AttentionClassifier(2, 4, patch_dim=3, vocab=5), ValueError, ["exactly one", "patch_dim"]),
+    (lambda: StepRatio(0.1, 1, INF), ValueError, ["factor", "finite"]),
+    (lambda: CostMeter(per_trained=NAN), ValueError, ["per_trained", "finite"]),
+    (lambda: CostMeter(trained=-1), ValueError, ["trained", ">= 0"]),
+    (
+        lambda: classification_score(torch.zeros(3, 2), torch.tensor([0, 5, 1])),
+        ValueError,
+        ["targets", "[0, 2)"],
+    ),
+    (
+        lambda: classification_score(torch.zeros(3, 2), torch.tensor([0, -1, 1])),
+        ValueError,
+        ["targets", "[0, 2)"],
+    ),
+    (
+        lambda: classification_score(torch.zeros(3, 2).long(), torch.zeros(3).long()),
+        TypeError,
+        ["logits", "floating"],
+    ),
+    (lambda: causal_lm_score(torch.zeros(2, 3, 4), torch.full((2, 3), 9)), ValueError, ["targets", "[0, 4)"]),
+    (lambda: causal_lm_score(torch.zeros(2, 3, 4), torch.zeros(2, 3)), TypeError, ["targets", "integer"]),
+    (
+        lambda: causal_lm_score(torch.zeros(2, 3, 4), torch.zeros(2, 3).long(), ignore_index=1.5),
+        ValueError,
+        ["ignore_index", "int"],
+    ),
+    (
+        lambda: regression_score(torch.zeros(3).long(), torch.zeros(3).long()),
+        TypeError,
+        ["outputs", "floating"],
+    ),
+    (lambda: topk_indices(torch.tensor([float("nan"), 1.0]), 1), ValueError, ["scores", "NaN"]),
+    (
+        lambda: AttentionClassifier(2, 4, d_model=8, n_heads=2, vocab=5)(torch.full((2, 4), 9)),
+        ValueError,
+        ["x", "[0, 5)"],
+    ),
+    (lambda: digits_patches(-1), ValueError, ["seed", ">= 0"]),
+    (lambda: digits_patches(0, n_test=0), ValueError, ["n_test", ">= 10"]),
+    (lambda: sequence_property_data(10, 10, -1), ValueError, ["seed", ">= 0"]),
+    (lambda: sequence_property_labels(torch.zeros(2, 3)), TypeError, ["tokens", "integer"]),
+    (lambda: _train(lr=INF), ValueError, ["lr", "finite"]),
+    (lambda: _train(lr=NAN), ValueError, ["lr", "finite"]),
+    (lambda: _train(weight_decay=NAN), ValueError, ["weight_decay", "finite"]),
+    (lambda: _train(clip=-1.0), ValueError, ["clip", ">= 0"]),
+    (lambda: _train(sampler=None), TypeError, ["sampler", "SubsetSampler"]),
+    (lambda: _train(sampler=FullDataSampler(20)), ValueError, ["sampler", "pool of 20"]),
 ]

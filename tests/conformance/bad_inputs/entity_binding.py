@@ -1,6 +1,7 @@
 """Bad input to the entity-binding prompts, counterfactuals, interventions and causal model (arXiv 2510.06182)."""
 
 import numpy as np
+import torch
 
 from iclr26.mechanisms.entity_binding import (
     GPTConfig,
@@ -10,7 +11,11 @@ from iclr26.mechanisms.entity_binding import (
     interchange,
     make_counterfactual,
     make_prompts,
+    sample_training_batch,
+    train_binding_gpt,
 )
+
+_T3 = np.array([[0, 1, 2], [0, 1, 2]])
 
 _O3 = make_prompts(3, 1, 0, seed=0)[0]
 _O2 = make_prompts(2, 1, 0, seed=0)[0]
@@ -32,4 +37,23 @@ CASES = [
     (lambda: MixCausalModel(4, ("semantic",)), ValueError, ["mechanisms"]),
     (lambda: MixCausalModel(3).predict(np.array([[0, 1, 5]])), ValueError, ["targets", "0..2"]),
     (lambda: agreement([0.5, 0.6], [0.5, 0.5]), ValueError, ["sum to 1"]),
+    (lambda: make_prompts(3, 1, 0, seed=-1), ValueError, ["seed", ">= 0"]),
+    (lambda: make_prompts(3, 1, 0, seed=1.5), TypeError, ["seed", "int"]),
+    (lambda: make_counterfactual(_O3, seed=-1), ValueError, ["seed", ">= 0"]),
+    (lambda: GPTConfig(lr=float("inf")), ValueError, ["lr", "finite"]),
+    (lambda: GPTConfig(lr=float("nan")), ValueError, ["lr", "finite"]),
+    (lambda: GPTConfig(weight_decay=-1.0), ValueError, ["weight_decay", ">= 0"]),
+    (lambda: GPTConfig(n_min=5, n_max=3), ValueError, ["n_max", ">= 5"]),
+    (lambda: GPTConfig(steps=0), ValueError, ["steps", ">= 1"]),
+    (lambda: build_gpt(GPTConfig(), -1), ValueError, ["seed", ">= 0"]),
+    (lambda: build_gpt(None), TypeError, ["cfg", "GPTConfig"]),
+    (lambda: train_binding_gpt(GPTConfig(), -1), ValueError, ["seed", ">= 0"]),
+    (lambda: sample_training_batch(2, 3, None), TypeError, ["rng", "Generator"]),
+    (lambda: sample_training_batch(0, 3, np.random.default_rng(0)), ValueError, ["batch", ">= 1"]),
+    (
+        lambda: MixCausalModel(3).fit(torch.full((2, 3), 1 / 3), _T3, lr=float("inf")),
+        ValueError,
+        ["lr", "finite"],
+    ),
+    (lambda: MixCausalModel(3).predict(np.array([[0.5, 1, 2]])), TypeError, ["targets", "integer"]),
 ]

@@ -3,7 +3,7 @@
 import torch
 from transformers import BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel
 
-from iclr26.inference.fly import generate, ngram_propose, verify
+from iclr26.inference.fly import FlyVerifier, NgramDrafter, generate, ngram_propose, top_k_entropy, verify
 
 
 def _gpt(vocab: int) -> GPT2LMHeadModel:
@@ -38,4 +38,16 @@ CASES = [
     (lambda: generate(_gpt(12), _gpt(12), P.repeat(2, 1), 4), ValueError, ["input_ids", "batch size"]),
     (lambda: generate(_gpt(12), _bert(), P, 4), ValueError, ["drafter", "causal"]),
     (lambda: ngram_propose([1, 2], max_ngram=0), ValueError, ["max_ngram"]),
+    (lambda: top_k_entropy(Z, 0), ValueError, ["k", ">= 1"]),
+    (lambda: top_k_entropy(Z.long(), 2), TypeError, ["logits", "floating-point"]),
+    (lambda: top_k_entropy(torch.tensor(1.0), 2), ValueError, ["logits", "V >= 1"]),
+    (lambda: verify(Z, D + 9), ValueError, ["draft_ids", "[0, 5)"]),
+    (lambda: verify(Z, D - 1), ValueError, ["draft_ids", "[0, 5)"]),
+    (lambda: verify(torch.full_like(Z, float("nan")), D), ValueError, ["target_logits", "NaN"]),
+    (lambda: verify(Z, D, entropy_threshold=float("nan")), ValueError, ["entropy_threshold", "finite"]),
+    (lambda: FlyVerifier(entropy_threshold=float("inf")), ValueError, ["entropy_threshold", "finite"]),
+    (lambda: NgramDrafter(None), TypeError, ["model", "causal LM"]),
+    (lambda: ngram_propose(torch.tensor([1.0, 2.0, 1.0])), TypeError, ["context_ids", "integer"]),
+    (lambda: ngram_propose(["a", "b", "a"]), ValueError, ["context_ids[0]", "int"]),
+    (lambda: ngram_propose([1, 2], num_pred=0), ValueError, ["num_pred", ">= 1"]),
 ]

@@ -3,10 +3,15 @@
 import torch
 
 from iclr26.attention.hdla import (
+    DeltaProductMixer,
+    GatedDeltaNetMixer,
+    GLAMixer,
     HDLAAttention,
+    RankGeneralizedMixer,
     hdla_decay_terms,
     rank_generalized_chunk,
     rank_generalized_recurrence,
+    transition_matrices,
 )
 
 B, T, H, D = 1, 4, 2, 3
@@ -40,4 +45,29 @@ CASES = [
     (lambda: HDLAAttention(8, 2, lower_bound=1.5), ValueError, ["lower_bound", "[0, 1)"]),
     (lambda: HDLAAttention(8, 0), ValueError, ["n_heads", ">= 1"]),
     (lambda: HDLAAttention(8, 2)(torch.randn(2, 8)), ValueError, ["x", "shape"]),
+    (lambda: HDLAAttention(8, 2, eps=float("inf")), ValueError, ["eps", "finite"]),
+    (lambda: GatedDeltaNetMixer(8, 2, eps=float("nan")), ValueError, ["eps", "finite"]),
+    (lambda: DeltaProductMixer(8, 2, chunk_size=True), ValueError, ["chunk_size", "int"]),
+    (lambda: GLAMixer(8, 2, lower_bound=float("nan")), ValueError, ["lower_bound", "[0, 1)"]),
+    (
+        lambda: HDLAAttention(8, 2)(torch.ones(1, 3, 8), state=torch.zeros(1, 2, 4, 4).long()),
+        TypeError,
+        ["state", "floating-point"],
+    ),
+    (lambda: RankGeneralizedMixer(8, 2)(torch.ones(1, 3, 8)), NotImplementedError, ["core_inputs"]),
+    (lambda: hdla_decay_terms(KH * 3, F_, BETA), ValueError, ["k_hat", "unit-norm"]),
+    (
+        lambda: hdla_decay_terms(torch.full_like(KH, float("nan")), F_, BETA),
+        ValueError,
+        ["k_hat", "unit-norm"],
+    ),
+    (lambda: hdla_decay_terms(KH.long(), F_, BETA), TypeError, ["k_hat", "floating-point"]),
+    (lambda: transition_matrices(F_.log() + 1, A, BB, r_ab=2), ValueError, ["log_f", "<= 0"]),
+    (
+        lambda: transition_matrices(torch.full_like(F_, float("nan")), A, BB, r_ab=2),
+        ValueError,
+        ["log_f", "NaN"],
+    ),
+    (lambda: transition_matrices(F_.log(), [1.0], BB, r_ab=2), TypeError, ["a", "torch.Tensor"]),
+    (lambda: transition_matrices(F_.log()[0], A, BB, r_ab=2), ValueError, ["log_f", "4-D"]),
 ]

@@ -8,8 +8,14 @@ from iclr26.science.jarf import (
     JARFClassifier,
     JARFRegressor,
     RotationForestClassifier,
+    RotationForestRegressor,
     ejop_from_callable,
+    fd_jacobians,
+    normalize_ejop,
     preconditioner,
+    sorted_eigh,
+    subspace_overlap,
+    surrogate_ejop,
 )
 
 X = np.random.default_rng(0).normal(size=(30, 3))
@@ -41,5 +47,54 @@ CASES = [
         lambda: RotationForestClassifier(n_features_per_subset=0).fit(X, Y),
         ValueError,
         ["n_features_per_subset"],
+    ),
+]
+
+CASES += [
+    (lambda: JARFClassifier(random_state=-1, **SMALL).fit(X, Y), ValueError, ["random_state", "-1"]),
+    (lambda: JARFClassifier(random_state=1.5, **SMALL).fit(X, Y), ValueError, ["random_state", "1.5"]),
+    (lambda: JARFClassifier(estimator=3, **SMALL).fit(X, Y), TypeError, ["estimator", "scikit-learn"]),
+    (lambda: JARFRegressor(surrogate=3, **SMALL).fit(X, X[:, 0]), TypeError, ["surrogate", "scikit-learn"]),
+    (lambda: JARFRegressor(**SMALL).fit(X, np.array(["a"] * 30)), ValueError, ["y", "numeric"]),
+    (
+        lambda: JARFClassifier(n_estimators=True, n_gradient_samples=10).fit(X, Y),
+        ValueError,
+        ["n_estimators"],
+    ),
+    (lambda: ejop_from_callable(3, X, 0.1), TypeError, ["f must", "callable"]),
+    (
+        lambda: ejop_from_callable(lambda Z: np.full(len(Z), np.nan), X, 0.1),
+        ValueError,
+        ["f returned", "NaN"],
+    ),
+    (
+        lambda: ejop_from_callable(lambda Z: np.zeros((len(Z), 2, 2)), X, 0.1),
+        ValueError,
+        ["f must return", "(m, C)"],
+    ),
+    (
+        lambda: ejop_from_callable(lambda Z: np.array(["a"] * len(Z)), X, 0.1),
+        ValueError,
+        ["f must return numbers"],
+    ),
+    (lambda: fd_jacobians(lambda Z: Z, "abc", 0.1), ValueError, ["X must", "numeric"]),
+    (lambda: normalize_ejop("abc"), ValueError, ["H must", "numeric"]),
+    (lambda: preconditioner(np.ones((2, 3)), 1e-3), ValueError, ["H must", "square"]),
+    (lambda: preconditioner(np.full((3, 3), np.nan), 1e-3), ValueError, ["H must", "NaN"]),
+    (lambda: sorted_eigh(np.array([[1.0, 5.0], [0.0, 1.0]])), ValueError, ["H must", "symmetric"]),
+    (lambda: sorted_eigh(np.zeros((0, 0))), ValueError, ["H must", "non-empty"]),
+    (lambda: subspace_overlap(np.eye(3)[:, :2], np.eye(4)[:, :2]), ValueError, ["U and B", "rows"]),
+    (lambda: subspace_overlap(np.ones(3), np.ones(3)), ValueError, ["U must", "2-D"]),
+    (lambda: surrogate_ejop(None, X, 0.1, True), TypeError, ["surrogate", "predict_proba"]),
+    (lambda: surrogate_ejop(SVC().fit(X, Y), X, 0.1, "yes"), TypeError, ["classification", "bool"]),
+    (
+        lambda: RotationForestClassifier(n_estimators=2, random_state=-1).fit(X, Y),
+        ValueError,
+        ["random_state", "-1"],
+    ),
+    (
+        lambda: RotationForestRegressor(n_estimators=2, sample_fraction=True).fit(X, X[:, 0]),
+        ValueError,
+        ["sample_fraction"],
     ),
 ]

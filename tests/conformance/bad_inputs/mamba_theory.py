@@ -3,7 +3,12 @@
 import torch
 
 from iclr26.architectures.mamba_theory import (
+    AttentionClassifier,
     SelectiveSSMClassifier,
+    SequenceData,
+    classification_error,
+    locality_labels,
+    majority_labels,
     make_locality_data,
     make_majority_data,
     orthonormal_patterns,
@@ -38,4 +43,85 @@ CASES = [
     (lambda: SelectiveSSMClassifier(8)(torch.ones(2, 5, 7)), ValueError, ["X", "shape"]),
     (lambda: train_gd(SelectiveSSMClassifier(16, m=4), _maj(), 0.0, 5), ValueError, ["eta", "> 0"]),
     (lambda: train_gd(SelectiveSSMClassifier(16, m=4), _maj(), 0.1, 5, loss="mse"), ValueError, ["loss"]),
+]
+
+_NAN = float("nan")
+
+CASES += [
+    (lambda: _maj(M=2.5), ValueError, ["M", "2.5"]),
+    (lambda: _maj(seed=-1), ValueError, ["seed", ">= 0"]),
+    (lambda: _maj(seed=1.5), ValueError, ["seed", "1.5"]),
+    (lambda: _maj(dtype=torch.int64), TypeError, ["dtype", "floating-point"]),
+    (lambda: _maj(sigma=float("inf")), ValueError, ["sigma", "finite"]),
+    (lambda: _maj(alpha_r=_NAN), ValueError, ["alpha_r", "[0, 1]"]),
+    (lambda: _loc(M=2), ValueError, ["M", ">= 3"]),
+    (lambda: _loc(dL_pos=1.5), ValueError, ["dL_pos", "1.5"]),
+    (lambda: orthonormal_patterns(4, 3, seed=-1), ValueError, ["seed", ">= 0"]),
+    (lambda: orthonormal_patterns(4, 3, dtype=torch.int64), TypeError, ["dtype", "floating-point"]),
+    (lambda: majority_labels(torch.zeros(3, dtype=torch.long)), ValueError, ["pattern_ids", "2-D"]),
+    (lambda: majority_labels(torch.zeros(2, 3)), TypeError, ["pattern_ids", "integer"]),
+    (lambda: locality_labels(torch.full((2, 3), -1)), ValueError, ["pattern_ids", ">= 0"]),
+    (
+        lambda: SequenceData(
+            torch.zeros(2, 3, 4), torch.zeros(3), torch.eye(4), torch.zeros(2, 3, dtype=torch.long)
+        ),
+        ValueError,
+        ["y", "shape"],
+    ),
+    (
+        lambda: SequenceData(
+            torch.full((2, 3, 4), _NAN), torch.zeros(2), torch.eye(4), torch.zeros(2, 3, dtype=torch.long)
+        ),
+        ValueError,
+        ["X", "finite"],
+    ),
+    (lambda: SelectiveSSMClassifier(True), ValueError, ["d", "True"]),
+    (lambda: SelectiveSSMClassifier(8, init_std=float("inf")), ValueError, ["init_std", "finite"]),
+    (lambda: SelectiveSSMClassifier(8, seed=1.5), ValueError, ["seed", "1.5"]),
+    (lambda: SelectiveSSMClassifier(8, train_a="no"), TypeError, ["train_a", "bool"]),
+    (lambda: SelectiveSSMClassifier(8, freeze_gate="no"), TypeError, ["freeze_gate", "bool"]),
+    (lambda: SelectiveSSMClassifier(8, dtype=torch.int64), TypeError, ["dtype", "floating-point"]),
+    (
+        lambda: SelectiveSSMClassifier(8)(torch.zeros(2, 5, 8, dtype=torch.float64)),
+        TypeError,
+        ["X", "dtype"],
+    ),
+    (lambda: AttentionClassifier(8, seed=-1), ValueError, ["seed", ">= 0"]),
+    (
+        lambda: classification_error(SelectiveSSMClassifier(16, m=4), None),
+        TypeError,
+        ["data", "SequenceData"],
+    ),
+    (lambda: train_gd(None, _maj(), 0.1, 5), TypeError, ["model", "Module"]),
+    (lambda: train_gd(torch.nn.Linear(16, 1), _maj(), 0.1, 5), TypeError, ["model.w", "gate"]),
+    (
+        lambda: train_gd(SelectiveSSMClassifier(16, m=4), _maj(), 0.1, 2, test_data=3),
+        TypeError,
+        ["test_data"],
+    ),
+    (
+        lambda: train_gd(SelectiveSSMClassifier(16, m=4), _maj(), 0.1, 2, full_batch="no"),
+        TypeError,
+        ["full_batch"],
+    ),
+    (
+        lambda: train_gd(SelectiveSSMClassifier(16, m=4), _maj(), 0.1, 2, eval_every=True),
+        ValueError,
+        ["eval_every"],
+    ),
+    (
+        lambda: train_gd(SelectiveSSMClassifier(16, m=4), _maj(), 0.1, 2, target_error="a"),
+        ValueError,
+        ["target_error", "'a'"],
+    ),
+    (
+        lambda: train_gd(SelectiveSSMClassifier(16, m=4), _maj(), 0.1, 2, full_batch=False, batch_size=True),
+        ValueError,
+        ["batch_size", "True"],
+    ),
+    (
+        lambda: train_gd(SelectiveSSMClassifier(16, m=4), _maj(), 0.1, 2, seed=-1),
+        ValueError,
+        ["seed", ">= 0"],
+    ),
 ]

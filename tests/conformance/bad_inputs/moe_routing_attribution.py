@@ -12,7 +12,10 @@ from iclr26.mechanisms.moe_routing_attribution import (
     linear_subscores,
     rank_change,
     tiny_moe_lm,
+    train_tiny_moe,
 )
+
+NAN, INF = float("nan"), float("inf")
 
 _CFG = TinyMoEConfig(n_layers=2, d_model=8, n_heads=2, n_experts=4, d_hidden=8, vocab_size=20, seq_len=6)
 
@@ -47,4 +50,21 @@ CASES = [
         ["components", "empty"],
     ),
     (lambda: tiny_moe_lm(TinyMoEConfig(n_experts=2, k=3)), ValueError, ["k", "n_experts"]),
+    (lambda: TinyMoEConfig(lr=INF), ValueError, ["lr", "finite"]),
+    (lambda: TinyMoEConfig(lr=NAN), ValueError, ["lr", "finite"]),
+    (lambda: TinyMoEConfig(balance_coef=NAN), ValueError, ["balance_coef", "finite"]),
+    (lambda: TinyMoEConfig(steps=0), ValueError, ["steps", ">= 1"]),
+    (lambda: TinyMoEConfig(n_experts=1, k=1), ValueError, ["n_experts", ">= 2"]),
+    (lambda: tiny_moe_lm(_CFG, init_seed=-1), ValueError, ["init_seed", ">= 0"]),
+    (lambda: tiny_moe_lm(None), TypeError, ["cfg", "TinyMoEConfig"]),
+    (lambda: train_tiny_moe(_CFG, -1), ValueError, ["seed", ">= 0"]),
+    (
+        lambda: cofiring(torch.zeros(4, 2), torch.zeros(4, 2), n_shuffles=1.5),
+        ValueError,
+        ["n_shuffles", "int"],
+    ),
+    (lambda: cofiring(torch.zeros(4, 2), torch.zeros(4, 2), seed=-1), ValueError, ["seed", ">= 0"]),
+    (lambda: cofiring(torch.full((4, 2), NAN), torch.zeros(4, 2)), ValueError, ["firing_a", "finite"]),
+    (lambda: influence(torch.zeros(4, 3).long()), TypeError, ["sub", "floating"]),
+    (lambda: rank_change(torch.full((4, 3), NAN), torch.zeros(4, 3), 1), ValueError, ["scores", "NaN"]),
 ]

@@ -3,12 +3,42 @@
 import numpy as np
 import torch
 
-from iclr26.architectures.t1_imputation import T1, CHeadAttention, T1Config, T1Imputer, block_missing, mcar
+from iclr26.architectures.t1_imputation import (
+    SAITS,
+    T1,
+    CHeadAttention,
+    DepthwiseMix,
+    DownSample,
+    PixelShuffle1D,
+    ReconHead,
+    SAITSLike,
+    T1Block,
+    T1Config,
+    T1Imputer,
+    block_missing,
+    chronological_split,
+    front_pad,
+    iterative_impute,
+    knn_impute,
+    linear_interpolation,
+    locf,
+    masked_mse,
+    masked_normalize,
+    mcar,
+    seq_missing,
+    sliding_windows,
+    synthetic_series,
+)
 
 _CFG = T1Config(n_heads=4, n_blocks=(1, 1), kernel_large=(5, 3), kernel_small=3)
 _NET = T1Imputer(3, 8, _CFG)
 _X = torch.randn(2, 8, 3)
 _K = torch.ones(2, 8, 3)
+_NAN = float("nan")
+_INF = float("inf")
+_R = np.random.default_rng(0)
+_W = np.random.default_rng(1).normal(size=(4, 8, 3))
+_ONES = np.ones((1, 4, 2))
 
 CASES = [
     (lambda: _NET(_X, torch.full((2, 8, 3), 0.5)), ValueError, ["mask", "binary"]),
@@ -25,4 +55,127 @@ CASES = [
     (lambda: T1(_CFG, rate=1.0), ValueError, ["rate"]),
     (lambda: mcar((2, 8, 3), 1.2, np.random.default_rng(0)), ValueError, ["rate"]),
     (lambda: block_missing((2, 8, 3), 0.3, 4, 5, np.random.default_rng(0)), ValueError, ["block_width"]),
+    # T1Config: counts, kernels, rates and flags
+    (lambda: T1Config(n_heads=1.5), ValueError, ["n_heads", "1.5"]),
+    (lambda: T1Config(n_heads=True), ValueError, ["n_heads", "True"]),
+    (lambda: T1Config(n_blocks="ab"), ValueError, ["n_blocks", "tuple"]),
+    (lambda: T1Config(n_blocks=(1.5,), kernel_large=(3,)), ValueError, ["n_blocks", "1.5"]),
+    (lambda: T1Config(n_blocks=(1,), kernel_large=(4,)), ValueError, ["kernel_large", "odd", "4"]),
+    (lambda: T1Config(kernel_small=4), ValueError, ["kernel_small", "odd"]),
+    (lambda: T1Config(downsample=1.5), ValueError, ["downsample", "1.5"]),
+    (lambda: T1Config(drop_path=_NAN), ValueError, ["drop_path", "nan"]),
+    (lambda: T1Config(ffn_ratio=-1.0), ValueError, ["ffn_ratio", "-1.0"]),
+    (lambda: T1Config(layer_scale=_NAN), ValueError, ["layer_scale", "nan"]),
+    (lambda: T1Config(positional="no"), TypeError, ["positional", "bool"]),
+    (lambda: T1Config(stem_kernel=0), ValueError, ["stem_kernel", "0"]),
+    # T1Imputer: construction and forward inputs
+    (lambda: T1Imputer(3, 8, _CFG, init_seed=-1), ValueError, ["init_seed", "-1"]),
+    (lambda: T1Imputer(3, 8, 3), TypeError, ["config", "T1Config"]),
+    (lambda: _NET(torch.full((2, 8, 3), _NAN), _K), ValueError, ["x", "finite", "observed"]),
+    (lambda: _NET(torch.full((2, 8, 3), _INF), _K), ValueError, ["x", "finite", "observed"]),
+    (lambda: _NET(torch.zeros(2, 8, 3, dtype=torch.long), _K), TypeError, ["x", "floating", "int64"]),
+    (lambda: _NET(_X, _K, skip_blocks="yes"), TypeError, ["skip_blocks", "bool"]),
+    (lambda: _NET(torch.zeros(0, 8, 3), torch.zeros(0, 8, 3)), ValueError, ["B >= 1", "(0, 8, 3)"]),
+    (
+        lambda: _NET.attention_maps(torch.zeros(2, 9, 3), torch.ones(2, 9, 3)),
+        ValueError,
+        ["length 9", "seq_len=8"],
+    ),
+    (lambda: _NET.embed(torch.zeros(2, 8, 4)), ValueError, ["x_norm", "(2, 8, 4)"]),
+    # building blocks
+    (lambda: CHeadAttention(1.5, 3, 3), ValueError, ["channels", "1.5"]),
+    (lambda: CHeadAttention(4, 3, 3, drop_attn=_NAN), ValueError, ["drop_attn", "nan"]),
+    (lambda: CHeadAttention(4, 3.5, 3), ValueError, ["kernel_large", "3.5"]),
+    (lambda: CHeadAttention(4, 3, 3).weights(torch.zeros(2, 3, 5, 8)), ValueError, ["channels", "4"]),
+    (lambda: DepthwiseMix(0, 3, 3), ValueError, ["channels", "0"]),
+    (lambda: DepthwiseMix(4, 3, 3)(torch.zeros(2, 3, 8)), ValueError, ["z", "shape", "(2, 3, 8)"]),
+    (lambda: DepthwiseMix(4, 3, 3, bias="no"), TypeError, ["bias", "bool"]),
+    (lambda: T1Block(4, 0, 3, 3), ValueError, ["length", "0"]),
+    (lambda: T1Block(4, 8, 3, 3)(torch.zeros(2, 3, 4, 9)), ValueError, ["z", "(B, M, 4, 8)", "(2, 3, 4, 9)"]),
+    (lambda: T1Block(4, 8, 3, 3, ffn_ratio=0.0), ValueError, ["ffn_ratio", "0.0"]),
+    (lambda: DownSample(4, 0), ValueError, ["factor", "0"]),
+    (lambda: DownSample(4, 2)(torch.zeros(2, 4, 8)), ValueError, ["z", "4-D", "(2, 4, 8)"]),
+    (lambda: PixelShuffle1D(1.5), ValueError, ["r", "1.5"]),
+    (lambda: PixelShuffle1D(2)(torch.zeros(4, 3)), ValueError, ["x", "3-D", "(4, 3)"]),
+    (lambda: ReconHead(4, 0, 8), ValueError, ["length_in", "0"]),
+    (lambda: ReconHead(4, 4, 8)(torch.zeros(2, 3, 4, 6)), ValueError, ["z", "(2, 3, 4, 6)"]),
+    (lambda: front_pad(torch.zeros(2, 3, 5), 0, 1), ValueError, ["kernel", "0"]),
+    (lambda: front_pad(np.zeros((2, 3, 5)), 2, 1), TypeError, ["x", "torch.Tensor", "ndarray"]),
+    (lambda: masked_normalize(_X, _K, eps=_NAN), ValueError, ["eps", "nan"]),
+    (lambda: masked_normalize(_X, torch.ones(2, 8, 4)), ValueError, ["mask shape", "(2, 8, 4)"]),
+    (lambda: masked_normalize(_X, _K * 0.5), ValueError, ["mask", "binary"]),
+    (lambda: masked_normalize(torch.full((2, 8, 3), _NAN), _K), ValueError, ["x", "finite", "observed"]),
+    (lambda: masked_normalize(np.zeros((2, 8, 3)), np.ones((2, 8, 3))), TypeError, ["x", "mask", "torch"]),
+    # losses and the fit/impute wrapper
+    (
+        lambda: masked_mse(torch.zeros(3), torch.zeros(4), torch.ones(3)),
+        ValueError,
+        ["target", "shape", "(4,)"],
+    ),
+    (
+        lambda: masked_mse(torch.zeros(3), torch.zeros(3), torch.full((3,), 0.5)),
+        ValueError,
+        ["weight", "binary"],
+    ),
+    (lambda: masked_mse(np.zeros(3), np.zeros(3), np.ones(3)), TypeError, ["pred", "torch.Tensor"]),
+    (lambda: SAITSLike(3, 8, 8, 1, 0), ValueError, ["n_heads", "0"]),
+    (lambda: SAITSLike(3, 8, 8, 1, 2, dropout=2.0), ValueError, ["dropout", "2.0"]),
+    (
+        lambda: SAITSLike(3, 8, 8, 1, 2)(torch.full((2, 8, 3), _NAN), _K),
+        ValueError,
+        ["x", "finite", "observed"],
+    ),
+    (lambda: T1(_CFG, rate=_NAN), ValueError, ["rate", "nan"]),
+    (lambda: T1(_CFG, rate="a"), ValueError, ["rate", "'a'"]),
+    (lambda: T1(_CFG, lr=_INF), ValueError, ["lr", "inf"]),
+    (lambda: T1(_CFG, steps=1, seed=-1).fit(_W), ValueError, ["seed", "-1"]),
+    (lambda: T1(_CFG, steps=1, log_every=1.5).fit(_W), ValueError, ["log_every", "1.5"]),
+    (lambda: T1(_CFG, device="gpu9"), ValueError, ["device", "gpu9"]),
+    (lambda: T1(3), TypeError, ["config", "T1Config", "int"]),
+    (lambda: T1(_CFG, steps=1).fit("abc"), ValueError, ["X", "numeric", "str"]),
+    (lambda: T1(_CFG, steps=1).fit(np.full((4, 8, 3), _INF)), ValueError, ["X", "infinite", "observed"]),
+    (lambda: T1(_CFG, steps=1).fit(np.zeros((0, 8, 3))), ValueError, ["X", "N >= 1", "(0, 8, 3)"]),
+    (lambda: T1(_CFG, steps=1).fit(_W, progress=3), TypeError, ["progress", "callable", "int"]),
+    (lambda: T1(_CFG).reconstruct(np.zeros((2, 8, 3))), ValueError, ["not fitted", "fit"]),
+    (lambda: T1(_CFG, steps=1).fit(_W).reconstruct(_W, batch_size=0), ValueError, ["batch_size", "0"]),
+    (
+        lambda: T1(_CFG, steps=1).fit(_W).impute(np.zeros((2, 8, 4))),
+        ValueError,
+        ["4 variables", "built for 3"],
+    ),
+    (lambda: SAITS(d_model=8, n_heads=3, steps=1).fit(_W), ValueError, ["d_model", "divisible", "n_heads"]),
+    (lambda: SAITS(d_model=0), ValueError, ["d_model", "0"]),
+    # classical baselines
+    (lambda: linear_interpolation(np.full((1, 4, 2), _NAN), _ONES), ValueError, ["x", "finite", "observed"]),
+    (lambda: linear_interpolation("abc", np.ones(3)), ValueError, ["x", "mask", "numeric"]),
+    (lambda: locf(np.full((1, 4, 2), _INF), _ONES), ValueError, ["x", "finite", "observed"]),
+    (
+        lambda: knn_impute(np.zeros((1, 4, 2)), _ONES, np.zeros((5, 2)), n_neighbors=0),
+        ValueError,
+        ["n_neighbors", "0"],
+    ),
+    (lambda: knn_impute(np.zeros((1, 4, 2)), _ONES, np.zeros((5, 3))), ValueError, ["reference", "(5, 3)"]),
+    (
+        lambda: iterative_impute(np.zeros((1, 4, 2)), _ONES, np.ones((5, 2)), seed=-1),
+        ValueError,
+        ["seed", "-1"],
+    ),
+    # data and masking schemes
+    (lambda: synthetic_series(20.5), ValueError, ["n_steps", "20.5"]),
+    (lambda: synthetic_series(20, 2, seed=-1), ValueError, ["seed", "-1"]),
+    (lambda: synthetic_series(20, 2, max_lag=1.5), ValueError, ["max_lag", "1.5"]),
+    (lambda: synthetic_series(20, 2, noise=_NAN), ValueError, ["noise", "nan"]),
+    (lambda: synthetic_series(20, 2, factors_per_var=1.5), ValueError, ["factors_per_var", "1.5"]),
+    (lambda: chronological_split(np.full((10, 2), _NAN)), ValueError, ["series", "finite"]),
+    (lambda: chronological_split(np.zeros((10, 2)), "abc"), ValueError, ["fractions", "'abc'"]),
+    (lambda: chronological_split(np.zeros((10, 2)), (_NAN, 0.5, 0.5)), ValueError, ["fractions", "nan"]),
+    (lambda: chronological_split(np.ones((10, 2)), (0.0, 0.5, 0.5)), ValueError, ["training block", "empty"]),
+    (lambda: sliding_windows("abc", 3), ValueError, ["series", "(time, variables)"]),
+    (lambda: mcar((4, 5), 0.5, _R), ValueError, ["shape", "(N, T, M)", "(4, 5)"]),
+    (lambda: mcar((2, 4.5, 3), 0.5, _R), ValueError, ["shape", "4.5"]),
+    (lambda: mcar((2, 4, 3), _NAN, _R), ValueError, ["rate", "nan"]),
+    (lambda: mcar((2, 4, 3), True, _R), ValueError, ["rate", "True"]),
+    (lambda: mcar((2, 4, 3), 0.5, 0), TypeError, ["rng", "Generator", "int"]),
+    (lambda: seq_missing((2, 8, 3), 0.3, 2, 0), TypeError, ["rng", "Generator"]),
+    (lambda: block_missing((2, 8, 3), 0.3, 2, 2, None), TypeError, ["rng", "Generator", "NoneType"]),
 ]

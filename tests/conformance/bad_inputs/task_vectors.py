@@ -1,20 +1,36 @@
 """Bad input to the task-vector reproduction's public API (arXiv 2506.09048)."""
 
+import numpy as np
 import torch
 
 from iclr26.mechanisms.task_vectors import (
     LinearAttentionTransformer,
+    copies_prompt,
+    evaluate_discrete,
     extract,
     inject,
     linear_icl_data,
+    linear_risks,
+    make_gpt,
     map_pool,
     map_prompts,
     multi_inject,
+    normalized_risk,
+    prompt_length,
+    rank_share,
+    train_gpt,
+    train_linear,
     zero_shot_prompt,
 )
 
 _M = LinearAttentionTransformer(3, 4, 3, "triplet")
 _B = linear_icl_data("triplet", 2, 3, seed=0, batch=2)
+_M1 = LinearAttentionTransformer(3, 4, 1, "triplet")
+_POOL = map_pool(0)
+_GPT = make_gpt(2, 16, 2, n_heads=2)
+_TOKS = map_prompts(_POOL, "base", 2, 2, 0)[0]
+_ZS = zero_shot_prompt(_B.xq)
+_NAN, _INF = float("nan"), float("inf")
 
 CASES = [
     (lambda: extract(_M, _B.prompts, 2, pos=10), ValueError, ["layer", "[0, 1]"]),
@@ -32,4 +48,151 @@ CASES = [
     (lambda: LinearAttentionTransformer(2, 4, keep_prob=0.0), ValueError, ["keep_prob"]),
     (lambda: map_prompts(map_pool(0), "reverse", 3, 2, 0), ValueError, ["task"]),
     (lambda: extract(torch.nn.Linear(2, 2), _B.prompts, 0), TypeError, ["model"]),
+    # linear-attention model and prompts
+    (lambda: LinearAttentionTransformer(2, 4, keep_prob=_NAN), ValueError, ["keep_prob", "nan"]),
+    (lambda: LinearAttentionTransformer(2, 4, init_scale=_NAN), ValueError, ["init_scale", "nan"]),
+    (lambda: LinearAttentionTransformer(2, 4, init_scale=_INF), ValueError, ["init_scale", "finite"]),
+    (lambda: LinearAttentionTransformer(2, 4, init_scale=-1.0), ValueError, ["init_scale", ">= 0"]),
+    (lambda: LinearAttentionTransformer(2, 4, init_seed=-1), ValueError, ["init_seed", ">= 0"]),
+    (lambda: LinearAttentionTransformer(2, 4, init_seed=1.5), ValueError, ["init_seed", "int"]),
+    (lambda: LinearAttentionTransformer(2, 4, constrained="no"), TypeError, ["constrained", "bool"]),
+    (lambda: _M(_B.prompts.long()), TypeError, ["prompts", "floating"]),
+    (lambda: _M(_B.prompts.double()), TypeError, ["prompts", "dtype"]),
+    (lambda: _M([[1.0]]), TypeError, ["prompts", "Tensor"]),
+    (lambda: _M(_B.prompts, positions=[0.5] * 12), ValueError, ["positions", "integer"]),
+    (
+        lambda: _M.run_with_hooks(_B.prompts, {(0, 1.5): torch.zeros(4)}),
+        ValueError,
+        ["replace position", "1.5"],
+    ),
+    (lambda: _M.run_with_hooks(_B.prompts, {(0, 1): torch.zeros(3)}), ValueError, ["replace value", "(3,)"]),
+    (lambda: _M.set_layer(0, Z=torch.zeros(2, 2)), ValueError, ["matrix name", "'Z'"]),
+    (lambda: _M.set_layer(0, A=torch.zeros(3, 3)), ValueError, ["A", "(2, 2)", "(3, 3)"]),
+    (lambda: _M.value_query(9), ValueError, ["layer", "9"]),
+    (lambda: _M.layer(9, _B.prompts, torch.arange(12)), ValueError, ["layer", "9"]),
+    (lambda: prompt_length("triplet", 1.0), ValueError, ["n", "int"]),
+    (lambda: linear_icl_data("triplet", 2, 3, seed=-1), ValueError, ["seed", ">= 0"]),
+    (lambda: linear_icl_data("triplet", 2, 3, seed=1.5), ValueError, ["seed", "1.5"]),
+    (lambda: linear_icl_data("triplet", 2, 3, dtype=torch.int64), TypeError, ["dtype", "floating"]),
+    (lambda: copies_prompt(None), TypeError, ["batch", "ICLBatch"]),
+    (lambda: copies_prompt(linear_icl_data("triplet", 2, 0, batch=2)), ValueError, ["batch", "n >= 1"]),
+    (lambda: zero_shot_prompt(torch.zeros(2, 2, dtype=torch.long)), TypeError, ["xq", "floating"]),
+    (lambda: zero_shot_prompt([[1.0, 2.0]]), TypeError, ["xq", "Tensor"]),
+    (lambda: zero_shot_prompt(torch.zeros(2, 0)), ValueError, ["xq", "(2, 0)"]),
+    # risks
+    (lambda: normalized_risk(torch.ones(2, 2), torch.ones(2, 2), eps=_NAN), ValueError, ["eps", "nan"]),
+    (lambda: normalized_risk(torch.zeros(2, 2), torch.ones(2, 2), eps=0.0), ValueError, ["eps", "> 0"]),
+    (lambda: normalized_risk(torch.ones(2, 2), torch.ones(3, 2)), ValueError, ["out", "yq", "(3, 2)"]),
+    (lambda: normalized_risk(torch.ones(2, 2), torch.ones(1, 2)), ValueError, ["same shape", "(1, 2)"]),
+    (
+        lambda: normalized_risk(torch.ones(2, 2, dtype=torch.long), torch.ones(2, 2)),
+        TypeError,
+        ["out", "floating"],
+    ),
+    (lambda: rank_share([[1.0, 2.0]]), TypeError, ["outputs", "Tensor"]),
+    (lambda: rank_share(torch.full((3, 2), _NAN)), ValueError, ["outputs", "finite"]),
+    (lambda: rank_share(torch.full((3, 2), _INF)), ValueError, ["outputs", "finite"]),
+    (lambda: rank_share(torch.zeros(3, 0)), ValueError, ["outputs", "(3, 0)"]),
+    (lambda: train_linear(LinearAttentionTransformer(2, 4, 3), 2, 2, _INF, 0), ValueError, ["lr", "inf"]),
+    (lambda: train_linear(LinearAttentionTransformer(2, 4, 3), 2, 2, _NAN, 0), ValueError, ["lr", "nan"]),
+    (lambda: train_linear(LinearAttentionTransformer(2, 4, 3), 2, 0, 0.01, 0), ValueError, ["batch", ">= 1"]),
+    (lambda: train_linear(LinearAttentionTransformer(2, 4, 3), 2, 2, 0.01, -1), ValueError, ["seed", ">= 0"]),
+    (
+        lambda: train_linear(LinearAttentionTransformer(2, 4, 3), 2, 2, 0.01, 0, rank=5),
+        ValueError,
+        ["rank", "5"],
+    ),
+    (
+        lambda: train_linear(torch.nn.Linear(2, 2), 2, 2, 0.01, 0),
+        TypeError,
+        ["model", "LinearAttentionTransformer"],
+    ),
+    (lambda: linear_risks(_M, _M1, 0, 0), ValueError, ["n_eval", ">= 1"]),
+    (lambda: linear_risks(_M, _M1, 4, -1), ValueError, ["seed", ">= 0"]),
+    (lambda: linear_risks(_M, _M1, 4, 0, n_tv=0), ValueError, ["n_tv", ">= 1"]),
+    (lambda: linear_risks(_M, _M1, 4, 0, n_xq=1), ValueError, ["n_xq", ">= 2"]),
+    (lambda: linear_risks(_M, _M1, 4, 0, layer=5), ValueError, ["layer", "5"]),
+    (lambda: linear_risks(_M1, _M, 4, 0), ValueError, ["model_1shot", "n_demos = 3"]),
+    (
+        lambda: linear_risks(_M, LinearAttentionTransformer(3, 6, 1), 4, 0),
+        ValueError,
+        ["model_1shot", "d = 3"],
+    ),
+    (
+        lambda: linear_risks(LinearAttentionTransformer(3, 4, 3, "pair"), _M1, 4, 0),
+        ValueError,
+        ["model", "'pair'"],
+    ),
+    (lambda: linear_risks(None, _M1, 4, 0), TypeError, ["model", "NoneType"]),
+    # discrete maps and the GPT
+    (lambda: map_pool(-1), ValueError, ["seed", ">= 0"]),
+    (lambda: map_pool(_NAN), ValueError, ["seed", "nan"]),
+    (lambda: map_prompts(None, "base", 2, 2, 0), TypeError, ["pool", "MapPool"]),
+    (lambda: map_prompts(_POOL, "base", 2, 0, 0), ValueError, ["batch", ">= 1"]),
+    (lambda: map_prompts(_POOL, "base", 2, 1.5, 0), ValueError, ["batch", "1.5"]),
+    (lambda: map_prompts(_POOL, "base", 2, 2, -1), ValueError, ["seed", ">= 0"]),
+    (lambda: map_prompts(_POOL, "base", 2, 2, 0, k=np.array([7, 0])), ValueError, ["k", "[0, 3]"]),
+    (lambda: map_prompts(_POOL, "base", 2, 2, 0, k=np.array([-1, 0])), ValueError, ["k", "[0, 3]"]),
+    (lambda: map_prompts(_POOL, "base", 2, 2, 0, k=np.array([0])), ValueError, ["k", "shape (1,)"]),
+    (lambda: map_prompts(_POOL, "base", 2, 2, 0, k=np.array([0.5, 1.5])), ValueError, ["k", "float64"]),
+    (lambda: make_gpt(0, 16, 2), ValueError, ["n", ">= 1"]),
+    (lambda: make_gpt(2, 16, 2, init_seed=-1), ValueError, ["init_seed", ">= 0"]),
+    (lambda: make_gpt(2, 16, 2, init_seed=1.5), ValueError, ["init_seed", "1.5"]),
+    (lambda: train_gpt(make_gpt(2, 16, 2, n_heads=2), _POOL, 2, 1, 2, _INF, 0), ValueError, ["lr", "inf"]),
+    (lambda: train_gpt(make_gpt(2, 16, 2, n_heads=2), _POOL, 2, 1, 2, _NAN, 0), ValueError, ["lr", "nan"]),
+    (
+        lambda: train_gpt(make_gpt(2, 16, 2, n_heads=2), _POOL, 2, 1, 0, 0.01, 0),
+        ValueError,
+        ["batch", ">= 1"],
+    ),
+    (
+        lambda: train_gpt(make_gpt(2, 16, 2, n_heads=2), _POOL, 2, 1, 2, 0.01, -1),
+        ValueError,
+        ["seed", ">= 0"],
+    ),
+    (lambda: train_gpt(_GPT, _POOL, 5, 1, 2, 0.01, 0), ValueError, ["n = 5", "seq_len"]),
+    (lambda: train_gpt(_GPT, None, 2, 1, 2, 0.01, 0), TypeError, ["pool", "MapPool"]),
+    (lambda: train_gpt(_M, _POOL, 2, 1, 2, 0.01, 0), TypeError, ["model", "Transformer"]),
+    (lambda: evaluate_discrete(_GPT, _POOL, 2, 0, 0), ValueError, ["n_eval", ">= 1"]),
+    (lambda: evaluate_discrete(_GPT, _POOL, 2, 2, -1), ValueError, ["seed", ">= 0"]),
+    (lambda: evaluate_discrete(_GPT, _POOL, 0, 2, 0), ValueError, ["n", ">= 1"]),
+    (lambda: evaluate_discrete(_GPT, _POOL, 2, 2, 0, multi_shots=(0,)), ValueError, ["multi_shots", "0"]),
+    (
+        lambda: evaluate_discrete(_GPT, _POOL, 2, 2, 0, multi_shots=(5,)),
+        ValueError,
+        ["multi_shots", "seq_len"],
+    ),
+    (
+        lambda: evaluate_discrete(make_gpt(2, 16, 1, n_heads=2), _POOL, 2, 2, 0),
+        ValueError,
+        ["layers", ">= 2"],
+    ),
+    (lambda: evaluate_discrete(_GPT, None, 2, 2, 0), TypeError, ["pool", "MapPool"]),
+    # extraction and injection
+    (lambda: extract(_M, [[1.0]], 0), TypeError, ["prompts", "Tensor"]),
+    (lambda: extract(_M, _B.prompts.long(), 0, pos=10), TypeError, ["prompts", "floating"]),
+    (lambda: extract(_M, _B.prompts, 0, pos=10.0), ValueError, ["pos", "10.0"]),
+    (lambda: extract(_M, _B.prompts, 0, pos=10, normalize="no"), TypeError, ["normalize", "bool"]),
+    (lambda: extract(_GPT, torch.zeros(2, 10), 0, pos=-1), TypeError, ["prompts", "integer"]),
+    (lambda: extract(_GPT, _TOKS[0], 0, pos=-1), ValueError, ["prompts", "2-D"]),
+    (lambda: extract(_GPT, _TOKS[:0], 0, pos=-1), ValueError, ["prompts", "at least one"]),
+    (lambda: extract(_GPT, _TOKS, 0, pos=-1, arrow_id=164), ValueError, ["arrow_id", "164"]),
+    (
+        lambda: extract(LinearAttentionTransformer(1, 4, 3), _B.prompts, 0, pos=10),
+        ValueError,
+        ["1 layer", ">= 2"],
+    ),
+    (lambda: inject(_M, _ZS, torch.zeros(3), 0, pos=1), ValueError, ["tau", "(3,)"]),
+    (lambda: inject(_M, _ZS, torch.zeros(5, 4), 0, pos=1), ValueError, ["tau", "(5, 4)"]),
+    (lambda: inject(_M, _ZS, [0.0] * 4, 0, pos=1), TypeError, ["tau", "Tensor"]),
+    (lambda: inject(_M, _ZS, torch.zeros(4, dtype=torch.long), 0, pos=1), TypeError, ["tau", "floating"]),
+    (lambda: inject(_GPT, _TOKS, torch.zeros(3), 0, pos=-1), ValueError, ["tau", "(16,)"]),
+    (lambda: multi_inject(_M, _B.prompts, None, 0, [1, 4]), TypeError, ["taus", "sequence"]),
+    (lambda: multi_inject(_M, _B.prompts, [torch.zeros(3)], 0, [1]), ValueError, ["taus[0]", "(3,)"]),
+    (lambda: multi_inject(_M, _B.prompts, [], 0, []), ValueError, ["positions", "at least one"]),
+    (
+        lambda: multi_inject(_M, _B.prompts, [torch.zeros(4)] * 2, 0, [1, 1]),
+        ValueError,
+        ["positions", "distinct"],
+    ),
 ]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from iclr26.checks import check_int, check_probability, check_tensor
+
 __all__ = ["DLinear", "PatchTST", "TSMixerLite", "ITransformer"]
 
 
@@ -15,6 +17,19 @@ def _check(x: torch.Tensor, seq_len: int, n_vars: int) -> None:
         raise ValueError(f"x must be a tensor of shape (B, L, N), got {getattr(x, 'shape', type(x))}")
     if x.shape[1] != seq_len or x.shape[2] != n_vars:
         raise ValueError(f"x must have L={seq_len} and N={n_vars}, got {tuple(x.shape)}")
+    check_tensor("x", x, floating=True, finite=True)
+    if x.shape[0] < 1:
+        raise ValueError(f"x must hold at least one window (B >= 1), got shape {tuple(x.shape)}")
+
+
+def _check_sizes(**sizes: int) -> None:
+    for name, v in sizes.items():
+        check_int(name, v, low=0 if name in ("n_mark", "n_blocks") else 1)
+
+
+def _check_heads(d_model: int, n_heads: int) -> None:
+    if d_model % n_heads:
+        raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
 
 
 def _norm(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -40,6 +55,18 @@ class ITransformer(nn.Module):
         dropout: float = 0.1,
     ) -> None:
         super().__init__()
+        _check_sizes(
+            seq_len=seq_len,
+            pred_len=pred_len,
+            n_vars=n_vars,
+            n_mark=n_mark,
+            d_model=d_model,
+            d_ff=d_ff,
+            n_layers=n_layers,
+            n_heads=n_heads,
+        )
+        _check_heads(d_model, n_heads)
+        check_probability("dropout", dropout)
         self.seq_len, self.n_vars, self.n_mark = seq_len, n_vars, n_mark
         self.embed = nn.Linear(seq_len, d_model)
         layer = nn.TransformerEncoderLayer(
@@ -52,6 +79,8 @@ class ITransformer(nn.Module):
 
     def forward(self, x: torch.Tensor, x_mark: torch.Tensor | None = None) -> torch.Tensor:
         _check(x, self.seq_len, self.n_vars)
+        if x_mark is not None and self.n_mark:
+            check_tensor("x_mark", x_mark, floating=True, finite=True, shape=(*x.shape[:2], self.n_mark))
         x, mean, std = _norm(x)
         if x_mark is not None and self.n_mark:
             x = torch.cat([x, x_mark], -1)
@@ -64,6 +93,7 @@ class DLinear(nn.Module):
 
     def __init__(self, seq_len: int, pred_len: int, n_vars: int, kernel: int = 25) -> None:
         super().__init__()
+        _check_sizes(seq_len=seq_len, pred_len=pred_len, n_vars=n_vars, kernel=kernel)
         self.seq_len, self.n_vars, self.kernel = seq_len, n_vars, kernel
         self.trend = nn.Linear(seq_len, pred_len)
         self.seasonal = nn.Linear(seq_len, pred_len)
@@ -95,6 +125,19 @@ class PatchTST(nn.Module):
         dropout: float = 0.1,
     ) -> None:
         super().__init__()
+        _check_sizes(
+            seq_len=seq_len,
+            pred_len=pred_len,
+            n_vars=n_vars,
+            patch_len=patch_len,
+            stride=stride,
+            d_model=d_model,
+            d_ff=d_ff,
+            n_layers=n_layers,
+            n_heads=n_heads,
+        )
+        _check_heads(d_model, n_heads)
+        check_probability("dropout", dropout)
         self.seq_len, self.n_vars, self.patch_len, self.stride = seq_len, n_vars, patch_len, stride
         n_patch = (seq_len + stride - patch_len) // stride + 1
         self.embed = nn.Linear(patch_len, d_model)
@@ -129,6 +172,8 @@ class TSMixerLite(nn.Module):
         dropout: float = 0.1,
     ) -> None:
         super().__init__()
+        _check_sizes(seq_len=seq_len, pred_len=pred_len, n_vars=n_vars, n_blocks=n_blocks, d_ff=d_ff)
+        check_probability("dropout", dropout)
         self.seq_len, self.n_vars = seq_len, n_vars
         self.time = nn.ModuleList(
             [nn.Sequential(nn.LayerNorm(n_vars), nn.Identity()) for _ in range(n_blocks)]

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
+
 __all__ = ["ForecastData", "make_grid_diffusion", "ordering", "prepare", "time_marks"]
 
 PERIOD = 24
@@ -32,12 +34,18 @@ def make_grid_diffusion(
     slowly varying log-normal factor. With ``dynamic`` the wind direction is redrawn every 2-5 days, otherwise
     it stays fixed. Observation = field + `noise` x (field std) Gaussian noise.
     """
-    if not isinstance(S, int) or S < 2:
-        raise ValueError(f"S must be an int >= 2, got {S!r}")
-    if not isinstance(T, int) or T < 1:
-        raise ValueError(f"T must be a positive int, got {T!r}")
-    if kappa < 0 or speed < 0 or decay < 0 or noise < 0:
-        raise ValueError("kappa, speed, decay and noise must be non-negative")
+    S = check_int("S", S, low=2)
+    T = check_int("T (a positive int)", T, low=1)
+    for name, v in (("kappa", kappa), ("speed", speed), ("decay", decay), ("noise", noise)):
+        check_float(f"{name} (non-negative)", v, low=0.0)
+    check_int("seed", seed, low=0)
+    if n_sources is not None:
+        check_int(f"n_sources (None or in [1, S*S={S * S}])", n_sources, 1, S * S)
+    if isinstance(switch_days, (str, bytes)) or not hasattr(switch_days, "__len__") or len(switch_days) != 2:
+        raise ValueError(f"switch_days must be a pair (low, high) of days, got {switch_days!r}")
+    check_int("switch_days high", switch_days[1], low=check_int("switch_days low", switch_days[0], low=1))
+    if not isinstance(dynamic, bool):
+        raise TypeError(f"dynamic must be a bool, got {dynamic!r}")
     dt = 0.5
     if dt * (4 * kappa + 2 * speed + decay) > 1:
         raise ValueError(
@@ -77,6 +85,9 @@ def make_grid_diffusion(
 
 def ordering(n_vars: int, kind: str = "raster", seed: int = 0) -> np.ndarray:
     """Variable order: ``"raster"`` (identity: grid neighbours close in the index) or ``"permuted"`` (random)."""
+    check_int("n_vars", n_vars, low=1)
+    check_choice("kind", kind, ("raster", "permuted"))
+    check_int("seed", seed, low=0)
     if kind == "raster":
         return np.arange(n_vars)
     if kind == "permuted":
@@ -86,6 +97,7 @@ def ordering(n_vars: int, kind: str = "raster", seed: int = 0) -> np.ndarray:
 
 def time_marks(T: int) -> np.ndarray:
     """(T, 2) daily-phase covariates sin/cos(2 pi t / 24)."""
+    check_int("T", T, low=1)
     t = np.arange(T)
     return np.stack([np.sin(2 * np.pi * t / PERIOD), np.cos(2 * np.pi * t / PERIOD)], 1).astype(np.float32)
 
@@ -103,12 +115,21 @@ class ForecastData:
 
     def windows(self, starts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(x (B, L, N), x_mark (B, L, n_mark), y (B, F, N)) for window start indices `starts`."""
+        check_tensor("starts", starts, ndim=1, floating=False)
+        last = self.series.shape[0] - self.seq_len - self.pred_len
+        if starts.numel() and (int(starts.min()) < 0 or int(starts.max()) > last):
+            raise ValueError(
+                f"starts must be window starts in [0, {last}] (T - seq_len - pred_len), got values in "
+                f"[{int(starts.min())}, {int(starts.max())}]"
+            )
         li = starts[:, None] + torch.arange(self.seq_len)
         fi = starts[:, None] + self.seq_len + torch.arange(self.pred_len)
         return self.series[li], self.marks[li], self.series[fi]
 
     def split_starts(self, split: str, stride: int = 1) -> torch.Tensor:
         """Window starts whose targets lie inside `split` ("train", "val" or "test")."""
+        check_choice("split", split, ("train", "val", "test"))
+        check_int("stride", stride, low=1)
         w = self.seq_len + self.pred_len
         lo, hi = {
             "train": (0, self.train_end),
@@ -120,8 +141,21 @@ class ForecastData:
 
 def prepare(data: np.ndarray, seq_len: int, pred_len: int, order: np.ndarray | None = None) -> ForecastData:
     """Reorder variables, standardise with training statistics, attach daily marks, split 70/10/20."""
+    if not isinstance(data, np.ndarray):
+        raise TypeError(f"data must be a numpy array (T, N), got {type(data).__name__}")
     if data.ndim != 2:
         raise ValueError(f"data must have shape (T, N), got {data.shape}")
+    if not np.issubdtype(data.dtype, np.number) or not np.all(np.isfinite(data)):
+        raise ValueError("data must hold finite numbers (no NaN or inf)")
+    check_int("seq_len", seq_len, low=1)
+    check_int("pred_len", pred_len, low=1)
+    if order is not None and (
+        np.shape(order) != (data.shape[1],)
+        or sorted(np.asarray(order).tolist()) != list(range(data.shape[1]))
+    ):
+        raise ValueError(
+            f"order must be a permutation of the {data.shape[1]} variable indices, got {order!r}"
+        )
     T = data.shape[0]
     if T < 5 * (seq_len + pred_len):
         raise ValueError(f"data has T={T} steps, too few for seq_len={seq_len} + pred_len={pred_len}")

@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
+from iclr26.checks import check_int, check_probability, check_tensor
+
 __all__ = [
     "FACT",
     "AttnBlock",
@@ -24,13 +26,12 @@ __all__ = [
 
 def grid_side(n_vars: int) -> int:
     """Side S = floor(sqrt(N')) + 1 of the square grid that holds N' variables."""
-    if not isinstance(n_vars, int) or n_vars < 1:
-        raise ValueError(f"n_vars must be a positive int, got {n_vars!r}")
-    return math.isqrt(n_vars) + 1
+    return math.isqrt(check_int("n_vars (a positive int)", n_vars, low=1)) + 1
 
 
 def pad_to_grid(h: torch.Tensor) -> torch.Tensor:
     """(B, D, N') -> (B, D, S, S): append variables cyclically (i mod N') to S*S cells, raster reshape."""
+    check_tensor("h", h)
     if h.dim() != 3:
         raise ValueError(f"h must have shape (B, D, N), got {tuple(h.shape)}")
     n = h.shape[-1]
@@ -41,10 +42,10 @@ def pad_to_grid(h: torch.Tensor) -> torch.Tensor:
 
 def unpad_from_grid(g: torch.Tensor, n_vars: int) -> torch.Tensor:
     """(B, D, S, S) -> (B, D, N'): the first N' cells in raster order (inverse of :func:`pad_to_grid`)."""
+    check_tensor("g", g)
     if g.dim() != 4 or g.shape[-1] != g.shape[-2]:
         raise ValueError(f"g must have shape (B, D, S, S), got {tuple(g.shape)}")
-    if n_vars < 1 or n_vars > g.shape[-1] ** 2:
-        raise ValueError(f"n_vars must be in [1, S*S={g.shape[-1] ** 2}], got {n_vars}")
+    check_int(f"n_vars (in [1, S*S={g.shape[-1] ** 2}])", n_vars, 1, g.shape[-1] ** 2)
     return g.reshape(g.shape[0], g.shape[1], -1)[..., :n_vars]
 
 
@@ -53,10 +54,9 @@ class InceptionDW(nn.Module):
 
     def __init__(self, channels: int, num_kernels: int = 4, dilation: int = 1) -> None:
         super().__init__()
-        if num_kernels < 1:
-            raise ValueError(f"num_kernels must be >= 1, got {num_kernels}")
-        if dilation < 1:
-            raise ValueError(f"dilation must be >= 1, got {dilation}")
+        self.channels = check_int("channels", channels, low=1)
+        check_int("num_kernels", num_kernels, low=1)
+        check_int("dilation", dilation, low=1)
         convs = []
         for i in range(num_kernels):
             k = 2 * i + 1
@@ -70,7 +70,20 @@ class InceptionDW(nn.Module):
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         """(B, C, S, S) -> (B, C, S, S)."""
+        _check_grid(z, self.channels, "z")
         return torch.stack([c(z) for c in self.convs], dim=-1).mean(-1)
+
+
+def _check_grid(g: torch.Tensor, channels: int, name: str) -> None:
+    check_tensor(name, g, ndim=4, floating=True)
+    if g.shape[1] != channels or g.shape[2] != g.shape[3] or g.shape[0] < 1:
+        raise ValueError(f"{name} must have shape (B >= 1, C={channels}, S, S), got {tuple(g.shape)}")
+
+
+def _check_tokens(h: torch.Tensor, channels: int, name: str = "h") -> None:
+    check_tensor(name, h, ndim=3, floating=True)
+    if h.shape[1] != channels or h.shape[0] < 1 or h.shape[2] < 1:
+        raise ValueError(f"{name} must have shape (B >= 1, D={channels}, N >= 1), got {tuple(h.shape)}")
 
 
 class _FFN(nn.Module):
@@ -93,10 +106,11 @@ class DConvBlock2d(nn.Module):
         self, d_model: int, d_ff: int, n_dilations: int = 1, num_kernels: int = 4, dropout: float = 0.1
     ) -> None:
         super().__init__()
-        if n_dilations < 1:
-            raise ValueError(f"n_dilations must be >= 1, got {n_dilations}")
-        if num_kernels < 1:
-            raise ValueError(f"num_kernels must be >= 1, got {num_kernels}")
+        self.d_model = check_int("d_model", d_model, low=1)
+        check_int("d_ff", d_ff, low=1)
+        check_int("n_dilations", n_dilations, low=1)
+        check_int("num_kernels", num_kernels, low=1)
+        check_probability("dropout", dropout)
         self.norms = nn.ModuleList([nn.BatchNorm2d(d_model) for _ in range(n_dilations)])
         self.incs = nn.ModuleList([InceptionDW(d_model, num_kernels, r) for r in range(1, n_dilations + 1)])
         self.ffn = _FFN(d_model, d_ff, dropout)
@@ -104,9 +118,11 @@ class DConvBlock2d(nn.Module):
 
     def conv_part(self, g: torch.Tensor) -> torch.Tensor:
         """The across-variable part on a grid, Y = H + sum_r Incep_r(BN_r(H)), before the FFN."""
+        _check_grid(g, self.d_model, "g")
         return g + sum(inc(bn(g)) for bn, inc in zip(self.norms, self.incs))
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
+        _check_tokens(h, self.d_model)
         n = h.shape[-1]
         return unpad_from_grid(self.ffn(self.conv_part(pad_to_grid(h))), n)
 
@@ -121,6 +137,10 @@ class AttnBlock(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, n_heads: int = 4, dropout: float = 0.1) -> None:
         super().__init__()
+        self.d_model = check_int("d_model", d_model, low=1)
+        check_int("d_ff", d_ff, low=1)
+        check_int("n_heads", n_heads, low=1)
+        check_probability("dropout", dropout)
         self.norm = nn.BatchNorm1d(d_model)
         self.attn = nn.MultiheadAttention(
             d_model, _heads(d_model, n_heads), dropout=dropout, batch_first=True
@@ -128,6 +148,7 @@ class AttnBlock(nn.Module):
         self.ffn = _FFN(d_model, d_ff, dropout)
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
+        _check_tokens(h, self.d_model)
         z = self.norm(h).transpose(1, 2)
         y = h + self.attn(z, z, z, need_weights=False)[0].transpose(1, 2)
         return self.ffn(y.unsqueeze(-1)).squeeze(-1)
@@ -144,11 +165,15 @@ class FrequencyBranch(nn.Module):
         self, d_model: int, amp_blocks: Sequence[nn.Module], phase_blocks: Sequence[nn.Module]
     ) -> None:
         super().__init__()
-        self.d_model = d_model
+        self.d_model = check_int("d_model", d_model, low=1)
+        for name, blocks in (("amp_blocks", amp_blocks), ("phase_blocks", phase_blocks)):
+            if not all(isinstance(b, nn.Module) for b in blocks):
+                raise TypeError(f"{name} must be a sequence of nn.Module blocks, got {list(blocks)!r}")
         self.amp = nn.Sequential(*amp_blocks)
         self.phase = nn.Sequential(*phase_blocks)
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
+        _check_tokens(h, self.d_model)
         spec = torch.fft.rfft(h, dim=1)
         amp = self.amp(spec.abs())
         ph = self.phase(spec.angle())
@@ -187,20 +212,26 @@ class FACT(nn.Module):
             ("pred_len", pred_len),
             ("n_vars", n_vars),
             ("d_model", d_model),
+            ("d_ff", d_ff),
         ):
-            if not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be a positive int, got {v!r}")
-        if n_mark < 0:
-            raise ValueError(f"n_mark must be >= 0, got {n_mark}")
+            check_int(f"{name} (a positive int)", v, low=1)
+        check_int("n_mark", n_mark, low=0)
+        if isinstance(dilations, (str, bytes)) or not isinstance(dilations, Sequence):
+            raise ValueError(f"dilations must be a non-empty list of positive ints, got {dilations!r}")
         dilations = list(dilations)
         if not dilations:
             raise ValueError("dilations must be a non-empty list of positive ints, got an empty list")
-        if any((not isinstance(r, int)) or r < 1 for r in dilations):
-            raise ValueError(f"dilations must hold positive ints, got {dilations}")
-        if num_kernels < 1:
-            raise ValueError(f"num_kernels must be >= 1, got {num_kernels}")
-        if not 0.0 <= core <= 1.0:
-            raise ValueError(f"core must lie in [0, 1], got {core}")
+        for r in dilations:
+            check_int("dilations (each, a positive int)", r, low=1)
+        check_int("num_kernels", num_kernels, low=1)
+        check_probability("core", core)
+        check_probability("dropout", dropout)
+        if not isinstance(use_norm, bool):
+            raise TypeError(f"use_norm must be a bool, got {use_norm!r}")
+        if block is not None and not callable(block):
+            raise TypeError(
+                f"block must be None or a callable (channels, d_ff, n_dilations) -> module, got {block!r}"
+            )
         self.seq_len, self.pred_len, self.n_vars, self.n_mark = seq_len, pred_len, n_vars, n_mark
         self.core, self.use_norm, self.dilations = core, use_norm, dilations
         if block is None:
@@ -221,6 +252,9 @@ class FACT(nn.Module):
     def _check(self, x: torch.Tensor, x_mark: torch.Tensor | None) -> None:
         if not isinstance(x, torch.Tensor) or x.dim() != 3:
             raise ValueError(f"x must be a tensor of shape (B, L, N), got {getattr(x, 'shape', type(x))}")
+        check_tensor("x", x, floating=True, finite=True)
+        if x.shape[0] < 1:
+            raise ValueError(f"x must hold at least one window (B >= 1), got shape {tuple(x.shape)}")
         if x.shape[1] != self.seq_len:
             raise ValueError(f"x lookback length L={x.shape[1]} does not match seq_len={self.seq_len}")
         if x.shape[2] != self.n_vars:
@@ -231,6 +265,7 @@ class FACT(nn.Module):
             if self.n_mark:
                 raise ValueError(f"x_mark is required: the model was built with n_mark={self.n_mark}")
             return
+        check_tensor("x_mark", x_mark, floating=True, finite=True)
         if x_mark.dim() != 3 or x_mark.shape[:2] != x.shape[:2] or x_mark.shape[2] != self.n_mark:
             raise ValueError(
                 f"x_mark must have shape (B, L, n_mark={self.n_mark}) = {(*x.shape[:2], self.n_mark)}, "
@@ -261,6 +296,8 @@ class FACTAttn(FACT):
     """FACT with every DConvBlock's depthwise conv part replaced by multi-head attention across the variables."""
 
     def __init__(self, *args, n_heads: int = 4, dropout: float = 0.1, **kwargs) -> None:
+        check_int("n_heads", n_heads, low=1)
+
         def block(c: int, f: int, n: int) -> nn.Module:
             return AttnBlock(c, f, n_heads, dropout)
 

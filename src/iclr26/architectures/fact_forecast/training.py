@@ -9,8 +9,25 @@ import torch
 from torch import nn
 
 from iclr26.architectures.fact_forecast.data import ForecastData
+from iclr26.checks import check_float, check_int
 
 __all__ = ["evaluate", "saved_activation_bytes", "step_time", "train_forecaster"]
+
+
+def _check_model_data(model: object, data: object, use_marks: object) -> None:
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module forecaster, got {type(model).__name__}")
+    if not isinstance(data, ForecastData):
+        raise TypeError(f"data must be a ForecastData (from prepare), got {type(data).__name__}")
+    if not isinstance(use_marks, bool):
+        raise TypeError(f"use_marks must be a bool, got {use_marks!r}")
+
+
+def _check_sizes(batch: int, seq_len: int, n_vars: int, n_mark: int) -> None:
+    check_int("batch", batch, low=1)
+    check_int("seq_len", seq_len, low=1)
+    check_int("n_vars", n_vars, low=1)
+    check_int("n_mark", n_mark, low=0)
 
 
 def train_forecaster(
@@ -24,8 +41,12 @@ def train_forecaster(
     use_marks: bool = True,
 ) -> list[float]:
     """Train with MSE for `steps` minibatches (random training windows), lr halved every steps/epochs steps."""
-    if steps < 1 or epochs < 1:
-        raise ValueError(f"steps and epochs must be >= 1, got {steps}, {epochs}")
+    _check_model_data(model, data, use_marks)
+    check_int("steps", steps, low=1)
+    check_int("epochs", epochs, low=1)
+    check_int("batch", batch, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_int("seed", seed, low=0)
     gen = torch.Generator().manual_seed(seed)
     starts = data.split_starts("train")
     opt = torch.optim.Adam(model.parameters(), lr=lr)
@@ -50,6 +71,7 @@ def evaluate(
     model: nn.Module, data: ForecastData, split: str = "test", stride: int = 4, use_marks: bool = True
 ) -> tuple[float, float]:
     """(MSE, MAE) over the split's windows (standardised scale), eval mode."""
+    _check_model_data(model, data, use_marks)
     model.eval()
     starts = data.split_starts(split, stride)
     se = ae = 0.0
@@ -74,6 +96,11 @@ def step_time(
     model: nn.Module, batch: int, seq_len: int, n_vars: int, n_mark: int = 0, steps: int = 20, warmup: int = 3
 ) -> float:
     """Mean wall seconds of one training step (forward, MSE, backward, Adam) after `warmup` steps."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module forecaster, got {type(model).__name__}")
+    _check_sizes(batch, seq_len, n_vars, n_mark)
+    check_int("steps", steps, low=1)
+    check_int("warmup", warmup, low=0)
     x, xm = _batch(model, batch, seq_len, n_vars, n_mark, 0)
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     model.train()
@@ -91,6 +118,9 @@ def step_time(
 
 def saved_activation_bytes(model: nn.Module, batch: int, seq_len: int, n_vars: int, n_mark: int = 0) -> float:
     """Bytes of tensors autograd saves for backward in one training forward (deterministic memory proxy)."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module forecaster, got {type(model).__name__}")
+    _check_sizes(batch, seq_len, n_vars, n_mark)
     x, xm = _batch(model, batch, seq_len, n_vars, n_mark, 0)
     seen: dict[int, int] = {}
 

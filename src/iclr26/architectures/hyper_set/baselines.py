@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.architectures.hyper_set.model import TokenHead, TokenStem, _check_heads, _check_int
+from iclr26.architectures.hyper_set.model import TokenHead, TokenStem, _check_flag, _check_heads, _check_int
 
 __all__ = ["CRATE", "EnergyTransformer", "VanillaTransformer"]
 
@@ -30,6 +30,11 @@ class _Recurrent(nn.Module):
 
     def forward(self, x: Tensor, n_iter: int | None = None) -> Tensor:
         """Logits; ``n_iter`` (weight-shared models only) changes the number of repeats."""
+        if n_iter is not None and len(self.layers) > 1:
+            raise ValueError(
+                f"n_iter only applies to a weight-shared (1-layer) stack; this model has {len(self.layers)} "
+                "distinct layers"
+            )
         n = self.n_recur if n_iter is None else _check_int("n_iter", n_iter)
         h = self.stem(x)
         for layer in self.layers:
@@ -60,6 +65,7 @@ class VanillaTransformer(_Recurrent):
     ) -> None:
         _check_int("n_layers", n_layers)
         _check_heads(d_model, n_heads)
+        _check_flag("shared", shared)
 
         def layer() -> nn.Module:
             return nn.TransformerEncoderLayer(
@@ -121,6 +127,7 @@ class CRATE(_Recurrent):
     ) -> None:
         _check_int("n_layers", n_layers)
         _check_heads(d_model, n_heads)
+        _check_flag("shared", shared)
         count = 1 if shared else n_layers
         layers = nn.ModuleList([_CRATELayer(d_model, n_heads) for _ in range(count)])
         super().__init__(

@@ -13,6 +13,8 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from torch import Tensor
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["count_solutions", "digit_patches", "generate_sudoku", "is_solution", "sudoku_dataset"]
 
 _ROW = [i // 9 for i in range(81)]
@@ -26,8 +28,11 @@ def digit_patches(seed: int, patch: int = 2, test_size: float = 0.2) -> tuple[Te
 
     Returns ``x_train, y_train, x_test, y_test`` (float32 patches, int64 labels).
     """
+    check_int("patch", patch, low=1)
     if patch not in (1, 2, 4, 8):
         raise ValueError(f"patch must divide 8 (1, 2, 4 or 8), got {patch}")
+    check_int("seed", seed, low=0, high=2**32 - 1)
+    check_float("test_size", test_size, 0.0, 1.0, low_open=True, high_open=True)
     d = load_digits()
     img = d.images.astype(np.float32) / 16.0
     g = 8 // patch
@@ -92,17 +97,25 @@ def _search(grid: list[int], rows, cols, boxes, limit: int, rng: np.random.Gener
 
 def count_solutions(grid: np.ndarray | list[int], limit: int = 2) -> int:
     """Number of solutions of a 9x9 Sudoku (81 cells, 0 = blank), counted up to `limit`."""
-    g = [int(v) for v in np.asarray(grid).ravel()]
-    if len(g) != 81 or any(v < 0 or v > 9 for v in g):
+    arr = np.asarray(grid).ravel()
+    if arr.size != 81 or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
         raise ValueError("grid must hold 81 cells with values in 0..9 (0 = blank)")
-    if limit < 1:
-        raise ValueError(f"limit must be >= 1, got {limit}")
+    if not np.all(np.isfinite(arr)) or np.any(arr % 1) or np.any(arr < 0) or np.any(arr > 9):
+        raise ValueError("grid must hold 81 cells with values in 0..9 (0 = blank)")
+    check_int("limit", limit, low=1)
+    return _count_solutions([int(v) for v in arr], limit)
+
+
+def _count_solutions(g: list[int], limit: int) -> int:
+    """:func:`count_solutions` on a checked list of 81 cells (the generator's inner loop skips the checks)."""
     m = _masks(g)
     return 0 if m is None else _search(g, *m, limit, None)
 
 
 def is_solution(solution: np.ndarray, puzzle: np.ndarray | None = None) -> bool:
     """True when `solution` (81 cells) is a complete valid grid agreeing with the givens of `puzzle`."""
+    if puzzle is not None and np.asarray(puzzle).size != 81:
+        raise ValueError(f"puzzle must hold 81 cells (0 = blank), got {np.asarray(puzzle).size}")
     s = np.asarray(solution).ravel()
     if s.size != 81 or np.any(s < 1) or np.any(s > 9):
         return False
@@ -126,9 +139,11 @@ def generate_sudoku(n: int, seed: int, givens: tuple[int, int] = (36, 45)) -> tu
 
     Returns ``(puzzles, solutions)``, int64 arrays of shape (n, 81); 0 marks a blank in a puzzle.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be an int >= 1, got {n!r}")
-    lo, hi = givens
+    n = check_int("n", n, low=1)
+    check_int("seed", seed, low=0)
+    if isinstance(givens, (str, bytes)) or not hasattr(givens, "__len__") or len(givens) != 2:
+        raise ValueError(f"givens must be a pair (low, high), got {givens!r}")
+    lo, hi = check_int("givens low", givens[0]), check_int("givens high", givens[1])
     if not 17 <= lo <= hi <= 81:
         raise ValueError(f"givens must satisfy 17 <= low <= high <= 81, got {givens}")
     rng = np.random.default_rng(seed)
@@ -143,7 +158,7 @@ def generate_sudoku(n: int, seed: int, givens: tuple[int, int] = (36, 45)) -> tu
             if filled <= target:
                 break
             v, puz[i] = puz[i], 0
-            if count_solutions(puz, 2) == 1:
+            if _count_solutions(list(puz), 2) == 1:
                 filled -= 1
             else:
                 puz[i] = v
@@ -158,6 +173,8 @@ def sudoku_dataset(
     n_train: int, n_test: int, seed: int, givens: tuple[int, int] = (36, 45)
 ) -> dict[str, Tensor]:
     """Train/test Sudoku tensors: inputs 0..9 (0 = blank), targets 0..8 (digit - 1)."""
+    check_int("n_train", n_train, low=1)
+    check_int("n_test", n_test, low=1)
     p, s = generate_sudoku(n_train + n_test, seed, givens)
     p, s = torch.from_numpy(p), torch.from_numpy(s) - 1
     return {"x_train": p[:n_train], "y_train": s[:n_train], "x_test": p[n_train:], "y_test": s[n_train:]}

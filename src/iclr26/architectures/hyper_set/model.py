@@ -17,6 +17,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from iclr26.checks import check_choice, check_float, check_int, check_tensor, check_token_ids
+
 __all__ = [
     "ATTENTIONS",
     "FF_ACTS",
@@ -35,10 +37,18 @@ FF_ACTS = ("relu", "gelu")
 
 
 def _check_int(name: str, value: object, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    """:func:`iclr26.checks.check_int`, but a value that is not an int at all raises TypeError (as it always did)."""
+    try:
+        return check_int(name, value, low=minimum)
+    except ValueError as err:
+        if isinstance(value, int) and not isinstance(value, bool):
+            raise
+        raise TypeError(str(err)) from None
+
+
+def _check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
     return value
 
 
@@ -50,12 +60,6 @@ def _check_heads(d_model: int, n_heads: int) -> None:
         raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
 
 
-def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
-    return value
-
-
 def _check_tokens(x: Tensor, d_model: int, name: str = "x") -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
@@ -63,6 +67,12 @@ def _check_tokens(x: Tensor, d_model: int, name: str = "x") -> None:
         raise ValueError(f"{name} must be 3-D (batch, tokens, d_model), got shape {tuple(x.shape)}")
     if x.shape[-1] != d_model:
         raise ValueError(f"{name} last dimension must be d_model={d_model}, got {x.shape[-1]}")
+    check_tensor(name, x, floating=True)
+
+
+def _check_delta(name: str, delta: Tensor | None, shape: tuple[int, int]) -> None:
+    if delta is not None:
+        check_tensor(name, delta, floating=True, shape=shape)
 
 
 def sinusoidal_embedding(t: Tensor, dim: int) -> Tensor:
@@ -92,6 +102,9 @@ def _feature_map(w: Tensor) -> tuple[Tensor, Tensor]:
 
 def effective_rank(u: Tensor) -> Tensor:
     """exp(entropy of normalised singular values) of ``u`` (..., N, p), per leading index."""
+    check_tensor("u", u, floating=True, finite=True)
+    if u.dim() < 2:
+        raise ValueError(f"u must be (..., N, p) with at least 2 dimensions, got shape {tuple(u.shape)}")
     s = torch.linalg.svdvals(u)
     q = s / s.sum(-1, keepdim=True).clamp_min(1e-30)
     return torch.exp(-(q * q.clamp_min(1e-30).log()).sum(-1))
@@ -99,6 +112,11 @@ def effective_rank(u: Tensor) -> Tensor:
 
 def average_angle(u: Tensor) -> Tensor:
     """Mean pairwise angle in degrees between the N rows of ``u`` (..., N, p), diagonal excluded."""
+    check_tensor("u", u, floating=True)
+    if u.dim() < 2 or u.shape[-2] < 2:
+        raise ValueError(
+            f"u must be (..., N >= 2, p): angles need at least two rows, got shape {tuple(u.shape)}"
+        )
     n = u.shape[-2]
     v = F.normalize(u, dim=-1)
     cos = (v @ v.transpose(-1, -2)).clamp(-1.0, 1.0)
@@ -135,10 +153,11 @@ class HyperSETBlock(nn.Module):
         super().__init__()
         _check_heads(d_model, n_heads)
         ff_dim = d_model if ff_dim is None else _check_int("ff_dim", ff_dim)
-        self.attention = _check_choice("attention", attention, ATTENTIONS)
-        self.ff_act = _check_choice("ff_act", ff_act, FF_ACTS)
+        self.attention = check_choice("attention", attention, ATTENTIONS)
+        self.ff_act = check_choice("ff_act", ff_act, FF_ACTS)
         self.d_model, self.n_heads, self.head_dim, self.ff_dim = d_model, n_heads, d_model // n_heads, ff_dim
-        self.use_rmsnorm = bool(use_rmsnorm)
+        self.use_rmsnorm = _check_flag("use_rmsnorm", use_rmsnorm)
+        _check_flag("shared_qkv_norm", shared_qkv_norm)
         self.W = nn.Parameter(torch.empty(d_model, d_model))
         self.W_f = nn.Parameter(torch.empty(ff_dim, d_model))
         nn.init.kaiming_uniform_(self.W, a=math.sqrt(5))
@@ -163,12 +182,15 @@ class HyperSETBlock(nn.Module):
     def scores(self, x: Tensor, delta_w: Tensor | None = None) -> Tensor:
         """Bi-softmax score matrices ``S^h = softmax_row(A^h) + softmax_col(A^h)``, shape (B, H, N, N)."""
         _check_tokens(x, self.d_model)
+        _check_delta("delta_w", delta_w, (self.d_model, self.d_model))
         w = self._heads(x, self.W if delta_w is None else self.W + delta_w)
         a = self._norm(0, w) @ self._norm(1, w).transpose(-1, -2) / math.sqrt(self.head_dim)
         return F.softmax(a, dim=-1) + F.softmax(a, dim=-2)
 
     def attn_update(self, x: Tensor, delta_w: Tensor | None = None) -> Tensor:
         """The attention direction ``Attn(x)`` (the gradient of E_attn without the norm Jacobian)."""
+        _check_tokens(x, self.d_model)
+        _check_delta("delta_w", delta_w, (self.d_model, self.d_model))
         W = self.W if delta_w is None else self.W + delta_w
         w = self._heads(x, W)
         b, h, n, p = w.shape
@@ -189,6 +211,8 @@ class HyperSETBlock(nn.Module):
 
     def ff_update(self, x: Tensor, delta_wf: Tensor | None = None) -> Tensor:
         """The feedforward direction ``W_f^T sigma(RMSNorm(W_f x))`` (minus the gradient of E_ff for ReLU)."""
+        _check_tokens(x, self.d_model)
+        _check_delta("delta_wf", delta_wf, (self.ff_dim, self.d_model))
         Wf = self.W_f if delta_wf is None else self.W_f + delta_wf
         hdn = self.ff_norm(F.linear(x, Wf))
         act = F.relu(hdn) if self.ff_act == "relu" else F.gelu(hdn)
@@ -205,7 +229,9 @@ class HyperSETBlock(nn.Module):
         """One iteration: ``x - alpha * Attn(x)``, then ``+ beta * FF(.)``; alpha, beta (B, N, d) or scalars."""
         _check_tokens(x, self.d_model)
         for name, s in (("alpha", alpha), ("beta", beta)):
-            if isinstance(s, Tensor) and s.dim() > 0 and tuple(s.shape) != tuple(x.shape):
+            if not isinstance(s, Tensor):
+                check_float(f"{name} (a step size)", s)
+            elif s.dim() > 0 and tuple(s.shape) != tuple(x.shape):
                 raise ValueError(f"{name} must have the shape of x {tuple(x.shape)}, got {tuple(s.shape)}")
         x = x - alpha * self.attn_update(x, delta_w)
         return x + beta * self.ff_update(x, delta_wf)
@@ -251,6 +277,7 @@ class HyperSETBlock(nn.Module):
 
     def stats(self, x: Tensor) -> dict[str, Tensor]:
         """Energy terms, effective rank and mean angle (degrees) of the head projections, each (B,)."""
+        _check_tokens(x, self.d_model)
         u = self._energy_heads(x)
         ea, ef = self.energy_attn(x), self.energy_ff(x)
         return {
@@ -275,7 +302,7 @@ class StepSizeNet(nn.Module):
         super().__init__()
         _check_int("d_model", d_model)
         _check_int("time_emb", time_emb, 2)
-        self.variant = _check_choice("variant", variant, ("image", "sudoku"))
+        self.variant = check_choice("variant", variant, ("image", "sudoku"))
         self.d_model, self.time_emb = d_model, time_emb
         d = d_model
         if variant == "image":
@@ -306,6 +333,7 @@ class StepSizeNet(nn.Module):
     def forward(self, c_t: Tensor, z: Tensor) -> tuple[Tensor, Tensor]:
         """Step sizes from the time code ``c_t`` (d,) and conditioning tokens ``z`` (B, N, d)."""
         _check_tokens(z, self.d_model, "z")
+        check_tensor("c_t", c_t, floating=True, shape=(self.d_model,))
         return self.out(c_t + self.in_norm(z)).chunk(2, dim=-1)
 
 
@@ -320,7 +348,7 @@ class DepthwiseLoRA(nn.Module):
         super().__init__()
         for name, v in (("d_model", d_model), ("ff_dim", ff_dim), ("n_iter", n_iter), ("rank", rank)):
             _check_int(name, v)
-        self.scale = float(alpha) / rank
+        self.scale = check_float("alpha (LoRA scale)", alpha) / rank
         self.n_iter = n_iter
         self.A = nn.Parameter(torch.randn(n_iter, rank, d_model) / math.sqrt(d_model))
         self.B = nn.Parameter(torch.zeros(n_iter, d_model, rank))
@@ -368,7 +396,9 @@ class HyperSET(nn.Module):
         lora_rank: int = 0,
     ) -> None:
         super().__init__()
-        self.task = _check_choice("task", task, ("image", "sudoku"))
+        self.task = check_choice("task", task, ("image", "sudoku"))
+        _check_int("lora_rank", lora_rank, 0)
+        _check_flag("positions", positions)
         for name, v in (
             ("n_iter", n_iter),
             ("n_classes", n_classes),
@@ -388,7 +418,7 @@ class HyperSET(nn.Module):
             shared_qkv_norm=(not image) if shared_qkv_norm is None else shared_qkv_norm,
         )
         self.steps = StepSizeNet(d_model, time_emb, variant=task)
-        self.input_cond = (not image) if input_cond is None else bool(input_cond)
+        self.input_cond = (not image) if input_cond is None else _check_flag("input_cond", input_cond)
         self.lora = (
             DepthwiseLoRA(d_model, ff_mult * d_model, n_iter, rank=lora_rank) if lora_rank > 0 else None
         )
@@ -400,6 +430,7 @@ class HyperSET(nn.Module):
     ) -> Tensor | tuple[Tensor, dict[str, Tensor]]:
         """Logits (and the per-iteration trajectory when asked)."""
         n_iter = self.n_iter if n_iter is None else _check_int("n_iter", n_iter)
+        _check_flag("return_trajectory", return_trajectory)
         h = self.stem(x)
         h0 = h
         codes = self.steps.time_codes(n_iter)
@@ -431,8 +462,10 @@ class TokenStem(nn.Module):
         positions: bool = True,
     ) -> None:
         super().__init__()
-        self.task = _check_choice("task", task, ("image", "sudoku"))
+        self.task = check_choice("task", task, ("image", "sudoku"))
         _check_int("d_model", d_model)
+        _check_int("n_tokens", n_tokens)
+        _check_flag("positions", positions)
         self.d_model, self.n_tokens = d_model, n_tokens
         if task == "image":
             if in_features is None:
@@ -466,12 +499,14 @@ class TokenStem(nn.Module):
                     f"x must have shape (batch, {self.n_tokens}, {self.in_features}) for the image task, "
                     f"got {tuple(x.shape)}"
                 )
+            check_tensor("x", x, floating=True, finite=True)
             h = self.embed(x)
             return torch.cat([self.cls.expand(h.shape[0], -1, -1), h], 1) + self.pos
         if x.dim() != 2 or x.shape[1] != self.n_tokens or x.dtype.is_floating_point:
             raise ValueError(
                 f"x must be an integer tensor of shape (batch, {self.n_tokens}), got {tuple(x.shape)}"
             )
+        check_token_ids("x (Sudoku cells)", x, self.vocab_size)
         h = self.embed(x)
         return h if self.pos is None else h + self.pos
 
@@ -481,7 +516,9 @@ class TokenHead(nn.Module):
 
     def __init__(self, d_model: int, n_classes: int, task: str) -> None:
         super().__init__()
-        self.task = task
+        self.task = check_choice("task", task, ("image", "sudoku"))
+        _check_int("d_model", d_model)
+        _check_int("n_classes", n_classes)
         if task == "image":
             self.net = nn.Sequential(nn.LayerNorm(d_model), nn.Linear(d_model, n_classes))
         else:

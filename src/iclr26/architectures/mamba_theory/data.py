@@ -13,10 +13,11 @@ o^(-y) confusing.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import torch
+
+from iclr26.checks import check_float, check_int, check_probability, check_tensor
 
 __all__ = [
     "SequenceData",
@@ -41,21 +42,30 @@ class SequenceData:
     patterns: torch.Tensor
     pattern_ids: torch.Tensor
 
+    def __post_init__(self) -> None:
+        check_tensor("X", self.X, ndim=3, floating=True, finite=True)
+        n, L, d = self.X.shape
+        check_tensor("y", self.y, shape=(n,))
+        check_tensor("patterns", self.patterns, ndim=2, floating=True, shape=(None, d))
+        check_tensor("pattern_ids", self.pattern_ids, floating=False, shape=(n, L))
+
     def __len__(self) -> int:
         return int(self.X.shape[0])
 
 
-def _pos_int(value: object, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return value
+def _check_dtype(dtype: object) -> None:
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
 
 
 def orthonormal_patterns(
     d: int, M: int, seed: int | None = None, dtype: torch.dtype = torch.float32
 ) -> torch.Tensor:
     """M orthonormal patterns in R^d as rows: the standard basis (seed None) or a random rotation of it."""
-    d, M = _pos_int(d, "d"), _pos_int(M, "M")
+    d, M = check_int("d", d, low=1), check_int("M", M, low=1)
+    _check_dtype(dtype)
+    if seed is not None:
+        check_int("seed (None or an int)", seed, low=0)
     if M < 2:
         raise ValueError(f"M must be >= 2 (o+ and o- are patterns 1 and 2), got {M}")
     if d < M:
@@ -80,19 +90,11 @@ def _check_patterns(patterns: torch.Tensor | None, d: int, M: int, dtype: torch.
 
 
 def _check_sigma(sigma: float) -> float:
-    if (
-        isinstance(sigma, bool)
-        or not isinstance(sigma, (int, float))
-        or not math.isfinite(sigma)
-        or sigma < 0
-    ):
-        raise ValueError(f"sigma (token noise std) must be a finite float >= 0, got {sigma!r}")
-    return float(sigma)
+    return check_float("sigma (token noise std)", sigma, low=0.0)
 
 
 def _count(alpha: float, L: int, name: str) -> int:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise ValueError(f"{name} must be a fraction in [0, 1], got {alpha!r}")
+    check_probability(f"{name} (a fraction)", alpha)
     k = round(alpha * L)
     if abs(alpha * L - k) > 1e-9:
         raise ValueError(f"{name} * L must be an integer token count, got {name}={alpha} with L={L}")
@@ -118,9 +120,10 @@ def make_majority_data(
     dtype: torch.dtype = torch.float32,
 ) -> SequenceData:
     """Majority-voting sequences: alpha_r L label-consistent, alpha_c L confusing tokens, shuffled."""
-    n, L = _pos_int(n, "n"), _pos_int(L, "L")
-    if isinstance(M, int) and M < 2:
-        raise ValueError(f"M must be >= 2 (o+ and o- are patterns 1 and 2), got {M}")
+    n, L = check_int("n", n, low=1), check_int("L", L, low=1)
+    check_int("M (o+ and o- are patterns 1 and 2)", M, low=2)
+    check_int("seed", seed, low=0)
+    _check_dtype(dtype)
     n_r, n_c = _count(alpha_r, L, "alpha_r"), _count(alpha_c, L, "alpha_c")
     if alpha_c >= alpha_r:
         raise ValueError(
@@ -156,10 +159,11 @@ def make_locality_data(
     dtype: torch.dtype = torch.float32,
 ) -> SequenceData:
     """Locality sequences: o^y at distance dL_pos from the end, o^(-y) at dL_neg > dL_pos, the rest irrelevant."""
-    n, L = _pos_int(n, "n"), _pos_int(L, "L")
-    if isinstance(M, int) and M < 3:
-        raise ValueError(f"M must be >= 3 (two relevant patterns plus irrelevant ones), got {M}")
-    dL_pos, dL_neg = _pos_int(dL_pos, "dL_pos", 0), _pos_int(dL_neg, "dL_neg", 0)
+    n, L = check_int("n", n, low=1), check_int("L", L, low=1)
+    check_int("M (two relevant patterns plus irrelevant ones)", M, low=3)
+    check_int("seed", seed, low=0)
+    _check_dtype(dtype)
+    dL_pos, dL_neg = check_int("dL_pos", dL_pos, low=0), check_int("dL_neg", dL_neg, low=0)
     if dL_pos >= dL_neg:
         raise ValueError(
             f"dL_pos must be < dL_neg (the consistent token is nearest the end), got {dL_pos} >= {dL_neg}"
@@ -179,13 +183,21 @@ def make_locality_data(
     return SequenceData(_tokens(ids, P, sigma, gen), y.to(dtype), P, ids)
 
 
+def _check_ids(pattern_ids: torch.Tensor) -> None:
+    check_tensor("pattern_ids", pattern_ids, ndim=2, floating=False)
+    if pattern_ids.numel() and int(pattern_ids.min()) < 0:
+        raise ValueError(f"pattern_ids must be pattern indices >= 0, got min {int(pattern_ids.min())}")
+
+
 def majority_labels(pattern_ids: torch.Tensor) -> torch.Tensor:
     """Label implied by counts: +1 if o+ (id 0) outnumbers o- (id 1), -1 if fewer, 0 on a tie."""
+    _check_ids(pattern_ids)
     return torch.sign((pattern_ids == 0).sum(1) - (pattern_ids == 1).sum(1))
 
 
 def locality_labels(pattern_ids: torch.Tensor) -> torch.Tensor:
     """Label implied by order: +1 / -1 if the relevant token nearest the end is o+ / o-, 0 if none."""
+    _check_ids(pattern_ids)
     rel = pattern_ids < 2
     L = pattern_ids.shape[1]
     pos = torch.where(rel, torch.arange(L), -1)

@@ -19,6 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from iclr26.checks import check_choice, check_float, check_int
+
 __all__ = ["AttentionClassifier", "DECAYS", "IMPLS", "SelectiveSSMClassifier", "check_sequences"]
 
 DECAYS = ("gated", "none")
@@ -42,10 +44,11 @@ class _ReLUHead(nn.Module):
         self, d: int, m: int, train_a: bool, init_std: float, generator: torch.Generator, dtype
     ) -> None:
         super().__init__()
-        if not isinstance(m, int) or m < 2 or m % 2:
+        check_int("m (hidden neurons, even)", m, low=2)
+        if m % 2:
             raise ValueError(f"m (hidden neurons) must be an even int >= 2, got {m!r}")
-        if not init_std >= 0:
-            raise ValueError(f"init_std must be >= 0, got {init_std!r}")
+        check_float("init_std", init_std, low=0.0)
+        _check_flag("train_a", train_a)
         self.m = m
         self.V = nn.Parameter(init_std * torch.randn(m, d, generator=generator, dtype=dtype))
         a = torch.cat([torch.ones(m // 2, dtype=dtype), -torch.ones(m // 2, dtype=dtype)])
@@ -55,11 +58,23 @@ class _ReLUHead(nn.Module):
         return F.relu(h @ self.V.T) @ self.a / self.m
 
 
-def _check_common(d: int, m: int) -> None:
-    if not isinstance(d, int) or d < 1:
-        raise ValueError(f"d (token dimension) must be an int >= 1, got {d!r}")
-    if not isinstance(m, int):
-        raise ValueError(f"m (hidden neurons) must be an even int >= 2, got {m!r}")
+def _check_common(d: int, m: int, seed: int, dtype: torch.dtype) -> None:
+    check_int("d (token dimension)", d, low=1)
+    check_int("m (hidden neurons, even)", m, low=2)
+    check_int("seed", seed, low=0)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
+
+
+def _check_flag(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+
+
+def _check_input(X: torch.Tensor, w: torch.Tensor, d: int) -> None:
+    check_sequences(X, d)
+    if X.dtype != w.dtype:
+        raise TypeError(f"X must have the model's dtype {w.dtype}, got {X.dtype}")
 
 
 class SelectiveSSMClassifier(nn.Module):
@@ -100,11 +115,10 @@ class SelectiveSSMClassifier(nn.Module):
         dtype: torch.dtype = torch.float32,
     ) -> None:
         super().__init__()
-        _check_common(d, m)
-        if decay not in DECAYS:
-            raise ValueError(f"decay must be one of {DECAYS}, got {decay!r}")
-        if impl not in IMPLS:
-            raise ValueError(f"impl must be one of {IMPLS}, got {impl!r}")
+        _check_common(d, m, seed, dtype)
+        check_choice("decay", decay, DECAYS)
+        check_choice("impl", impl, IMPLS)
+        _check_flag("freeze_gate", freeze_gate)
         self.d, self.decay, self.impl = d, decay, impl
         gen = torch.Generator().manual_seed(int(seed))
         self.w = nn.Parameter(torch.zeros(d, dtype=dtype), requires_grad=not freeze_gate)
@@ -112,12 +126,12 @@ class SelectiveSSMClassifier(nn.Module):
 
     def gates(self, X: torch.Tensor) -> torch.Tensor:
         """``g_l = sigmoid(w^T x_l)``, shape (batch, seq)."""
-        check_sequences(X, self.d)
+        _check_input(X, self.w, self.d)
         return torch.sigmoid(X @ self.w)
 
     def gate_weights(self, X: torch.Tensor) -> torch.Tensor:
         """Token weights c_l with ``h_L = sum_l c_l x_l``, shape (batch, seq), in log space."""
-        check_sequences(X, self.d)
+        _check_input(X, self.w, self.d)
         s = X @ self.w
         log_g = F.logsigmoid(s)
         if self.decay == "none":
@@ -130,9 +144,7 @@ class SelectiveSSMClassifier(nn.Module):
 
     def hidden(self, X: torch.Tensor, impl: str | None = None) -> torch.Tensor:
         """Final state h_L, shape (batch, d), by the closed form or the sequential loop."""
-        impl = self.impl if impl is None else impl
-        if impl not in IMPLS:
-            raise ValueError(f"impl must be one of {IMPLS}, got {impl!r}")
+        impl = self.impl if impl is None else check_choice("impl", impl, IMPLS)
         if impl == "closed":
             return torch.einsum("bl,bld->bd", self.gate_weights(X), X)
         g = self.gates(X)
@@ -167,7 +179,7 @@ class AttentionClassifier(nn.Module):
         dtype: torch.dtype = torch.float32,
     ) -> None:
         super().__init__()
-        _check_common(d, m)
+        _check_common(d, m, seed, dtype)
         self.d = d
         gen = torch.Generator().manual_seed(int(seed))
         self.w = nn.Parameter(torch.zeros(d, dtype=dtype))
@@ -175,7 +187,7 @@ class AttentionClassifier(nn.Module):
 
     def gate_weights(self, X: torch.Tensor) -> torch.Tensor:
         """Attention weights softmax_l(w_q^T x_l), shape (batch, seq)."""
-        check_sequences(X, self.d)
+        _check_input(X, self.w, self.d)
         return torch.softmax(X @ self.w, dim=1)
 
     def hidden(self, X: torch.Tensor) -> torch.Tensor:

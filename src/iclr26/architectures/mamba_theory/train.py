@@ -8,7 +8,6 @@ below `target_error`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import torch
@@ -16,6 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from iclr26.architectures.mamba_theory.data import SequenceData
+from iclr26.checks import check_choice, check_float, check_int, check_probability
 
 __all__ = ["LOSSES", "TrainResult", "classification_error", "train_gd"]
 
@@ -38,8 +38,21 @@ class TrainResult:
 
 def classification_error(model: nn.Module, data: SequenceData) -> float:
     """Fraction of sequences with sign(f(X)) != y (f = 0 counts as an error)."""
+    _check_model_data(model, data)
     with torch.no_grad():
         return float((torch.sign(model(data.X)) != data.y).double().mean())
+
+
+def _check_model_data(model: object, data: object, name: str = "data") -> None:
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if not isinstance(data, SequenceData):
+        raise TypeError(f"{name} must be a SequenceData, got {type(data).__name__}")
+
+
+def _check_flag(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
 
 
 def _loss(f: torch.Tensor, y: torch.Tensor, kind: str) -> torch.Tensor:
@@ -69,20 +82,22 @@ def train_gd(
     `test_data` defaults to the training data. With `target_error` set, the first evaluated step whose test error
     is <= target is recorded and, if `stop_at_target`, training stops there. The alignment ``w^T o_k`` uses ``data.patterns``.
     """
-    if not isinstance(data, SequenceData):
-        raise TypeError(f"data must be a SequenceData, got {type(data).__name__}")
-    if isinstance(eta, bool) or not isinstance(eta, (int, float)) or not math.isfinite(eta) or eta <= 0:
-        raise ValueError(f"eta (step size) must be a finite float > 0, got {eta!r}")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
-    if not isinstance(eval_every, int) or eval_every < 1:
-        raise ValueError(f"eval_every must be an int >= 1, got {eval_every!r}")
-    if target_error is not None and not 0 <= target_error < 1:
-        raise ValueError(f"target_error must lie in [0, 1) or be None, got {target_error!r}")
-    if not full_batch and (not isinstance(batch_size, int) or not 1 <= batch_size <= len(data)):
-        raise ValueError(f"batch_size must be an int in [1, n={len(data)}], got {batch_size!r}")
+    _check_model_data(model, data)
+    if test_data is not None:
+        _check_model_data(model, test_data, "test_data")
+    if not isinstance(getattr(model, "w", None), torch.Tensor):
+        raise TypeError(f"model must have a gate vector model.w (a tensor), got {type(model).__name__}")
+    check_float("eta (step size)", eta, low=0.0, low_open=True)
+    steps = check_int("steps", steps, low=0)
+    check_choice("loss", loss, LOSSES)
+    check_int("eval_every", eval_every, low=1)
+    if target_error is not None:
+        check_probability("target_error (None or an error rate)", target_error, open_high=True)
+    _check_flag("full_batch", full_batch)
+    _check_flag("stop_at_target", stop_at_target)
+    if not full_batch:
+        check_int(f"batch_size (in [1, n={len(data)}])", batch_size, 1, len(data))
+    check_int("seed", seed, low=0)
     test = data if test_data is None else test_data
     out = TrainResult()
     params = [p for p in model.parameters() if p.requires_grad]

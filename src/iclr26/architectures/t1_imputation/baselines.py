@@ -13,19 +13,32 @@ import torch
 from torch import nn
 
 from iclr26.architectures.t1_imputation.model import check_series, masked_normalize
+from iclr26.checks import check_int, check_probability
 
 __all__ = ["SAITSLike", "iterative_impute", "knn_impute", "linear_interpolation", "locf"]
 
 
 def _check_np(x: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    x, mask = np.asarray(x, dtype=float), np.asarray(mask, dtype=float)
+    try:
+        x, mask = np.asarray(x, dtype=float), np.asarray(mask, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("x and mask must be numeric (N, T, M) arrays") from None
     if x.ndim != 3:
         raise ValueError(f"x must have shape (N, T, M), got {x.shape}")
     if mask.shape != x.shape:
         raise ValueError(f"mask shape {mask.shape} does not match x shape {x.shape}")
     if not np.isin(mask, (0.0, 1.0)).all():
         raise ValueError("mask must be binary (1 = observed, 0 = missing)")
+    if not np.isfinite(x[mask > 0]).all():
+        raise ValueError("x must be finite at the observed entries (mask = 1)")
     return x, mask
+
+
+def _check_reference(reference: np.ndarray, n_vars: int) -> np.ndarray:
+    ref = np.asarray(reference, dtype=float)
+    if ref.ndim != 2 or ref.shape[1] != n_vars or ref.shape[0] < 1:
+        raise ValueError(f"reference must be (time, {n_vars}) training rows, got shape {ref.shape}")
+    return ref
 
 
 def linear_interpolation(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -64,7 +77,8 @@ def knn_impute(x: np.ndarray, mask: np.ndarray, reference: np.ndarray, n_neighbo
     from sklearn.impute import KNNImputer
 
     x, mask = _check_np(x, mask)
-    imp = KNNImputer(n_neighbors=n_neighbors).fit(np.asarray(reference, dtype=float))
+    check_int("n_neighbors", n_neighbors, low=1)
+    imp = KNNImputer(n_neighbors=n_neighbors).fit(_check_reference(reference, x.shape[2]))
     out = imp.transform(_rows(x, mask)).reshape(x.shape)
     return np.where(mask > 0, x, out)
 
@@ -75,7 +89,8 @@ def iterative_impute(x: np.ndarray, mask: np.ndarray, reference: np.ndarray, see
     from sklearn.impute import IterativeImputer
 
     x, mask = _check_np(x, mask)
-    imp = IterativeImputer(max_iter=10, random_state=seed).fit(np.asarray(reference, dtype=float))
+    check_int("seed", seed, 0, 2**32 - 1)
+    imp = IterativeImputer(max_iter=10, random_state=seed).fit(_check_reference(reference, x.shape[2]))
     out = imp.transform(_rows(x, mask)).reshape(x.shape)
     return np.where(mask > 0, x, out)
 
@@ -96,6 +111,15 @@ class SAITSLike(nn.Module):
         dropout: float = 0.1,
     ) -> None:
         super().__init__()
+        for name, v in (
+            ("n_vars", n_vars),
+            ("seq_len", seq_len),
+            ("d_model", d_model),
+            ("n_layers", n_layers),
+            ("n_heads", n_heads),
+        ):
+            check_int(name, v, low=1)
+        check_probability("dropout", dropout)
         if d_model % n_heads:
             raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
         self.n_vars, self.seq_len = n_vars, seq_len

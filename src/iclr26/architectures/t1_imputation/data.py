@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
+
 __all__ = [
     "block_missing",
     "chronological_split",
@@ -22,14 +24,19 @@ __all__ = [
 
 
 def _check_rate(rate: float, name: str = "rate") -> None:
-    if not isinstance(rate, (int, float)) or not 0.0 <= rate < 1.0:
-        raise ValueError(f"{name} must be a missing fraction in [0, 1), got {rate!r}")
+    check_float(f"{name} (a missing fraction)", rate, 0.0, 1.0, high_open=True)
 
 
 def _check_shape(shape: tuple[int, ...]) -> tuple[int, int, int]:
-    if len(shape) != 3 or any(int(s) < 1 for s in shape):
+    if len(shape) != 3:
         raise ValueError(f"shape must be (N, T, M) with positive sizes, got {shape}")
-    return int(shape[0]), int(shape[1]), int(shape[2])
+    n, t, m = (check_int("shape (N, T, M) entries", s, low=1) for s in shape)
+    return n, t, m
+
+
+def _check_rng(rng: object) -> None:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
 
 
 def synthetic_series(
@@ -46,10 +53,12 @@ def synthetic_series(
     [0, max_lag] and gets white noise; so variables share structure only in the factors (frequency bands) they
     have in common, and cross-variable transfer helps imputation.
     """
-    if n_steps < 10 or n_vars < 1:
-        raise ValueError(f"n_steps must be >= 10 and n_vars >= 1, got {n_steps}, {n_vars}")
-    if not 1 <= factors_per_var <= 4:
-        raise ValueError(f"factors_per_var must be in 1..4, got {factors_per_var}")
+    check_int("n_steps", n_steps, low=10)
+    check_int("n_vars", n_vars, low=1)
+    check_int("seed", seed, low=0)
+    check_int("max_lag", max_lag, low=0)
+    check_float("noise", noise, low=0.0)
+    check_int("factors_per_var (in 1..4)", factors_per_var, 1, 4)
     rng = np.random.default_rng(seed)
     n = n_steps + max_lag
     t = np.arange(n)
@@ -93,10 +102,18 @@ def chronological_split(
     series = np.asarray(series, dtype=float)
     if series.ndim != 2:
         raise ValueError(f"series must be (time, variables), got shape {series.shape}")
-    if len(fractions) != 3 or abs(sum(fractions) - 1.0) > 1e-9 or min(fractions) < 0:
+    if not np.all(np.isfinite(series)):
+        raise ValueError("series must be finite (no NaN or inf)")
+    if isinstance(fractions, (str, bytes)) or not hasattr(fractions, "__len__") or len(fractions) != 3:
+        raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {fractions!r}")
+    for f in fractions:
+        check_float("fractions (each)", f, low=0.0)
+    if abs(sum(fractions) - 1.0) > 1e-9:
         raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {fractions}")
     n = len(series)
     a, b = round(n * fractions[0]), round(n * (fractions[0] + fractions[1]))
+    if a < 1:
+        raise ValueError(f"the training block is empty: fractions[0] = {fractions[0]} of {n} steps")
     mu, sd = series[:a].mean(0), series[:a].std(0) + 1e-8
     z = (series - mu) / sd
     return z[:a], z[a:b], z[b:]
@@ -107,10 +124,8 @@ def sliding_windows(series: np.ndarray, seq_len: int, stride: int = 1) -> np.nda
     series = np.asarray(series)
     if series.ndim != 2:
         raise ValueError(f"series must be (time, variables), got shape {series.shape}")
-    if not isinstance(seq_len, int) or seq_len < 1 or seq_len > len(series):
-        raise ValueError(f"seq_len must be an integer in [1, {len(series)}], got {seq_len!r}")
-    if not isinstance(stride, int) or stride < 1:
-        raise ValueError(f"stride must be a positive integer, got {stride!r}")
+    check_int(f"seq_len (in [1, {len(series)}])", seq_len, 1, len(series))
+    check_int("stride (a positive integer)", stride, low=1)
     starts = range(0, len(series) - seq_len + 1, stride)
     return np.stack([series[s : s + seq_len] for s in starts])
 
@@ -119,6 +134,7 @@ def mcar(shape: tuple[int, ...], rate: float, rng: np.random.Generator) -> np.nd
     """Missing completely at random: each entry missing independently with probability `rate` (1 = observed)."""
     _check_rate(rate)
     _check_shape(tuple(shape))
+    _check_rng(rng)
     return (rng.random(shape) >= rate).astype(np.float32)
 
 
@@ -143,8 +159,8 @@ def seq_missing(shape: tuple[int, ...], rate: float, seq_len: int, rng: np.rando
     """Runs of `seq_len` consecutive missing steps in single variables; about `rate` of entries missing."""
     _check_rate(rate)
     _, t, _ = _check_shape(tuple(shape))
-    if not isinstance(seq_len, int) or not 1 <= seq_len <= t:
-        raise ValueError(f"seq_len must be an integer in [1, T={t}], got {seq_len!r}")
+    check_int(f"seq_len (in [1, T={t}])", seq_len, 1, t)
+    _check_rng(rng)
     q = 1.0 - (1.0 - rate) ** (1.0 / seq_len)
     return _block_mask(_check_shape(tuple(shape)), q, seq_len, 1, rng)
 
@@ -155,9 +171,8 @@ def block_missing(
     """Blocks of `block_len` steps x `block_width` adjacent variables missing; about `rate` of entries missing."""
     _check_rate(rate)
     _, t, m = _check_shape(tuple(shape))
-    if not isinstance(block_len, int) or not 1 <= block_len <= t:
-        raise ValueError(f"block_len must be an integer in [1, T={t}], got {block_len!r}")
-    if not isinstance(block_width, int) or not 1 <= block_width <= m:
-        raise ValueError(f"block_width must be an integer in [1, M={m}], got {block_width!r}")
+    check_int(f"block_len (in [1, T={t}])", block_len, 1, t)
+    check_int(f"block_width (in [1, M={m}])", block_width, 1, m)
+    _check_rng(rng)
     q = 1.0 - (1.0 - rate) ** (1.0 / (block_len * block_width))
     return _block_mask(_check_shape(tuple(shape)), q, block_len, block_width, rng)

@@ -16,6 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from iclr26.checks import check_float, check_int, check_tensor
+
 __all__ = [
     "CHeadAttention",
     "DepthwiseMix",
@@ -41,12 +43,37 @@ def check_series(x: torch.Tensor, mask: torch.Tensor, n_vars: int | None = None)
         raise TypeError("x and mask must be torch tensors")
     if x.dim() != 3:
         raise ValueError(f"x must have shape (B, T, M), got {tuple(x.shape)}")
+    check_tensor("x", x, floating=True)
+    if x.shape[0] < 1:
+        raise ValueError(f"x must hold at least one window (B >= 1), got shape {tuple(x.shape)}")
     if mask.shape != x.shape:
         raise ValueError(f"mask shape {tuple(mask.shape)} does not match x shape {tuple(x.shape)}")
     if n_vars is not None and x.shape[-1] != n_vars:
         raise ValueError(f"x has {x.shape[-1]} variables (last axis) but the model was built for {n_vars}")
     if not bool(((mask == 0) | (mask == 1)).all()):
         raise ValueError("mask must be binary (1 = observed, 0 = missing)")
+    if not bool(torch.isfinite(torch.where(mask > 0, x, torch.zeros_like(x))).all()):
+        raise ValueError("x must be finite at the observed entries (mask = 1)")
+
+
+def _check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return value
+
+
+def _check_odd(name: str, k: int) -> int:
+    check_int(name, k)
+    if k < 1 or k % 2 == 0:
+        raise ValueError(f"{name} must be a positive odd integer, got {k}")
+    return k
+
+
+def _check_grid(name: str, z: torch.Tensor, channels: int, length: int | None = None) -> None:
+    check_tensor(name, z, ndim=4, floating=True)
+    if z.shape[2] != channels or (length is not None and z.shape[3] != length):
+        want = f"(B, M, {channels}, {'T' if length is None else length})"
+        raise ValueError(f"{name} must have shape {want}, got {tuple(z.shape)}")
 
 
 def masked_normalize(
@@ -58,6 +85,8 @@ def masked_normalize(
     of x_norm are 0 and values at missing positions never enter mu or sigma. As in the official code the variance
     divides by the number of observed entries; a variable with no observed entry gets mu = 0, sigma = 1.
     """
+    check_series(x, mask)
+    check_float("eps", eps, low=0.0, low_open=True)
     k = mask.to(x.dtype)
     n = k.sum(1, keepdim=True)
     xs = torch.where(k > 0, x, torch.zeros_like(x))
@@ -72,6 +101,9 @@ def masked_normalize(
 
 def front_pad(x: torch.Tensor, kernel: int, stride: int) -> torch.Tensor:
     """Prepend copies of the last time step so a (kernel, stride) convolution outputs ceil(T / stride) steps."""
+    check_tensor("x", x)
+    check_int("kernel", kernel, low=1)
+    check_int("stride", stride, low=1)
     t = x.shape[-1]
     pad = max(0, (_ceil_div(t, stride) - 1) * stride + kernel - t)
     if pad == 0:
@@ -84,9 +116,10 @@ class DepthwiseMix(nn.Module):
 
     def __init__(self, channels: int, kernel_large: int, kernel_small: int, bias: bool = True) -> None:
         super().__init__()
+        self.channels = check_int("channels", channels, low=1)
         for name, k in (("kernel_large", kernel_large), ("kernel_small", kernel_small)):
-            if k < 1 or k % 2 == 0:
-                raise ValueError(f"{name} must be a positive odd integer, got {k}")
+            _check_odd(name, k)
+        _check_flag("bias", bias)
         self.large = nn.Conv1d(
             channels, channels, kernel_large, padding=kernel_large // 2, groups=channels, bias=bias
         )
@@ -106,6 +139,7 @@ class DepthwiseMix(nn.Module):
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         """z: (N, C, T) -> (N, C, T)."""
+        check_tensor("z", z, ndim=3, floating=True, shape=(None, self.channels, None))
         return self.large(z) + self.small(z)
 
 
@@ -143,10 +177,8 @@ class CHeadAttention(nn.Module):
         self, channels: int, kernel_large: int, kernel_small: int, drop_attn: float = 0.0, bias: bool = True
     ) -> None:
         super().__init__()
-        if channels < 1:
-            raise ValueError(f"channels must be >= 1, got {channels}")
-        if not 0.0 <= drop_attn < 1.0:
-            raise ValueError(f"drop_attn must be in [0, 1), got {drop_attn}")
+        check_int("channels", channels, low=1)
+        check_float("drop_attn", drop_attn, 0.0, 1.0, high_open=True)
         self.channels = channels
         self.q = DepthwiseMix(channels, kernel_large, kernel_small, bias)
         self.k = DepthwiseMix(channels, kernel_large, kernel_small, bias)
@@ -217,6 +249,13 @@ class T1Block(nn.Module):
         layer_scale: float = 1e-6,
     ) -> None:
         super().__init__()
+        self.channels, self.length = (
+            check_int("channels", channels, low=1),
+            check_int("length", length, low=1),
+        )
+        check_float("drop_path", drop_path, 0.0, 1.0, high_open=True)
+        check_float("ffn_ratio", ffn_ratio, low=0.0, low_open=True)
+        check_float("layer_scale", layer_scale)
         self.attn = CHeadAttention(channels, kernel_large, kernel_small, drop_attn)
         self.ffn = _FeedForward(channels, ffn_ratio)
         self.norm1 = nn.LayerNorm((channels, length))
@@ -227,6 +266,7 @@ class T1Block(nn.Module):
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         """(B, M, C, T) -> (B, M, C, T)."""
+        _check_grid("z", z, self.channels, self.length)
         z = z + _drop_path(self.gamma1 * self.norm1(self.attn(z)), self.drop_path, self.training)
         return z + _drop_path(self.gamma2 * self.norm2(self.ffn(z)), self.drop_path, self.training)
 
@@ -236,11 +276,13 @@ class DownSample(nn.Module):
 
     def __init__(self, channels: int, factor: int) -> None:
         super().__init__()
-        self.factor = factor
+        self.channels = check_int("channels", channels, low=1)
+        self.factor = check_int("factor", factor, low=1)
         self.conv = nn.Conv1d(channels, channels, factor, factor, groups=channels)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         """(B, M, C, T) -> (B, M, C, ceil(T / factor))."""
+        _check_grid("z", z, self.channels)
         b, m, c, t = z.shape
         y = self.conv(front_pad(z.reshape(b * m, c, t), self.factor, self.factor))
         return y.reshape(b, m, c, y.shape[-1])
@@ -251,9 +293,10 @@ class PixelShuffle1D(nn.Module):
 
     def __init__(self, r: int) -> None:
         super().__init__()
-        self.r = r
+        self.r = check_int("r (upsampling factor)", r, low=1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        check_tensor("x", x, ndim=3)
         n, c, length = x.shape
         if c % self.r:
             raise ValueError(f"channels ({c}) must be a multiple of the upsampling factor {self.r}")
@@ -267,6 +310,9 @@ class ReconHead(nn.Module):
 
     def __init__(self, channels: int, length_in: int, length_out: int) -> None:
         super().__init__()
+        for name, v in (("channels", channels), ("length_in", length_in), ("length_out", length_out)):
+            check_int(name, v, low=1)
+        self.channels, self.length_in = channels, length_in
         self.up = _ceil_div(length_out, length_in)
         self.adjusted = _ceil_div(channels, self.up) * self.up
         self.length_out = length_out
@@ -276,6 +322,7 @@ class ReconHead(nn.Module):
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         """(B, M, C, T_out) -> (B, M, T)."""
+        _check_grid("z", z, self.channels, self.length_in)
         b, m, c, t = z.shape
         y = self.shuffle(_pointwise(z.reshape(b * m, c, t), self.adjust))
         start = (y.shape[-1] - self.length_out) // 2
@@ -300,19 +347,29 @@ class T1Config:
     stem_kernel: int = 2
 
     def __post_init__(self) -> None:
-        if self.n_heads < 1:
-            raise ValueError(f"n_heads must be >= 1, got {self.n_heads}")
-        if len(self.n_blocks) < 1 or any(n < 0 for n in self.n_blocks):
+        check_int("n_heads", self.n_heads, low=1)
+        for name in ("n_blocks", "kernel_large"):
+            v = getattr(self, name)
+            if isinstance(v, (str, bytes)) or not isinstance(v, (tuple, list)):
+                raise ValueError(f"{name} must be a tuple (one entry per stage), got {v!r}")
+        if len(self.n_blocks) < 1:
             raise ValueError(f"n_blocks must be a non-empty tuple of counts >= 0, got {self.n_blocks}")
+        for n in self.n_blocks:
+            check_int("n_blocks (each stage's count)", n, low=0)
         if len(self.kernel_large) != len(self.n_blocks):
             raise ValueError(
                 f"kernel_large needs one size per stage ({len(self.n_blocks)}), got {len(self.kernel_large)}"
             )
-        if self.downsample < 1:
-            raise ValueError(f"downsample must be >= 1, got {self.downsample}")
+        for k in self.kernel_large:
+            _check_odd("kernel_large", k)
+        _check_odd("kernel_small", self.kernel_small)
+        check_int("downsample", self.downsample, low=1)
         for name in ("drop_path", "drop_attn"):
-            if not 0.0 <= getattr(self, name) < 1.0:
-                raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name)}")
+            check_float(name, getattr(self, name), 0.0, 1.0, high_open=True)
+        check_float("ffn_ratio", self.ffn_ratio, low=0.0, low_open=True)
+        check_float("layer_scale", self.layer_scale)
+        _check_flag("positional", self.positional)
+        check_int("stem_kernel", self.stem_kernel, low=1)
 
 
 class T1Imputer(nn.Module):
@@ -326,16 +383,17 @@ class T1Imputer(nn.Module):
         self, n_vars: int, seq_len: int, config: T1Config | None = None, init_seed: int | None = None
     ) -> None:
         super().__init__()
+        if config is not None and not isinstance(config, T1Config):
+            raise TypeError(f"config must be None or a T1Config, got {type(config).__name__}")
         cfg = config or T1Config()
-        if not isinstance(n_vars, int) or n_vars < 1:
-            raise ValueError(f"n_vars must be a positive integer, got {n_vars!r}")
+        check_int("n_vars (a positive integer)", n_vars, low=1)
         min_len = cfg.downsample ** (len(cfg.n_blocks) - 1)
         if not isinstance(seq_len, int) or seq_len < max(2, min_len):
             raise ValueError(
                 f"seq_len must be an integer >= {max(2, min_len)} (the total downsampling), got {seq_len!r}"
             )
         if init_seed is not None:
-            torch.manual_seed(init_seed)
+            torch.manual_seed(check_int("init_seed (None or an int)", init_seed, low=0))
         self.config, self.n_vars, self.seq_len = cfg, n_vars, seq_len
         c = cfg.n_heads
         self.stem = nn.Conv1d(1, c, cfg.stem_kernel, 1)
@@ -365,6 +423,7 @@ class T1Imputer(nn.Module):
 
     def embed(self, x_norm: torch.Tensor) -> torch.Tensor:
         """Stem + positional tensor: normalised (B, T, M) -> Z (B, M, C, T)."""
+        check_tensor("x_norm", x_norm, ndim=3, floating=True, shape=(None, self.seq_len, self.n_vars))
         b, t, m = x_norm.shape
         z = self.stem(front_pad(x_norm.transpose(1, 2).reshape(b * m, 1, t), self.config.stem_kernel, 1))
         z = z.reshape(b, m, self.config.n_heads, t)
@@ -384,6 +443,7 @@ class T1Imputer(nn.Module):
     def forward(self, x: torch.Tensor, mask: torch.Tensor, skip_blocks: bool = False) -> torch.Tensor:
         """Reconstruction (B, T, M) of the whole window from its observed entries."""
         check_series(x, mask, self.n_vars)
+        _check_flag("skip_blocks", skip_blocks)
         if x.shape[1] != self.seq_len:
             raise ValueError(f"x has length {x.shape[1]} but the model was built for seq_len={self.seq_len}")
         x_norm, mu, sigma = masked_normalize(x, mask)
@@ -393,6 +453,8 @@ class T1Imputer(nn.Module):
     def attention_maps(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Weights (B, C, M, M) of the first block's CHead attention (eval-mode, no dropout)."""
         check_series(x, mask, self.n_vars)
+        if x.shape[1] != self.seq_len:
+            raise ValueError(f"x has length {x.shape[1]} but the model was built for seq_len={self.seq_len}")
         first = next((s[0] for s in self.stages if len(s)), None)
         if first is None:
             raise ValueError("the model has no T1Block, so it has no attention maps")

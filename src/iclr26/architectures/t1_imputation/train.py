@@ -16,20 +16,29 @@ from torch import nn
 
 from iclr26.architectures.t1_imputation.baselines import SAITSLike
 from iclr26.architectures.t1_imputation.model import T1Config, T1Imputer
+from iclr26.checks import check_float, check_int, check_tensor
 
 __all__ = ["SAITS", "T1", "DeepImputer", "masked_mse"]
 
 
 def masked_mse(pred: torch.Tensor, target: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     """Mean squared error over entries with weight 1 (0 if there are none)."""
+    check_tensor("pred", pred, floating=True)
+    check_tensor("target", target, shape=tuple(pred.shape))
+    check_tensor("weight", weight, shape=tuple(pred.shape))
+    if not bool(((weight == 0) | (weight == 1)).all()):
+        raise ValueError("weight must be binary (1 = entry counted, 0 = ignored)")
     w = weight.to(pred.dtype)
     return ((pred - target) ** 2 * w).sum() / w.sum().clamp_min(1.0)
 
 
 def _as_arrays(x: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(x, dtype=np.float32)
-    if x.ndim != 3:
-        raise ValueError(f"X must have shape (N, T, M), got {x.shape}")
+    try:
+        x = np.asarray(x, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise ValueError(f"X must be a numeric (N, T, M) array, got {type(x).__name__}") from None
+    if x.ndim != 3 or x.shape[0] < 1:
+        raise ValueError(f"X must have shape (N >= 1, T, M), got {x.shape}")
     if mask is None:
         mask = (~np.isnan(x)).astype(np.float32)
     mask = np.asarray(mask, dtype=np.float32)
@@ -39,6 +48,8 @@ def _as_arrays(x: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.n
         raise ValueError("mask must be binary (1 = observed, 0 = missing)")
     if np.isnan(x[mask > 0]).any():
         raise ValueError("X has NaN at positions the mask marks as observed")
+    if not np.isfinite(x[mask > 0]).all():
+        raise ValueError("X has infinite values at positions the mask marks as observed")
     return np.where(mask > 0, x, 0.0).astype(np.float32), mask
 
 
@@ -62,17 +73,20 @@ class DeepImputer:
         log_every: int = 0,
         device: str | torch.device = "cpu",
     ) -> None:
-        if not 0.0 < rate < 1.0:
-            raise ValueError(f"rate must be an artificial missing fraction in (0, 1), got {rate!r}")
-        if not isinstance(steps, int) or steps < 1:
-            raise ValueError(f"steps must be a positive integer, got {steps!r}")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        if lr <= 0:
-            raise ValueError(f"lr must be positive, got {lr!r}")
+        check_float("rate (an artificial missing fraction)", rate, 0.0, 1.0, low_open=True, high_open=True)
+        check_int("steps (a positive integer)", steps, low=1)
+        check_int("batch_size (a positive integer)", batch_size, low=1)
+        check_float("lr (positive)", lr, low=0.0, low_open=True)
+        check_int("seed", seed, low=0)
+        check_int("log_every (0: no log)", log_every, low=0)
         self.rate, self.steps, self.batch_size, self.lr, self.seed = rate, steps, batch_size, lr, seed
         self.log_every = log_every
-        self.device = torch.device(device)
+        try:
+            self.device = torch.device(device)
+        except (RuntimeError, TypeError):
+            raise ValueError(
+                f"device must be a torch device such as 'cpu' or 'cuda', got {device!r}"
+            ) from None
         self.net: nn.Module | None = None
         self.losses: list[tuple[int, float]] = []
 
@@ -84,6 +98,8 @@ class DeepImputer:
         self, X: np.ndarray, mask: np.ndarray | None = None, progress: Callable[[int], None] | None = None
     ) -> DeepImputer:
         """Train on windows X (N, T, M); mask 1 = observed (default: not NaN). Returns self."""
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be None or a callable, got {type(progress).__name__}")
         x, k = _as_arrays(X, mask)
         if k.sum() == 0:
             raise ValueError("X has no observed entry (all-missing training data); nothing to train on")
@@ -119,6 +135,7 @@ class DeepImputer:
         """The network's reconstruction of every entry (observed ones included), (N, T, M)."""
         if self.net is None:
             raise ValueError("the imputer is not fitted: call fit(X, mask) first")
+        check_int("batch_size", batch_size, low=1)
         x, k = _as_arrays(X, mask)
         self.net.eval()
         outs = [
@@ -141,6 +158,8 @@ class T1(DeepImputer):
 
     def __init__(self, config: T1Config | None = None, **kwargs: float | int) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        if config is not None and not isinstance(config, T1Config):
+            raise TypeError(f"config must be None or a T1Config, got {type(config).__name__}")
         self.config = config or T1Config()
 
     def build(self, n_vars: int, seq_len: int) -> nn.Module:
@@ -155,6 +174,8 @@ class SAITS(DeepImputer):
 
     def __init__(self, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, **kwargs: float | int) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        for name, v in (("d_model", d_model), ("n_layers", n_layers), ("n_heads", n_heads)):
+            check_int(name, v, low=1)
         self.d_model, self.n_layers, self.n_heads = d_model, n_layers, n_heads
 
     def build(self, n_vars: int, seq_len: int) -> nn.Module:

@@ -28,6 +28,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.lab.flex import ScoreMod, attention, log_n_scaling
 
 __all__ = ["BiasFn", "bias_attention", "ssmax_mod"]
@@ -50,6 +51,9 @@ def ssmax_mod(
     """
     if not causal and n_keys is None:
         raise ValueError("n_keys is required for bidirectional SSMax")
+    check_int("q_offset", q_offset, low=0)
+    if not causal:
+        check_int("n_keys", n_keys, low=1)
     scaled = log_n_scaling(scale, causal_len=causal, q_offset=q_offset, n_keys=None if causal else n_keys)
     if bias is None:
         return scaled
@@ -107,24 +111,37 @@ def bias_attention(
             raise ValueError(
                 f"{name} must be a (batch, heads, seq, dim) tensor, got {getattr(t, 'shape', t)}"
             )
+        check_tensor(name, t, floating=True)
     bsz, heads, tq, _ = q.shape
     tk = k.shape[2]
+    if k.shape[:2] != (bsz, heads) or k.shape[3] != q.shape[3]:
+        raise ValueError(
+            f"k must be (batch, heads, Tk, dim) = ({bsz}, {heads}, Tk, {q.shape[3]}) like q, got {tuple(k.shape)}"
+        )
+    if v.shape[:3] != k.shape[:3]:
+        raise ValueError(f"v must be ({bsz}, {heads}, Tk={tk}, d_v) like k, got {tuple(v.shape)}")
     if tq > tk:
         raise ValueError(f"q must not have more positions than k: Tq={tq} > Tk={tk}")
-    if chunk_size is not None and (
-        isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
-    ):
-        raise ValueError(f"chunk_size must be an int >= 1 or None, got {chunk_size!r}")
+    if chunk_size is not None:
+        check_int("chunk_size", chunk_size, low=1)
     if bias is not None and not isinstance(bias, Tensor) and not callable(bias):
         raise TypeError(f"bias must be a tensor, a function of positions, or None; got {type(bias).__name__}")
     scale = None
     if ssmax_scale is not None:
+        if not isinstance(ssmax_scale, (Tensor, int, float)) or isinstance(ssmax_scale, bool):
+            raise TypeError(
+                f"ssmax_scale must be a float, a tensor of per-head values or None, got {type(ssmax_scale).__name__}"
+            )
+        if not isinstance(ssmax_scale, Tensor):
+            check_float("ssmax_scale", ssmax_scale)
         scale = torch.as_tensor(ssmax_scale, device=q.device)
         if not scale.is_floating_point():
             scale = scale.to(q.dtype)
         scale = scale.flatten()
         if scale.numel() not in (1, heads):
             raise ValueError(f"ssmax_scale must hold 1 or n_heads={heads} values, got {scale.numel()}")
+    if isinstance(bias, Tensor) and bool(torch.isnan(bias).any()):
+        raise ValueError("bias must hold no NaN (-inf masks a key; NaN has no meaning)")
     dense_bias = _check_bias_block(bias, bsz, heads, tq, tk) if isinstance(bias, Tensor) else None
     offset = tk - tq
     step = tq if chunk_size is None else chunk_size

@@ -25,6 +25,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_int, check_probability
+
 __all__ = ["PasskeyBatch", "PasskeyData"]
 
 
@@ -53,12 +55,10 @@ class PasskeyData:
     def __init__(
         self, n_filler: int = 64, n_digits: int = 4, concentration: float = 0.2, seed: int = 0
     ) -> None:
-        if not isinstance(n_filler, int) or n_filler < 2:
-            raise ValueError(f"n_filler must be an int >= 2, got {n_filler!r}")
-        if not isinstance(n_digits, int) or n_digits < 1:
-            raise ValueError(f"n_digits must be an int >= 1, got {n_digits!r}")
-        if not concentration > 0:
-            raise ValueError(f"concentration must be > 0, got {concentration!r}")
+        check_int("n_filler", n_filler, low=2)
+        check_int("n_digits", n_digits, low=1)
+        check_float("concentration", concentration, low=0.0, low_open=True)
+        check_int("seed", seed, low=0)
         self.n_filler, self.n_digits = n_filler, n_digits
         self.digit0 = n_filler
         self.key, self.end_key, self.ask = n_filler + 10, n_filler + 11, n_filler + 12
@@ -75,6 +75,8 @@ class PasskeyData:
 
     def filler(self, n: int, length: int, gen: torch.Generator) -> Tensor:
         """(n, length) Markov-chain samples starting from a uniform state."""
+        check_int("n", n, low=0)
+        check_int("length", length, low=1)
         out = torch.empty(n, length, dtype=torch.long)
         cur = torch.randint(0, self.n_filler, (n,), generator=gen)
         u = torch.rand(n, length, generator=gen, dtype=torch.float64)
@@ -87,13 +89,15 @@ class PasskeyData:
         self, n: int, length: int, gen: torch.Generator, depths: Tensor | None = None
     ) -> PasskeyBatch:
         """``n`` passkey episodes of ``length`` input tokens; key block at ``depths`` in [0, 1] (uniform if None)."""
+        check_int("n", n, low=1)
+        check_int("length", length)
         n_fill = length + 1 - self.overhead
         if n_fill < 1:
             raise ValueError(f"length must be >= {self.overhead} for a passkey episode, got {length}")
         if depths is None:
             depths = torch.rand(n, generator=gen, dtype=torch.float64)
         depths = torch.as_tensor(depths, dtype=torch.float64)
-        if depths.shape != (n,) or bool(((depths < 0) | (depths > 1)).any()):
+        if depths.shape != (n,) or not bool(((depths >= 0) & (depths <= 1)).all()):
             raise ValueError(f"depths must be n={n} values in [0, 1], got shape {tuple(depths.shape)}")
         fill = self.filler(n, n_fill, gen)
         digits = self.digit0 + torch.randint(0, 10, (n, self.n_digits), generator=gen)
@@ -112,6 +116,8 @@ class PasskeyData:
         self, batch: int, length: int, gen: torch.Generator, p_passkey: float = 0.5
     ) -> tuple[Tensor, Tensor]:
         """(inputs, targets) of ``batch`` rows, each a passkey episode with probability ``p_passkey``, else filler."""
+        check_int("batch", batch, low=1)
+        check_probability("p_passkey", p_passkey)
         has_key = torch.rand(batch, generator=gen) < p_passkey
         n_key = int(has_key.sum())
         plain = self.filler(batch - n_key, length + 1, gen)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.lab.transformer import PositionScheme
 
 __all__ = ["SinusoidalPositions", "alibi_score_bias", "apply_rope", "rope_cos_sin", "sinusoidal_table"]
@@ -27,8 +28,10 @@ __all__ = ["SinusoidalPositions", "alibi_score_bias", "apply_rope", "rope_cos_si
 
 def rope_cos_sin(positions: Tensor, d_head: int, base: float = 10000.0, dtype: torch.dtype = torch.float32):
     """``(cos, sin)`` tables of shape (T, d_head) for integer ``positions`` (rotate-half layout)."""
-    if not isinstance(d_head, int) or d_head < 2 or d_head % 2:
+    if isinstance(d_head, bool) or not isinstance(d_head, int) or d_head < 2 or d_head % 2:
         raise ValueError(f"d_head must be an even int >= 2 for RoPE, got {d_head!r}")
+    check_tensor("positions", positions, ndim=1)
+    check_float("base", base, low=0.0, low_open=True)
     inv_freq = 1.0 / (
         base ** (torch.arange(0, d_head, 2, dtype=torch.float64, device=positions.device) / d_head)
     )
@@ -39,18 +42,37 @@ def rope_cos_sin(positions: Tensor, d_head: int, base: float = 10000.0, dtype: t
 
 def apply_rope(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
     """Rotate (..., T, d_head) queries or keys by their positions' angles."""
+    check_tensor("x", x, floating=True)
+    if x.ndim < 1 or x.shape[-1] % 2:
+        raise ValueError(f"x must be (..., T, d_head) with an even d_head, got shape {tuple(x.shape)}")
+    for name, t in (("cos", cos), ("sin", sin)):
+        check_tensor(name, t)
+        try:
+            ok = torch.broadcast_shapes(x.shape, t.shape) == x.shape
+        except RuntimeError:
+            ok = False
+        if not ok:
+            raise ValueError(
+                f"{name} must broadcast to x's shape {tuple(x.shape)} (a (T, d_head) table), got {tuple(t.shape)}"
+            )
     x1, x2 = x.chunk(2, dim=-1)
     return x * cos + torch.cat([-x2, x1], dim=-1) * sin
 
 
 def alibi_score_bias(slopes: Tensor, q_pos: Tensor, k_pos: Tensor) -> Tensor:
     """ALiBi's (1, H, Tq, Tk) bias ``-m_h |k_pos - q_pos|``."""
+    check_tensor("slopes", slopes, ndim=1, floating=True)
+    check_tensor("q_pos", q_pos, ndim=1, floating=False)
+    check_tensor("k_pos", k_pos, ndim=1, floating=False)
     dist = (k_pos[None, :] - q_pos[:, None]).abs().to(slopes.dtype)
     return -(slopes[:, None, None] * dist)[None]
 
 
 def sinusoidal_table(seq: int, d_model: int, base: float = 10000.0) -> Tensor:
     """The (seq, d_model) sinusoidal position table."""
+    check_int("seq", seq, low=0)
+    check_int("d_model", d_model, low=1)
+    check_float("base", base, low=0.0, low_open=True)
     pos = torch.arange(seq, dtype=torch.float64)[:, None]
     div = base ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
     table = torch.zeros(seq, d_model, dtype=torch.float64)
@@ -64,7 +86,7 @@ class SinusoidalPositions(PositionScheme):
 
     def __init__(self, d_model: int) -> None:
         super().__init__()
-        self.d_model = d_model
+        self.d_model = check_int("d_model", d_model, low=1)
 
     def embed(self, seq: int, device: torch.device) -> Tensor:
         return sinusoidal_table(seq, self.d_model).to(device)

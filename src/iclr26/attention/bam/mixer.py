@@ -27,6 +27,7 @@ from torch import Tensor, nn
 from iclr26.attention.bam.attention import bias_attention
 from iclr26.attention.bam.encodings import alibi_score_bias, apply_rope, rope_cos_sin
 from iclr26.attention.bam.prior import GGDPrior, alibi_slopes
+from iclr26.checks import check_float, check_int
 from iclr26.lab.transformer import check_sequence_input
 
 __all__ = ["MIXER_PES", "PEAttention"]
@@ -65,12 +66,15 @@ class PEAttention(nn.Module):
         rope_base: float = 10000.0,
     ) -> None:
         super().__init__()
-        for name, value in (("d_model", d_model), ("n_heads", n_heads)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        check_int("d_model", d_model, low=1)
+        check_int("n_heads", n_heads, low=1)
         if pe not in MIXER_PES:
             raise ValueError(f"pe must be one of {MIXER_PES}, got {pe!r}")
-        d_head = d_head if d_head is not None else max(1, d_model // n_heads)
+        d_head = check_int("d_head", d_head, low=1) if d_head is not None else max(1, d_model // n_heads)
+        if chunk_size is not None:
+            check_int("chunk_size", chunk_size, low=1)
+        if pe == "rope":
+            check_float("rope_base", rope_base, low=0.0, low_open=True)
         if pe == "rope" and d_head % 2:
             raise ValueError(f"RoPE needs an even d_head, got d_head={d_head}")
         if prior is not None and pe not in ("bam", "laplace"):

@@ -31,6 +31,8 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int, check_tensor
+
 __all__ = ["EPS", "GGDPrior", "alibi_slopes", "ggd_bias", "legacy_ggd_bias", "legacy_to_readme"]
 
 EPS = 1e-5
@@ -42,8 +44,7 @@ def alibi_slopes(n_heads: int) -> Tensor:
     >>> alibi_slopes(4).tolist()
     [0.25, 0.0625, 0.015625, 0.00390625]
     """
-    if not isinstance(n_heads, int) or isinstance(n_heads, bool) or n_heads < 1:
-        raise ValueError(f"n_heads must be an int >= 1, got {n_heads!r}")
+    check_int("n_heads", n_heads, low=1)
 
     def power_of_two(n: int) -> list[float]:
         start = 2.0 ** (-8.0 / n)
@@ -60,13 +61,40 @@ def ggd_bias(
     delta: Tensor, theta_alpha: Tensor, beta: Tensor, mu: Tensor | float = 0.0, eps: float = EPS
 ) -> Tensor:
     """``-exp(theta_alpha) * (|delta - mu| + eps) ** beta`` with every argument broadcast (the README form)."""
+    _check_bias_args(delta, eps, mu, theta_alpha=theta_alpha, beta=beta)
+    return _ggd(delta, theta_alpha, beta, mu, eps)
+
+
+def _ggd(delta: Tensor, theta_alpha: Tensor, beta: Tensor, mu: Tensor | float, eps: float) -> Tensor:
     return -torch.exp(theta_alpha) * (torch.abs(delta - mu) + eps) ** beta
+
+
+def _check_bias_args(delta: Tensor | None, eps: float | Tensor, mu: Tensor | float, **params: Tensor) -> None:
+    """Tensors that broadcast together, a finite ``mu`` and a finite ``eps >= 0`` (tensors are used as given)."""
+    if delta is not None:
+        check_tensor("delta", delta)
+    if isinstance(mu, Tensor):
+        params = {**params, "mu": mu}
+    else:
+        check_float("mu", mu)
+    for name, t in params.items():
+        check_tensor(name, t)
+    if not isinstance(eps, Tensor):
+        check_float("eps", eps, low=0.0)
+    shapes = [t.shape for t in ([delta] if delta is not None else []) + list(params.values())]
+    try:
+        torch.broadcast_shapes(*shapes)
+    except RuntimeError:
+        names = (["delta"] if delta is not None else []) + list(params)
+        got = ", ".join(f"{n} {tuple(sh)}" for n, sh in zip(names, shapes))
+        raise ValueError(f"{', '.join(names)} must broadcast together, got shapes {got}") from None
 
 
 def legacy_ggd_bias(
     delta: Tensor, theta_scale: Tensor, theta_shape: Tensor, mu: Tensor | float = 0.0, eps: float = EPS
 ) -> Tensor:
     """The earlier code's form, scale inside the power: ``-(|(delta - mu) e^{theta_scale}| + eps) ** theta_shape``."""
+    _check_bias_args(delta, eps, mu, theta_scale=theta_scale, theta_shape=theta_shape)
     return -((torch.abs((delta - mu) * torch.exp(theta_scale)) + eps) ** theta_shape)
 
 
@@ -77,6 +105,7 @@ def legacy_to_readme(
 
     ``(e^s |x| + eps)^b = e^{b s} (|x| + eps e^{-s})^b``, so ``theta_alpha = b s`` and ``eps' = eps e^{-s}``.
     """
+    _check_bias_args(None, eps, 0.0, theta_scale=theta_scale, theta_shape=theta_shape)
     return theta_shape * theta_scale, theta_shape, eps * torch.exp(-theta_scale)
 
 
@@ -120,15 +149,18 @@ class GGDPrior(nn.Module):
         eps: float = EPS,
     ) -> None:
         super().__init__()
-        if not isinstance(n_heads, int) or isinstance(n_heads, bool) or n_heads < 1:
-            raise ValueError(f"n_heads must be an int >= 1, got {n_heads!r}")
+        check_int("n_heads", n_heads, low=1)
         if isinstance(init_scale, str):
             if init_scale not in ("alibi", "lognormal"):
                 raise ValueError(
                     f"init_scale must be 'alibi', 'lognormal' or a positive float, got {init_scale!r}"
                 )
-        elif isinstance(init_scale, bool) or not isinstance(init_scale, (int, float)) or not init_scale > 0:
-            raise ValueError(f"init_scale must be a positive scale (> 0), got {init_scale!r}")
+        elif (
+            isinstance(init_scale, bool)
+            or not isinstance(init_scale, (int, float))
+            or not 0 < init_scale < math.inf
+        ):
+            raise ValueError(f"init_scale must be a finite positive scale (> 0), got {init_scale!r}")
         if isinstance(init_shape, str):
             if init_shape not in ("linspace", "sampled"):
                 raise ValueError(f"init_shape must be 'linspace', 'sampled' or a float, got {init_shape!r}")
@@ -148,8 +180,7 @@ class GGDPrior(nn.Module):
                 f"init_shape must be >= 0: negative beta={init_shape} gives a prior increasing with distance "
                 "(pass allow_increasing=True to allow it)"
             )
-        if not eps > 0:
-            raise ValueError(f"eps must be > 0, got {eps!r}")
+        check_float("eps", eps, low=0.0, low_open=True)
         self.n_heads, self.init_scale, self.init_shape = n_heads, init_scale, init_shape
         self.train_loc, self.train_shape, self.causal, self.eps = train_loc, train_shape, causal, float(eps)
         self.theta_alpha = nn.Parameter(torch.zeros(n_heads))
@@ -211,7 +242,7 @@ class GGDPrior(nn.Module):
         dtype = self.theta_alpha.dtype
         delta = (k_pos.to(dtype)[None, :] - q_pos.to(dtype)[:, None])[None]  # (1, Tq, Tk), j - i
         alpha, beta, mu = (t[:, None, None] for t in (self.theta_alpha, self.theta_beta, self.mu))
-        return ggd_bias(delta, alpha, beta, mu, self.eps)[None]
+        return _ggd(delta, alpha, beta, mu, self.eps)[None]
 
     def score_fn(self, q_offset: int = 0, causal: bool = True) -> Callable[[Tensor, Tensor, Tensor], Tensor]:
         """``fn(h, q_idx, kv_idx)`` giving the prior elementwise, for :func:`iclr26.lab.flex.additive_bias`.
@@ -222,7 +253,7 @@ class GGDPrior(nn.Module):
 
         def fn(h: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
             delta = (kv_idx - (q_idx + q_offset)).to(self.theta_alpha.dtype)
-            return ggd_bias(delta, self.theta_alpha[h], self.theta_beta[h], self.mu[h], self.eps)
+            return _ggd(delta, self.theta_alpha[h], self.theta_beta[h], self.mu[h], self.eps)
 
         return fn
 

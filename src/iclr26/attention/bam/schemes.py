@@ -21,6 +21,7 @@ from torch import nn
 from iclr26.attention.bam.encodings import SinusoidalPositions
 from iclr26.attention.bam.mixer import PEAttention
 from iclr26.attention.bam.prior import GGDPrior
+from iclr26.checks import check_int
 from iclr26.lab.transformer import BlockSpec, Transformer, swiglu_mlp
 
 __all__ = ["PE_NAMES", "SCHEMES", "PositionalScheme", "extra_parameters", "get_scheme"]
@@ -122,13 +123,17 @@ SCHEMES: dict[str, PositionalScheme] = _registry()
 
 def get_scheme(name: str) -> PositionalScheme:
     """The registered scheme called ``name`` (e.g. ``"bam-ssmax"``, ``"rope"``, ``"alibi"``)."""
-    if name not in SCHEMES:
+    if not isinstance(name, str) or name not in SCHEMES:
         raise ValueError(f"unknown positional scheme {name!r}; choose from {sorted(SCHEMES)}")
     return SCHEMES[name]
 
 
 def extra_parameters(model: nn.Module, n_layers: int, n_heads: int) -> int:
     """Trainable parameters of ``model`` beyond its NoPE twin: the priors' and the SSMax scales'."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    check_int("n_layers", n_layers, low=1)
+    check_int("n_heads", n_heads, low=1)
     seen = set()
     total = 0
     for module in model.modules():

@@ -17,7 +17,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.lab.moe.router import Router, check_positive
+from iclr26.checks import check_float
+from iclr26.lab.moe.router import Router
 from iclr26.lab.moe.topk import TopKSoftmaxRouter, switch_balance_loss
 from iclr26.lab.moe.topk import check_k as _check_k
 from iclr26.lab.moe.topk import init_linear as _init
@@ -38,7 +39,8 @@ class NoisyTopKRouter(Router):
     ) -> None:
         super().__init__(d_model, n_experts)
         self.k = _check_k(k, n_experts)
-        self.w_importance, self.w_load = float(w_importance), float(w_load)
+        self.w_importance = check_float("w_importance", w_importance, low=0.0)
+        self.w_load = check_float("w_load", w_load, low=0.0)
         self.gate = nn.Linear(d_model, n_experts, bias=False)
         self.noise = nn.Linear(d_model, n_experts, bias=False)
         self.reset_parameters()
@@ -93,9 +95,8 @@ class ReLURouter(Router):
     ) -> None:
         super().__init__(d_model, n_experts)
         self.k = _check_k(k, n_experts)
-        check_positive("lambda_init", lambda_init)
-        if not lambda_step > 1.0:
-            raise ValueError(f"lambda_step must be > 1, got {lambda_step!r}")
+        check_float("lambda_init", lambda_init, low=0.0, low_open=True)
+        check_float("lambda_step", lambda_step, low=1.0, low_open=True)
         self.lambda_step = float(lambda_step)
         self.target_sparsity = 1.0 - k / n_experts
         self.register_buffer("l1_weight", torch.tensor(float(lambda_init)))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from iclr26.lab.moe.router import check_positive_int
+from iclr26.checks import check_int
 
 __all__ = ["MultiDomainMarkov"]
 
@@ -34,9 +34,10 @@ class MultiDomainMarkov:
     def __init__(
         self, n_domains: int = 8, vocab_size: int = 128, n_successors: int = 4, seed: int = 0
     ) -> None:
-        self.n_domains = check_positive_int("n_domains", n_domains)
-        self.vocab_size = check_positive_int("vocab_size", vocab_size, 2)
-        self.n_successors = check_positive_int("n_successors", n_successors)
+        self.n_domains = check_int("n_domains", n_domains, low=1)
+        self.vocab_size = check_int("vocab_size", vocab_size, low=2)
+        self.n_successors = check_int("n_successors", n_successors, low=1)
+        check_int("seed", seed, low=0)
         if n_successors > vocab_size:
             raise ValueError(f"n_successors must be <= vocab_size={vocab_size}, got {n_successors}")
         gen = torch.Generator().manual_seed(int(seed))
@@ -54,8 +55,8 @@ class MultiDomainMarkov:
 
     def sample(self, n_seqs: int, seq_len: int, generator: torch.Generator) -> tuple[Tensor, Tensor]:
         """Token ids (n_seqs, seq_len) and the hidden domain of each sequence (n_seqs,)."""
-        check_positive_int("n_seqs", n_seqs)
-        check_positive_int("seq_len", seq_len)
+        check_int("n_seqs", n_seqs, low=1)
+        check_int("seq_len", seq_len, low=1)
         domains = torch.randint(self.n_domains, (n_seqs,), generator=generator)
         tokens = torch.empty(n_seqs, seq_len, dtype=torch.long)
         tokens[:, 0] = torch.randint(self.vocab_size, (n_seqs,), generator=generator)

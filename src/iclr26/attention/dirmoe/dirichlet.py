@@ -27,14 +27,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.distributions import Dirichlet, RelaxedBernoulli
 
-from iclr26.lab.moe.router import (
-    LinearRamp,
-    Router,
-    TauSchedule,
-    as_tau_schedule,
-    check_positive,
-    check_positive_int,
-)
+from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.lab.moe.router import LinearRamp, Router, TauSchedule, as_tau_schedule
 
 __all__ = [
     "DirichletRouter",
@@ -56,7 +50,8 @@ def relaxed_selection(logits: Tensor, tau: float) -> Tensor:
 
     ``P(z~ > 0.5) = sigmoid(l)`` at every temperature; as ``tau -> 0`` the draws become binary.
     """
-    check_positive("tau", tau)
+    check_tensor("logits", logits, floating=True)
+    check_float("tau", tau, low=0.0, low_open=True)
     return RelaxedBernoulli(
         torch.tensor(tau, dtype=logits.dtype, device=logits.device), logits=logits
     ).rsample()
@@ -64,6 +59,13 @@ def relaxed_selection(logits: Tensor, tau: float) -> Tensor:
 
 def combine_gates(z: Tensor, theta: Tensor, delta: float = 1e-6) -> Tensor:
     """Product gate ``g_e = z_e theta_e / (sum_j z_j theta_j + delta)`` over the last axis."""
+    check_tensor("z", z, floating=True)
+    check_tensor("theta", theta, floating=True, shape=z.shape)
+    check_float("delta", delta, low=0.0)
+    return _combine(z, theta, delta)
+
+
+def _combine(z: Tensor, theta: Tensor, delta: float) -> Tensor:
     w = z * theta
     return w / (w.sum(-1, keepdim=True) + delta)
 
@@ -80,18 +82,47 @@ def expected_active(pi: Tensor) -> Tensor:
     """
     if not isinstance(pi, Tensor) or pi.ndim < 1:
         raise ValueError("pi must be a tensor with experts on the last axis")
-    if pi.numel() and (bool((pi < 0).any()) or bool((pi > 1).any())):
-        raise ValueError("pi must hold probabilities in [0, 1]")
+    if pi.numel() and not bool(((pi >= 0) & (pi <= 1)).all()):
+        raise ValueError("pi must hold probabilities in [0, 1] (no NaN)")
     return pi.sum(-1)
 
 
 def sparsity_penalty(pi: Tensor, k_target: float) -> Tensor:
     """Mean over tokens of ``(sum_e pi_e - k)^2``, the direct penalty on the expected number of active experts."""
+    check_float("k_target", k_target, low=0.0)
+    if isinstance(pi, Tensor) and pi.ndim >= 1 and pi.numel() == 0:
+        raise ValueError(f"pi must hold at least one token, got shape {tuple(pi.shape)}")
     return ((expected_active(pi) - k_target) ** 2).mean()
 
 
 def bernoulli_kl(pi: Tensor, pi0: float | Tensor) -> Tensor:
     """Closed-form ``KL(Bern(pi) || Bern(pi0)) = pi log(pi/pi0) + (1-pi) log((1-pi)/(1-pi0))`` elementwise."""
+    check_tensor("pi", pi, floating=True)
+    if pi.numel() and not bool(((pi >= 0) & (pi <= 1)).all()):
+        raise ValueError("pi must hold probabilities in [0, 1] (no NaN)")
+    _check_param("pi0", pi0, pi.shape, low=0.0, high=1.0)
+    return _bernoulli_kl(pi, pi0)
+
+
+def _check_param(
+    name: str, value: float | Tensor, shape: torch.Size, low: float, high: float | None = None
+) -> None:
+    """A prior parameter: a number, or a tensor broadcastable to `shape`, strictly inside (low, high)."""
+    if not isinstance(value, Tensor):
+        check_float(name, value, low, high, low_open=True, high_open=high is not None)
+        return
+    check_tensor(name, value, floating=True)
+    try:
+        torch.broadcast_shapes(value.shape, shape)
+    except RuntimeError:
+        raise ValueError(f"{name} must broadcast to shape {tuple(shape)}, got {tuple(value.shape)}") from None
+    inside = value > low if high is None else (value > low) & (value < high)
+    if value.numel() and not bool(inside.all()):
+        what = f"> {low:g}" if high is None else f"in ({low:g}, {high:g})"
+        raise ValueError(f"{name} must hold values {what}")
+
+
+def _bernoulli_kl(pi: Tensor, pi0: float | Tensor) -> Tensor:
     pi0 = torch.as_tensor(pi0, dtype=pi.dtype, device=pi.device)
     return (
         torch.xlogy(pi, pi) - pi * torch.log(pi0) + torch.xlogy(1 - pi, 1 - pi) - (1 - pi) * torch.log1p(-pi0)
@@ -104,6 +135,20 @@ def dirichlet_kl(alpha: Tensor, alpha0: float | Tensor) -> Tensor:
     ``log G(a0) - sum log G(a) - log G(b0) + sum log G(b) + sum (a - b)(psi(a) - psi(a0))``, with ``a0 = sum a``
     and ``b`` the prior concentrations (a scalar is broadcast).
     """
+    check_tensor("alpha", alpha, floating=True)
+    if alpha.ndim < 1 or (alpha.numel() and not bool((alpha > 0).all())):
+        raise ValueError(
+            f"alpha must be a (..., n_experts) tensor of concentrations > 0, got shape {tuple(alpha.shape)}"
+        )
+    _check_param("alpha0", alpha0, alpha.shape, low=0.0)
+    if isinstance(alpha0, Tensor) and torch.broadcast_shapes(alpha0.shape, alpha.shape) != alpha.shape:
+        raise ValueError(
+            f"alpha0 must broadcast to alpha's shape {tuple(alpha.shape)}, got {tuple(alpha0.shape)}"
+        )
+    return _dirichlet_kl(alpha, alpha0)
+
+
+def _dirichlet_kl(alpha: Tensor, alpha0: float | Tensor) -> Tensor:
     beta = torch.as_tensor(alpha0, dtype=alpha.dtype, device=alpha.device).expand_as(alpha)
     a0, b0 = alpha.sum(-1), beta.sum(-1)
     return (
@@ -117,6 +162,20 @@ def dirichlet_kl(alpha: Tensor, alpha0: float | Tensor) -> Tensor:
 
 def inference_gates(pi: Tensor, alpha: Tensor, k_max: int | None = None) -> Tensor:
     """Deterministic sparse gates: the Dirichlet mean renormalised on ``S = {pi > 0.5}`` (argmax if empty)."""
+    check_tensor("pi", pi, floating=True)
+    if pi.ndim < 1 or pi.shape[-1] < 1:
+        raise ValueError(f"pi must be a (..., n_experts) tensor, got shape {tuple(pi.shape)}")
+    check_tensor("alpha", alpha, floating=True, shape=pi.shape)
+    if pi.numel() and not bool(((pi >= 0) & (pi <= 1)).all()):
+        raise ValueError("pi must hold probabilities in [0, 1] (no NaN)")
+    if alpha.numel() and not bool((alpha > 0).all()):
+        raise ValueError("alpha must hold concentrations > 0")
+    if k_max is not None:
+        check_int("k_max", k_max, low=1)
+    return _inference_gates(pi, alpha, k_max)
+
+
+def _inference_gates(pi: Tensor, alpha: Tensor, k_max: int | None) -> Tensor:
     selected = pi > 0.5
     top = F.one_hot(pi.argmax(-1), pi.shape[-1]).bool()
     selected = torch.where(selected.any(-1, keepdim=True), selected, top)
@@ -180,27 +239,28 @@ class DirichletRouter(Router):
         super().__init__(d_model, n_experts)
         if isinstance(k_target, bool) or not isinstance(k_target, (int, float)):
             raise TypeError(f"k_target must be a number, got {type(k_target).__name__}")
-        if not 0 < k_target < n_experts:
+        if not 0 < k_target < self.n_experts:
             raise ValueError(f"k_target must satisfy 0 < k_target < n_experts={n_experts}, got {k_target!r}")
         if gate not in GATES:
             raise ValueError(f"gate must be one of {GATES}, got {gate!r}")
         for name, value in (("kappa_z", kappa_z), ("kappa_theta", kappa_theta), ("lambda_s", lambda_s)):
-            if not value >= 0:
-                raise ValueError(f"{name} must be >= 0, got {value!r}")
+            check_float(name, value, low=0.0)
         self.k_target = float(k_target)
         self.tau_schedule = as_tau_schedule(tau_schedule)
         self.tau_schedule(0.0)
-        self.alpha_min = check_positive("alpha_min", alpha_min)
+        self.alpha_min = check_float("alpha_min", alpha_min, low=0.0, low_open=True)
         self.gate = gate
         self.kappa_z, self.kappa_theta, self.lambda_s = float(kappa_z), float(kappa_theta), float(lambda_s)
-        self.prior_pi = k_target / n_experts if prior_pi is None else float(prior_pi)
-        if not 0.0 < self.prior_pi < 1.0:
-            raise ValueError(f"prior_pi must lie in (0, 1), got {prior_pi!r}")
-        self.prior_alpha = check_positive("prior_alpha", prior_alpha)
+        self.prior_pi = (
+            k_target / n_experts
+            if prior_pi is None
+            else check_float("prior_pi", prior_pi, 0.0, 1.0, low_open=True, high_open=True)
+        )
+        self.prior_alpha = check_float("prior_alpha", prior_alpha, low=0.0, low_open=True)
         self.ramp = LinearRamp(warmup_frac)
-        self.k_max = None if k_max is None else check_positive_int("k_max", k_max)
+        self.k_max = None if k_max is None else check_int("k_max", k_max, low=1, high=n_experts)
         self.straight_through = bool(straight_through)
-        self.delta = check_positive("delta", delta)
+        self.delta = check_float("delta", delta, low=0.0, low_open=True)
         self.selection = nn.Linear(d_model, n_experts)
         self.concentration = nn.Linear(d_model, n_experts)
         self.reset_parameters()
@@ -236,16 +296,17 @@ class DirichletRouter(Router):
             if self.straight_through:
                 z = (z > 0.5).to(z.dtype) + z - z.detach()
             if self.gate == "product":
-                gates = combine_gates(z, Dirichlet(alpha).rsample(), self.delta)
+                gates = _combine(z, Dirichlet(alpha).rsample(), self.delta)
             else:
                 gates = Dirichlet(alpha * z + self.alpha_min).rsample()
                 if self.straight_through:
-                    gates = combine_gates(z, gates, self.delta)
+                    gates = _combine(z, gates, self.delta)
         else:
-            gates = inference_gates(pi, alpha, self.k_max)
-        kl_z = bernoulli_kl(pi, self.prior_pi).sum(-1).mean()
-        kl_theta = dirichlet_kl(alpha, self.prior_alpha).mean()
-        sparsity = sparsity_penalty(pi, self.k_target)
+            gates = _inference_gates(pi, alpha, self.k_max)
+        kl_z = _bernoulli_kl(pi, self.prior_pi).sum(-1).mean()
+        kl_theta = _dirichlet_kl(alpha, self.prior_alpha).mean()
+        active = pi.sum(-1)  # expected_active(pi) and sparsity_penalty(pi, k) without their input checks
+        sparsity = ((active - self.k_target) ** 2).mean()
         w = self.ramp(self.progress)
         loss = w * (self.kappa_z * kl_z + self.kappa_theta * kl_theta + self.lambda_s * sparsity)
         aux = {
@@ -253,7 +314,7 @@ class DirichletRouter(Router):
             "kl_z": kl_z,
             "kl_theta": kl_theta,
             "sparsity": sparsity,
-            "expected_active": expected_active(pi),
+            "expected_active": active,
             "pi": pi,
             "alpha": alpha,
             "tau": torch.tensor(self.tau),

@@ -34,6 +34,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int, check_tensor
+
 __all__ = ["hdla_decay_terms", "transition_matrices"]
 
 
@@ -51,8 +53,7 @@ def hdla_decay_terms(k_hat: Tensor, f: Tensor, beta: Tensor) -> tuple[Tensor, Te
     a, b : (B, 2T, H, d_k) each, rows interleaved as (time, rank): ``a[:, 2t + r]`` is ``a_t^{r+1}``.
     """
     for name, t in (("k_hat", k_hat), ("f", f), ("beta", beta)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        check_tensor(name, t, floating=True)
     if k_hat.ndim != 4:
         raise ValueError(f"k_hat must have shape (B, T, H, d_k), got {tuple(k_hat.shape)}")
     if tuple(f.shape) != tuple(k_hat.shape):
@@ -65,6 +66,11 @@ def hdla_decay_terms(k_hat: Tensor, f: Tensor, beta: Tensor) -> tuple[Tensor, Te
         raise ValueError("beta must lie in [0, 2] (outside it the Householder factor expands the state)")
     if ((f <= 0) | (f > 1)).any() or f.isnan().any():
         raise ValueError("f must lie in (0, 1] (a decay above 1 makes the state grow without bound)")
+    norm = k_hat.norm(dim=-1)
+    if not bool((norm <= 1.01).all()):  # also refuses NaN/inf; zero keys (normalised zero vectors) pass
+        raise ValueError(
+            f"k_hat must hold unit-norm keys (L2-normalise them), got norms up to {float(norm.nan_to_num(float('inf')).max()):.4g}"
+        )
     bt = beta[..., None]
     fk = f * k_hat
     kdk = (k_hat * fk).sum(-1, keepdim=True)  # k^T diag(f) k
@@ -81,8 +87,12 @@ def transition_matrices(log_f: Tensor, a: Tensor, b: Tensor, *, r_ab: int) -> Te
     ``log_f``: (B, T, H, d_k); ``a, b``: (B, T*r_ab, H, d_k) interleaved as (time, rank). Used by the tests and
     by the eigenvalue figure; the mixers never form these matrices.
     """
-    if isinstance(r_ab, bool) or not isinstance(r_ab, int) or r_ab < 0:
-        raise ValueError(f"r_ab must be an int >= 0, got {r_ab!r}")
+    check_int("r_ab", r_ab, low=0)
+    check_tensor("log_f", log_f, ndim=4, floating=True)
+    check_tensor("a", a, floating=True)
+    check_tensor("b", b, floating=True)
+    if not bool((log_f <= 0).all()):
+        raise ValueError("log_f must be <= 0 (no NaN): a log-decay above 0 makes the state grow")
     bsz, t_len, heads, dk = log_f.shape
     if tuple(a.shape) != (bsz, t_len * r_ab, heads, dk) or tuple(b.shape) != tuple(a.shape):
         raise ValueError(

@@ -36,6 +36,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from iclr26.attention.hdla.decay import hdla_decay_terms, transition_matrices
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.lab.linear_attention import (
     delta_product_terms,
     delta_rule_terms,
@@ -53,12 +54,6 @@ __all__ = [
     "HDLAAttention",
     "RankGeneralizedMixer",
 ]
-
-
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
 
 
 def _low_rank(d_in: int, rank: int, d_out: int) -> nn.Sequential:
@@ -92,12 +87,11 @@ class RankGeneralizedMixer(nn.Module):
         eps: float = 1e-5,
     ) -> None:
         super().__init__()
-        _check_int("d_model", d_model, 1)
-        _check_int("n_heads", n_heads, 1)
-        d_head = _check_int("d_head", d_head, 1) if d_head is not None else max(1, d_model // n_heads)
-        _check_int("chunk_size", chunk_size, 1)
-        if not eps > 0:
-            raise ValueError(f"eps must be positive, got {eps!r}")
+        check_int("d_model", d_model, low=1)
+        check_int("n_heads", n_heads, low=1)
+        d_head = check_int("d_head", d_head, low=1) if d_head is not None else max(1, d_model // n_heads)
+        check_int("chunk_size", chunk_size, low=1)
+        check_float("eps", eps, low=0.0, low_open=True)
         self.d_model, self.n_heads, self.d_head, self.chunk_size, self.eps = (
             d_model,
             n_heads,
@@ -133,7 +127,10 @@ class RankGeneralizedMixer(nn.Module):
 
     def core_inputs(self, x: Tensor) -> tuple[Tensor, dict]:
         """``q`` (B, T, H, d_k) and the core's keyword arguments for input x (B, T, d_model)."""
-        raise NotImplementedError
+        raise NotImplementedError(
+            f"{type(self).__name__} defines no transition: use a subclass (HDLAAttention, GLAMixer, ...) "
+            "or implement core_inputs"
+        )
 
     def _output(self, x: Tensor, o: Tensor) -> Tensor:
         # y = W_o RMSNorm(o * sigmoid(gate(x))), the norm over the whole inner width
@@ -145,6 +142,8 @@ class RankGeneralizedMixer(nn.Module):
         shape = (batch, self.n_heads, self.d_head, self.d_head)
         if state is not None and (not isinstance(state, Tensor) or tuple(state.shape) != shape):
             raise ValueError(f"state must have shape {shape}, got {tuple(getattr(state, 'shape', ()))}")
+        if state is not None:
+            check_tensor("state", state, floating=True)
 
     def forward(
         self,
@@ -226,8 +225,8 @@ class HDLAAttention(RankGeneralizedMixer):
         eps: float = 1e-5,
     ) -> None:
         super().__init__(d_model, n_heads, d_head, chunk_size, eps)
-        if lower_bound is not None and not 0.0 <= float(lower_bound) < 1.0:
-            raise ValueError(f"lower_bound must lie in [0, 1), got {lower_bound!r}")
+        if lower_bound is not None:
+            check_float("lower_bound", lower_bound, 0.0, 1.0, high_open=True)
         self.allow_neg_eigval, self.lower_bound = bool(allow_neg_eigval), lower_bound
         inner = self.n_heads * self.d_head
         self.f_proj = _low_rank(d_model, self.d_head, inner)

@@ -23,6 +23,7 @@ from torch import Tensor, nn
 
 from iclr26.attention.hilbert_attention.curve import from_curve, gilbert_order, rowmajor_order, to_curve
 from iclr26.attention.hilbert_attention.masks import local_mask
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.lab import flex
 
 __all__ = [
@@ -41,10 +42,37 @@ __all__ = [
 ]
 
 
-def _pos_int(name: str, v: object, minimum: int = 1) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {v!r}")
-    return v
+def _pos_int(name: str, v: object) -> int:
+    return check_int(name, v, low=1)
+
+
+def _scale(x: Tensor, scale: float | None) -> float:
+    """The softmax scale: ``d^-1/2`` by default, else a finite float > 0."""
+    return x.shape[-1] ** -0.5 if scale is None else check_float("scale", scale, low=0.0, low_open=True)
+
+
+def _check_coords(name: str, coords: Tensor, H: int, W: int) -> Tensor:
+    """An integer (..., L, 2) tensor of (y, x) cells inside the H x W grid."""
+    check_tensor(name, coords, floating=False)
+    if coords.ndim < 2 or coords.shape[-1] != 2:
+        raise ValueError(
+            f"{name} must be a (..., L, 2) tensor of (y, x) cells, got shape {tuple(coords.shape)}"
+        )
+    if coords.numel() and not (
+        bool((coords[..., 0] >= 0).all() & (coords[..., 0] < H).all())
+        and bool((coords[..., 1] >= 0).all() & (coords[..., 1] < W).all())
+    ):
+        raise ValueError(f"{name} must hold cells inside the {H}x{W} grid (0 <= y < H, 0 <= x < W)")
+    return coords
+
+
+def _check_rpb(rpb: Tensor, H: int, W: int, heads: int) -> None:
+    want = ((2 * H - 1) * (2 * W - 1), heads)
+    if not isinstance(rpb, Tensor) or tuple(rpb.shape) != want:
+        raise ValueError(
+            f"rpb must be a ((2H-1)(2W-1), heads) = {want} table, got {getattr(rpb, 'shape', rpb)}"
+        )
+    check_tensor("rpb", rpb, floating=True)
 
 
 def _check_inputs(x: Tensor, H: int, W: int, k: Tensor | None, v: Tensor | None, rpb: Tensor | None):
@@ -52,6 +80,7 @@ def _check_inputs(x: Tensor, H: int, W: int, k: Tensor | None, v: Tensor | None,
     _pos_int("W", W)
     if not isinstance(x, Tensor) or x.ndim != 4:
         raise ValueError(f"x must be a 4-D tensor (batch, heads, N, dim), got {getattr(x, 'shape', type(x))}")
+    check_tensor("x", x, floating=True)
     if x.shape[2] != H * W:
         raise ValueError(f"H*W must equal the sequence length N: H*W = {H * W}, N = {x.shape[2]}")
     k = x if k is None else k
@@ -61,12 +90,11 @@ def _check_inputs(x: Tensor, H: int, W: int, k: Tensor | None, v: Tensor | None,
             raise ValueError(
                 f"{name} must be a (batch, heads, N, dim) tensor like x {tuple(x.shape)}, got {t.shape}"
             )
+        check_tensor(name, t, floating=True)
+    if k.shape[3] != x.shape[3]:
+        raise ValueError(f"k must have the query dim {x.shape[3]} of x, got shape {tuple(k.shape)}")
     if rpb is not None:
-        want = ((2 * H - 1) * (2 * W - 1), x.shape[1])
-        if not isinstance(rpb, Tensor) or tuple(rpb.shape) != want:
-            raise ValueError(
-                f"rpb must be a ((2H-1)(2W-1), heads) = {want} table, got {getattr(rpb, 'shape', rpb)}"
-            )
+        _check_rpb(rpb, H, W, x.shape[1])
     return k, v
 
 
@@ -75,6 +103,14 @@ def rpb_index(coords_q: Tensor, coords_k: Tensor, H: int, W: int) -> Tensor:
 
     ``coords_q`` (..., Lq, 2) and ``coords_k`` (..., Lk, 2) hold (y, x); the result is (..., Lq, Lk).
     """
+    _pos_int("H", H)
+    _pos_int("W", W)
+    _check_coords("coords_q", coords_q, H, W)
+    _check_coords("coords_k", coords_k, H, W)
+    return _rpb_index(coords_q, coords_k, H, W)
+
+
+def _rpb_index(coords_q: Tensor, coords_k: Tensor, H: int, W: int) -> Tensor:
     dy = coords_q[..., :, None, 0] - coords_k[..., None, :, 0]
     dx = coords_q[..., :, None, 1] - coords_k[..., None, :, 1]
     return (dy + H - 1) * (2 * W - 1) + (dx + W - 1)
@@ -82,7 +118,15 @@ def rpb_index(coords_q: Tensor, coords_k: Tensor, H: int, W: int) -> Tensor:
 
 def rpb_bias(rpb: Tensor, order: Tensor, H: int, W: int) -> Tensor:
     """The dense (1, heads, N, N) bias of a global table for tokens in ``order`` (the reference gather)."""
-    idx = rpb_index(order, order, H, W)
+    _pos_int("H", H)
+    _pos_int("W", W)
+    if not isinstance(rpb, Tensor) or rpb.ndim != 2:
+        raise ValueError(f"rpb must be a ((2H-1)(2W-1), heads) table, got {getattr(rpb, 'shape', rpb)}")
+    _check_rpb(rpb, H, W, rpb.shape[1])
+    _check_coords("order", order, H, W)
+    if order.ndim != 2:
+        raise ValueError(f"order must be an (N, 2) tensor of (y, x) cells, got shape {tuple(order.shape)}")
+    idx = _rpb_index(order, order, H, W)
     return rpb[idx].permute(2, 0, 1)[None]
 
 
@@ -116,7 +160,7 @@ def _grouped(
     scores = torch.matmul(part(q), part(k).transpose(-1, -2)) * scale  # (B, h, G, M, M)
     cg = coords[perm.clamp(min=0)].view(n_groups, group, 2)
     if rpb is not None:
-        scores = scores + rpb[rpb_index(cg, cg, H, W).to(rpb.device)].permute(3, 0, 1, 2)
+        scores = scores + rpb[_rpb_index(cg, cg, H, W).to(rpb.device)].permute(3, 0, 1, 2)
     sg = seg.view(n_groups, group)
     keep = (sg[:, :, None] == sg[:, None, :]) & (sg[:, None, :] >= 0)
     scores = scores.masked_fill(~keep.to(q.device), float("-inf"))
@@ -164,7 +208,7 @@ def hilbert_window_attention(
     extra = -n % m
     perm = torch.cat([perm, torch.full((extra,), -1, dtype=torch.long)])
     seg = torch.cat([seg, torch.full((extra,), -1, dtype=torch.long)])
-    scale = x.shape[-1] ** -0.5 if scale is None else float(scale)
+    scale = _scale(x, scale)
     return _grouped(x, k, v, perm, seg, gilbert_order(H, W), m, rpb, H, W, scale)
 
 
@@ -193,7 +237,7 @@ def swin_window_attention(
     gy = torch.div(coords[:, 0] - s, ws, rounding_mode="floor")  # region ids: wrapped cells get -1
     gx = torch.div(coords[:, 1] - s, ws, rounding_mode="floor")
     seg = ((gy + 1) * (W // ws + 1) + gx + 1)[perm]
-    scale = x.shape[-1] ** -0.5 if scale is None else float(scale)
+    scale = _scale(x, scale)
     return _grouped(x, k, v, perm, seg, coords, ws * ws, rpb, H, W, scale)
 
 
@@ -230,7 +274,7 @@ def hilbert_slide_attention(
         raise ValueError(f"kernel_tokens must be odd and <= N = {n}, got {kt}")
     pos = torch.arange(n)
     idx = (pos - kt // 2).clamp(0, n - kt)[:, None] + torch.arange(kt)[None, :]
-    scale = x.shape[-1] ** -0.5 if scale is None else float(scale)
+    scale = _scale(x, scale)
     return _gathered(x, k, v, idx, gilbert_order(H, W), rpb, H, W, scale)
 
 
@@ -257,7 +301,7 @@ def neighborhood_attention_2d(
     idx = ((sy[:, None, None] + off[None, :, None]) * W + sx[:, None, None] + off[None, None, :]).view(
         H * W, -1
     )
-    scale = x.shape[-1] ** -0.5 if scale is None else float(scale)
+    scale = _scale(x, scale)
     return _gathered(x, k, v, idx, coords, rpb, H, W, scale)
 
 
@@ -265,6 +309,17 @@ def masked_reference(
     q: Tensor, k: Tensor, v: Tensor, mask: Tensor, order: Tensor, H: int, W: int, rpb: Tensor | None = None
 ) -> Tensor:
     """Dense oracle: softmax attention under a (N, N) bool mask plus the gathered global bias, via lab.flex."""
+    _check_inputs(q, H, W, k, v, rpb)
+    n = H * W
+    if not isinstance(mask, Tensor) or mask.dtype != torch.bool or tuple(mask.shape) != (n, n):
+        raise ValueError(
+            f"mask must be an (N, N) = ({n}, {n}) bool tensor, got {getattr(mask, 'shape', mask)}"
+        )
+    _check_coords("order", order, H, W)
+    if tuple(order.shape) != (n, 2):
+        raise ValueError(
+            f"order must be an (N, 2) = ({n}, 2) tensor of (y, x) cells, got {tuple(order.shape)}"
+        )
     bias = None if rpb is None else rpb_bias(rpb, order, H, W)
     return flex.attention(q, k, v, mask_mod=flex.from_dense(mask), bias=bias, backend="dense")
 
@@ -302,7 +357,7 @@ class _GridAttention(nn.Module):
         nn.init.trunc_normal_(self.rpb, std=0.02)
 
     def core(self, q: Tensor, k: Tensor, v: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} defines no attention core: use one of the layers")
 
     def _set_dense(self, order: Tensor, kind: str, size: int) -> None:
         self.dense = self.H * self.W <= DENSE_MAX_TOKENS
@@ -320,6 +375,7 @@ class _GridAttention(nn.Module):
             raise ValueError(
                 f"x must be a 4-D tensor (batch, H, W, channels), got {getattr(x, 'shape', type(x))}"
             )
+        check_tensor("x", x, floating=True)
         b, h, w, c = x.shape
         if (h, w, c) != (self.H, self.W, self.dim):
             raise ValueError(f"x must have shape (B, {self.H}, {self.W}, {self.dim}), got {tuple(x.shape)}")

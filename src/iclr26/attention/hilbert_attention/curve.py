@@ -23,13 +23,14 @@ from functools import lru_cache
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int, check_tensor
+
 __all__ = ["curve_index", "from_curve", "gilbert_order", "rowmajor_order", "to_curve"]
 
 
 def _check_grid(H: int, W: int) -> None:
-    for name, v in (("H", H), ("W", W)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+    check_int("H", H, low=1)
+    check_int("W", W, low=1)
 
 
 def _sgn(v: int) -> int:
@@ -93,6 +94,10 @@ def curve_index(order: Tensor, H: int, W: int) -> Tensor:
         raise ValueError(
             f"order must be a ({H * W}, 2) tensor for H={H}, W={W}, got {getattr(order, 'shape', order)}"
         )
+    check_tensor("order", order, floating=False)
+    y, x = order[:, 0], order[:, 1]
+    if not (bool(((y >= 0) & (y < H)).all()) and bool(((x >= 0) & (x < W)).all())):
+        raise ValueError(f"order must hold (y, x) cells inside the {H}x{W} grid (0 <= y < H, 0 <= x < W)")
     inv = torch.full((H, W), -1, dtype=torch.long)
     inv[order[:, 0], order[:, 1]] = torch.arange(H * W)
     if bool((inv < 0).any()):

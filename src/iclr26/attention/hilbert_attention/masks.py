@@ -31,6 +31,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int, check_tensor
 from iclr26.lab import flex
 
 __all__ = ["KINDS", "BlockSparseAttention", "block_sparsity", "block_stats", "local_mask"]
@@ -56,6 +57,10 @@ def _check_order(order: Tensor) -> Tensor:
     ):
         raise ValueError(
             f"order must be an integer (N, 2) tensor of (y, x) cells, got {getattr(order, 'shape', order)}"
+        )
+    if order.numel() == 0 or bool((order < 0).any()):
+        raise ValueError(
+            f"order must hold at least one (y, x) cell, all >= 0, got shape {tuple(order.shape)}"
         )
     return order.long().cpu()
 
@@ -85,8 +90,7 @@ def local_mask(order: Tensor, kind: str, size: int, *, shift: int = 0) -> Tensor
     order = _check_order(order)
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ValueError(f"size must be an int >= 1, got {size!r}")
+    check_int("size", size, low=1)
     if isinstance(shift, bool) or not isinstance(shift, int) or shift < 0 or shift >= size:
         raise ValueError(f"shift must be an int in [0, size), got {shift!r} for size {size}")
     base = KINDS[kind]
@@ -120,13 +124,14 @@ def local_mask(order: Tensor, kind: str, size: int, *, shift: int = 0) -> Tensor
 
 
 def _check_block(block: int) -> None:
-    if isinstance(block, bool) or not isinstance(block, int) or block < 1:
-        raise ValueError(f"block size must be an int >= 1, got {block!r}")
+    check_int("block size", block, low=1)
 
 
 def _check_mask(mask: Tensor) -> None:
     if not isinstance(mask, Tensor) or mask.ndim != 2 or mask.dtype != torch.bool:
         raise ValueError(f"mask must be a 2-D bool tensor, got {getattr(mask, 'dtype', type(mask))}")
+    if mask.numel() == 0:
+        raise ValueError(f"mask must not be empty, got shape {tuple(mask.shape)}")
 
 
 def block_stats(mask: Tensor, block: int = 128) -> dict[str, int]:
@@ -184,6 +189,12 @@ class BlockSparseAttention:
                     f"{name} must be a 4-D tensor (batch, heads, N={self.mask.shape[0]}, dim), "
                     f"got {getattr(t, 'shape', type(t))}"
                 )
+            check_tensor(name, t, floating=True)
+        if k.shape[:2] != q.shape[:2] or k.shape[3] != q.shape[3] or v.shape[:2] != q.shape[:2]:
+            raise ValueError(
+                f"k must be (batch, heads, N, dim) = {tuple(q.shape)} like q and v (batch, heads, N, d_v), "
+                f"got k {tuple(k.shape)} and v {tuple(v.shape)}"
+            )
         if q.is_cuda:
             return flex.attention(
                 q, k, v, score_mod=score_mod, mask_mod=flex.from_dense(self.mask), backend="flex"

@@ -13,12 +13,11 @@ Each estimator reads n (key, value) pairs and predicts the value at new queries;
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor
 
-from iclr26.attention.lla.local_linear import KERNELS, _bandwidth, _check_choice, local_linear_attention
+from iclr26.attention.lla.local_linear import KERNELS, _bandwidth, local_linear_attention
+from iclr26.checks import check_choice, check_float, check_tensor
 from iclr26.lab.flex import attention
 
 __all__ = ["global_ridge", "linear_attention", "lla", "nadaraya_watson"]
@@ -30,12 +29,17 @@ def _check(q: Tensor, k: Tensor, v: Tensor) -> None:
             raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim < 2:
             raise ValueError(f"{name} must be at least 2-D (..., points, dim), got shape {tuple(x.shape)}")
+        check_tensor(name, x, floating=True)
+    if not (q.dtype == k.dtype == v.dtype):
+        raise ValueError(f"q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must share the last dimension, got {q.shape[-1]} and {k.shape[-1]}")
     if k.shape[-2] != v.shape[-2] or k.shape[:-2] != v.shape[:-2] or q.shape[:-2] != k.shape[:-2]:
         raise ValueError(
             f"k and v must pair up (and share leading axes with q), got {tuple(k.shape)}, {tuple(v.shape)}"
         )
+    if k.shape[-2] < 1:
+        raise ValueError(f"k must hold at least one (key, value) pair, got shape {tuple(k.shape)}")
 
 
 def _as4d(x: Tensor) -> Tensor:
@@ -47,7 +51,7 @@ def nadaraya_watson(
 ) -> Tensor:
     """Local-constant (Nadaraya-Watson) prediction at `q`: the kernel-weighted mean of `v`."""
     _check(q, k, v)
-    _check_choice("kernel", kernel, KERNELS)
+    check_choice("kernel", kernel, KERNELS)
     h2 = _bandwidth(bandwidth, q.shape[-1]) ** 2
     q4, k4, v4 = _as4d(q), _as4d(k), _as4d(v)
     # softmax(q.k / h^2 - ||k||^2 / (2 h^2)) is the Gaussian kernel's normalised weights (the q term cancels)
@@ -60,15 +64,19 @@ def nadaraya_watson(
 def global_ridge(q: Tensor, k: Tensor, v: Tensor, *, lam: float, intercept: bool = True) -> Tensor:
     """Ridge regression of `v` on `k` over all pairs, predicted at `q` (penalty lam ||W||_F^2, free intercept)."""
     _check(q, k, v)
-    if not (isinstance(lam, (int, float)) and math.isfinite(lam) and lam >= 0):
-        raise ValueError(f"lam must be finite and >= 0, got {lam!r}")
+    check_float("lam", lam, low=0.0)
     if intercept:
         kmean, vmean = k.mean(-2, keepdim=True), v.mean(-2, keepdim=True)
         k, v, q = k - kmean, v - vmean, q - kmean
     eye = torch.eye(k.shape[-1], dtype=k.dtype, device=k.device)
     gram = k.transpose(-1, -2) @ k + lam * eye
     # W^T = (K^T K + lam I)^{-1} K^T V
-    wt = torch.linalg.solve(gram, k.transpose(-1, -2) @ v)
+    try:
+        wt = torch.linalg.solve(gram, k.transpose(-1, -2) @ v)
+    except torch.linalg.LinAlgError:
+        raise ValueError(
+            f"lam={lam!r} leaves the ridge system K^T K + lam I singular (fewer pairs than dimensions); use lam > 0"
+        ) from None
     out = q @ wt
     return out + vmean if intercept else out
 
@@ -76,7 +84,7 @@ def global_ridge(q: Tensor, k: Tensor, v: Tensor, *, lam: float, intercept: bool
 def linear_attention(q: Tensor, k: Tensor, v: Tensor, *, scale: float | None = None) -> Tensor:
     """Unnormalised linear attention o(q) = scale * sum_j v_j k_j^T q, with scale = 1/n by default."""
     _check(q, k, v)
-    c = 1.0 / k.shape[-2] if scale is None else float(scale)
+    c = 1.0 / k.shape[-2] if scale is None else check_float("scale", scale)
     return c * (q @ k.transpose(-1, -2)) @ v
 
 

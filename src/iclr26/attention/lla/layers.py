@@ -19,14 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.attention.lla.local_linear import (
-    KERNELS,
-    RIDGES,
-    SOLVERS,
-    _bandwidth,
-    _check_choice,
-    local_linear_attention,
-)
+from iclr26.attention.lla.local_linear import KERNELS, RIDGES, SOLVERS, _bandwidth, local_linear_attention
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.lab.linear_attention import delta_rule_terms, gla_terms, rank_generalized_chunk
 from iclr26.lab.transformer import BlockSpec, check_sequence_input
 
@@ -40,10 +34,10 @@ __all__ = [
 ]
 
 
-def _check_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    return value
+def _check_spec(spec: object) -> BlockSpec:
+    if not isinstance(spec, BlockSpec):
+        raise TypeError(f"spec must be a BlockSpec (from the Transformer), got {type(spec).__name__}")
+    return spec
 
 
 class _Projections(nn.Module):
@@ -51,9 +45,9 @@ class _Projections(nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, d_head: int | None) -> None:
         super().__init__()
-        self.d_model = _check_int("d_model", d_model)
-        self.n_heads = _check_int("n_heads", n_heads)
-        self.d_head = _check_int("d_head", d_head if d_head is not None else max(1, d_model // n_heads))
+        self.d_model = check_int("d_model", d_model, low=1)
+        self.n_heads = check_int("n_heads", n_heads, low=1)
+        self.d_head = check_int("d_head", d_head if d_head is not None else max(1, d_model // n_heads), low=1)
         inner = self.n_heads * self.d_head
         self.qkv = nn.Linear(d_model, 3 * inner, bias=False)
         self.out = nn.Linear(inner, d_model, bias=False)
@@ -110,11 +104,14 @@ class LocalLinearAttention(_Projections):
         causal: bool = True,
     ) -> None:
         super().__init__(d_model, n_heads, d_head)
-        if not (isinstance(lam_init, (int, float)) and math.isfinite(lam_init) and lam_init > 0):
-            raise ValueError(f"lam_init must be finite and > 0, got {lam_init!r}")
-        _check_choice("kernel", kernel, KERNELS)
-        _check_choice("ridge", ridge, RIDGES)
-        _check_choice("solver", solver, SOLVERS)
+        check_float("lam_init", lam_init, low=0.0, low_open=True)
+        if lam_init > 700.0:
+            raise ValueError(f"lam_init must be <= 700 (its inverse softplus overflows), got {lam_init!r}")
+        if block_size is not None:
+            check_int("block_size", block_size, low=1)
+        check_choice("kernel", kernel, KERNELS)
+        check_choice("ridge", ridge, RIDGES)
+        check_choice("solver", solver, SOLVERS)
         _bandwidth(bandwidth, self.d_head)
         self.lam_init = float(lam_init)
         self.kernel, self.bandwidth, self.ridge, self.solver = kernel, bandwidth, ridge, solver
@@ -160,7 +157,7 @@ class LinearAttentionMixer(_Projections):
         self, d_model: int, n_heads: int = 4, d_head: int | None = None, chunk_size: int = 16
     ) -> None:
         super().__init__(d_model, n_heads, d_head)
-        self.chunk_size = _check_int("chunk_size", chunk_size)
+        self.chunk_size = check_int("chunk_size", chunk_size, low=1)
         self.reset_parameters()
 
     def forward(self, x: Tensor, score_bias: Tensor | None = None) -> Tensor:
@@ -179,7 +176,7 @@ class GatedDeltaNetMixer(_Projections):
         self, d_model: int, n_heads: int = 4, d_head: int | None = None, chunk_size: int = 16
     ) -> None:
         super().__init__(d_model, n_heads, d_head)
-        self.chunk_size = _check_int("chunk_size", chunk_size)
+        self.chunk_size = check_int("chunk_size", chunk_size, low=1)
         self.gates = nn.Linear(d_model, 2 * self.n_heads)
         self.reset_parameters()
 
@@ -205,14 +202,17 @@ class GatedDeltaNetMixer(_Projections):
 
 def lla_mixer(spec: BlockSpec, **kwargs) -> LocalLinearAttention:
     """Transformer mixer factory for :class:`LocalLinearAttention` (keyword arguments are passed on)."""
+    _check_spec(spec)
     return LocalLinearAttention(spec.d_model, spec.n_heads, spec.d_head, causal=spec.causal, **kwargs)
 
 
 def linear_attention_mixer(spec: BlockSpec) -> LinearAttentionMixer:
     """Transformer mixer factory for :class:`LinearAttentionMixer`."""
+    _check_spec(spec)
     return LinearAttentionMixer(spec.d_model, spec.n_heads, spec.d_head)
 
 
 def gated_deltanet_mixer(spec: BlockSpec) -> GatedDeltaNetMixer:
     """Transformer mixer factory for :class:`GatedDeltaNetMixer`."""
+    _check_spec(spec)
     return GatedDeltaNetMixer(spec.d_model, spec.n_heads, spec.d_head)

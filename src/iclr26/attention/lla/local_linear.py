@@ -30,10 +30,10 @@ instead applies Sigma_i matrix-free by streaming the keys once per iteration; pa
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor
+
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
 
 __all__ = [
     "KERNELS",
@@ -50,11 +50,6 @@ RIDGES = ("scaled", "const")
 SOLVERS = ("cholesky", "cg")
 
 
-def _check_choice(name: str, value: object, options: tuple[str, ...]) -> None:
-    if value not in options:
-        raise ValueError(f"{name} must be one of {options}, got {value!r}")
-
-
 def _check_lam(lam: float | Tensor, ridge: str) -> None:
     if isinstance(lam, Tensor):
         if not lam.is_floating_point():
@@ -67,8 +62,7 @@ def _check_lam(lam: float | Tensor, ridge: str) -> None:
     else:
         if isinstance(lam, bool) or not isinstance(lam, (int, float)):
             raise TypeError(f"lam must be a float or a tensor, got {type(lam).__name__}")
-        if not (math.isfinite(lam) and lam >= 0):
-            raise ValueError(f"lam must be finite and >= 0 (the ridge strength), got {lam!r}")
+        check_float("lam (the ridge strength)", lam, low=0.0)
         zero = lam == 0
     if zero and ridge == "scaled":
         raise ValueError(
@@ -104,14 +98,18 @@ def _bandwidth(bandwidth: float | None, d: int) -> float:
         return d**0.25
     if isinstance(bandwidth, bool) or not isinstance(bandwidth, (int, float)):
         raise TypeError(f"bandwidth must be a float or None, got {type(bandwidth).__name__}")
-    if not (math.isfinite(bandwidth) and bandwidth > 0):
-        raise ValueError(f"bandwidth must be finite and > 0, got {bandwidth!r}")
-    return float(bandwidth)
+    return check_float("bandwidth", bandwidth, low=0.0, low_open=True)
 
 
 def kernel_scores(q: Tensor, k: Tensor, kernel: str = "exp_dot", bandwidth: float | None = None) -> Tensor:
     """Log kernel weights ``S_ij = log w(q_i, k_j)`` for (..., Tq, d) queries and (..., Tk, d) keys."""
-    _check_choice("kernel", kernel, KERNELS)
+    for name, x in (("q", q), ("k", k)):
+        check_tensor(name, x, floating=True)
+        if x.ndim < 2:
+            raise ValueError(f"{name} must be at least 2-D (..., points, dim), got shape {tuple(x.shape)}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must share the last dimension, got {q.shape[-1]} and {k.shape[-1]}")
+    check_choice("kernel", kernel, KERNELS)
     h2 = _bandwidth(bandwidth, q.shape[-1]) ** 2
     if kernel == "exp_dot":
         return q @ k.transpose(-1, -2) / h2
@@ -148,8 +146,17 @@ def ridge_coefficients(
     ``block_size=None`` uses the literal ``2 lam / sum_j exp(S_ij)``; an integer streams the keys in blocks with a
     running max m_i and rescaled sum omega~_i and returns ``2 lam exp(-m_i) / omega~_i`` as FlashLLA does.
     """
-    _check_choice("ridge", ridge, RIDGES)
+    check_tensor("scores", scores, floating=True)
+    if scores.ndim < 1 or scores.shape[-1] < 1:
+        raise ValueError(f"scores must be (..., Tq, Tk) with Tk >= 1 keys, got shape {tuple(scores.shape)}")
+    if bool(scores.isnan().any()):
+        raise ValueError("scores must hold no NaN (-inf marks a masked key)")
+    if scores.numel() and not bool((scores > float("-inf")).any(-1).all()):
+        raise ValueError("scores must leave every query at least one key (a row of all -inf has no ridge)")
+    check_choice("ridge", ridge, RIDGES)
     _check_lam(lam, ridge)
+    if block_size is not None:
+        check_int("block_size", block_size, low=1)
     lam_t = torch.as_tensor(lam, dtype=scores.dtype, device=scores.device)
     if ridge == "const":
         return lam_t + torch.zeros(scores.shape[:-1], dtype=scores.dtype, device=scores.device)
@@ -324,23 +331,44 @@ def _blockwise(q, k, v, lam, kernel, bandwidth, ridge, solver, causal, bias, blo
     return torch.cat(outs, dim=2)
 
 
-def _validate(q, k, v, lam, kernel, bandwidth, ridge, solver, block_size, causal, cg_maxiter, cg_tol):
+def _validate(
+    q, k, v, lam, kernel, bandwidth, ridge, solver, block_size, causal, cg_maxiter, cg_tol, score_bias=None
+):
     _check_inputs(q, k, v, causal)
-    _check_choice("kernel", kernel, KERNELS)
-    _check_choice("ridge", ridge, RIDGES)
-    _check_choice("solver", solver, SOLVERS)
+    check_choice("kernel", kernel, KERNELS)
+    check_choice("ridge", ridge, RIDGES)
+    check_choice("solver", solver, SOLVERS)
     _check_lam(lam, ridge)
+    if isinstance(lam, Tensor) and lam.ndim != 1:
+        want = (q.shape[0], q.shape[1], q.shape[2])
+        try:
+            ok = torch.broadcast_shapes(lam.shape, want) == want
+        except RuntimeError:
+            ok = False
+        if not ok:
+            raise ValueError(
+                f"lam must be a float, a (heads,) tensor or broadcastable to (B, H, Tq) = {want}, "
+                f"got shape {tuple(lam.shape)}"
+            )
     _bandwidth(bandwidth, q.shape[-1])
-    if block_size is not None and (
-        isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1
-    ):
-        raise ValueError(f"block_size must be None or an int >= 1, got {block_size!r}")
-    if cg_maxiter is not None and (
-        isinstance(cg_maxiter, bool) or not isinstance(cg_maxiter, int) or cg_maxiter < 1
-    ):
-        raise ValueError(f"cg_maxiter must be an int >= 1 (CG iterations), got {cg_maxiter!r}")
-    if not (cg_tol >= 0):
-        raise ValueError(f"cg_tol must be >= 0, got {cg_tol!r}")
+    if block_size is not None:
+        check_int("block_size", block_size, low=1)
+    if cg_maxiter is not None:
+        check_int("cg_maxiter (CG iterations)", cg_maxiter, low=1)
+    check_float("cg_tol", cg_tol, low=0.0)
+    if score_bias is not None:
+        check_tensor("score_bias", score_bias, floating=True)
+        want = (q.shape[0], q.shape[1], q.shape[2], k.shape[2])
+        try:
+            ok = torch.broadcast_shapes(score_bias.shape, want) == want
+        except RuntimeError:
+            ok = False
+        if not ok:
+            raise ValueError(
+                f"score_bias must broadcast to (B, H, Tq, Tk) = {want}, got shape {tuple(score_bias.shape)}"
+            )
+        if bool(score_bias.isnan().any()):
+            raise ValueError("score_bias must hold no NaN (-inf masks a key)")
 
 
 def local_linear_attention(
@@ -386,7 +414,9 @@ def local_linear_attention(
     >>> o.shape, bool(torch.allclose(o[..., 0, :], v[..., 0, :]))
     (torch.Size([1, 2, 6, 3]), True)
     """
-    _validate(q, k, v, lam, kernel, bandwidth, ridge, solver, block_size, causal, cg_maxiter, cg_tol)
+    _validate(
+        q, k, v, lam, kernel, bandwidth, ridge, solver, block_size, causal, cg_maxiter, cg_tol, score_bias
+    )
     maxiter = cg_maxiter if cg_maxiter is not None else 2 * q.shape[-1] + 10
     args = (q, k, v, lam, kernel, bandwidth, ridge, solver, causal, score_bias)
     if block_size is None:

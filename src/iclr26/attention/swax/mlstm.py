@@ -28,6 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from iclr26.checks import check_choice, check_int, check_tensor
 from iclr26.lab.transformer import check_sequence_input
 
 __all__ = ["MLSTMLayer", "MLSTMState", "mlstm_parallel", "mlstm_recurrent"]
@@ -41,6 +42,9 @@ def _check_cell_inputs(q: Tensor, k: Tensor, v: Tensor, i_pre: Tensor, f_pre: Te
             raise ValueError(
                 f"{name} must be a (batch, heads, seq, dim) tensor, got {getattr(t, 'shape', t)}"
             )
+        check_tensor(name, t, floating=True)
+    if q.shape[2] < 1:
+        raise ValueError(f"q must hold at least one position (seq >= 1), got shape {tuple(q.shape)}")
     if q.shape != k.shape or v.shape[:3] != q.shape[:3]:
         raise ValueError(
             f"q and k must share shape and v their first three axes: q {tuple(q.shape)}, k {tuple(k.shape)}, "
@@ -49,6 +53,16 @@ def _check_cell_inputs(q: Tensor, k: Tensor, v: Tensor, i_pre: Tensor, f_pre: Te
     for name, t in (("i_pre", i_pre), ("f_pre", f_pre)):
         if not isinstance(t, Tensor) or t.shape != q.shape[:3]:
             raise ValueError(f"{name} must have shape {tuple(q.shape[:3])}, got {getattr(t, 'shape', t)}")
+        check_tensor(name, t, floating=True)
+
+
+def _check_state(state: object, bsz: int, heads: int, dk: int, dv: int) -> MLSTMState:
+    want = ((bsz, heads, dv, dk), (bsz, heads, dk), (bsz, heads))
+    if not isinstance(state, tuple) or len(state) != 3:
+        raise ValueError(f"state must be a (C, n, m) tuple of shapes {want}, got {type(state).__name__}")
+    for name, t, shape in zip(("C", "n", "m"), state, want):
+        check_tensor(f"state {name}", t, floating=True, shape=shape)
+    return state
 
 
 def mlstm_parallel(q: Tensor, k: Tensor, v: Tensor, i_pre: Tensor, f_pre: Tensor) -> Tensor:
@@ -83,7 +97,7 @@ def mlstm_recurrent(
         n = q.new_zeros(bsz, heads, dk)
         m = q.new_full((bsz, heads), float("-inf"))
     else:
-        c, n, m = state
+        c, n, m = _check_state(state, bsz, heads, dk, dv)
     log_f = F.logsigmoid(f_pre)
     outs = []
     for step in range(t):
@@ -124,13 +138,11 @@ class MLSTMLayer(nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, bias: bool = True, backend: str = "parallel") -> None:
         super().__init__()
-        for name, value in (("d_model", d_model), ("n_heads", n_heads)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        check_int("d_model", d_model, low=1)
+        check_int("n_heads", n_heads, low=1)
         if d_model % n_heads:
             raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
-        if backend not in ("parallel", "recurrent"):
-            raise ValueError(f"backend must be 'parallel' or 'recurrent', got {backend!r}")
+        check_choice("backend", backend, ("parallel", "recurrent"))
         self.d_model, self.n_heads, self.d_head, self.backend = d_model, n_heads, d_model // n_heads, backend
         self.qkv = nn.Linear(d_model, 3 * d_model, bias=bias)
         self.gates = nn.Linear(d_model, 2 * n_heads)  # (i~, f~) per head
@@ -177,6 +189,7 @@ class MLSTMLayer(nn.Module):
             raise ValueError(
                 f"x must have shape (batch, d_model={self.d_model}), got {getattr(x, 'shape', x)}"
             )
+        check_tensor("x", x, floating=True)
         xs = x[:, None]
         h, state = mlstm_recurrent(*self._cell_inputs(xs), state=state)
         return self._output(xs, h)[:, 0], state

@@ -21,6 +21,7 @@ from torch import Tensor, nn
 
 from iclr26.attention.swax.mlstm import MLSTMLayer
 from iclr26.attention.swax.swa import SlidingWindowAttention, check_window
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.lab.transformer import BlockSpec, ModuleFactory, Transformer
 
 __all__ = ["SWAXModel", "check_pattern", "swax_mixer_factory"]
@@ -42,6 +43,9 @@ def swax_mixer_factory(
     """A Transformer mixer factory: layer ``l`` gets SWA if ``pattern[l % len(pattern)] == 'S'``, else mLSTM."""
     check_pattern(pattern)
     check_window(window)
+    if rope_theta is not None:
+        check_float("rope_theta", rope_theta, low=0.0, low_open=True)
+    check_choice("backend", backend, ("auto", "dense", "flex"))
 
     def factory(spec: BlockSpec) -> nn.Module:
         if pattern[spec.layer % len(pattern)] == "S":
@@ -94,10 +98,8 @@ class SWAXModel(nn.Module):
     ) -> None:
         super().__init__()
         check_pattern(pattern)
-        if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
-            raise ValueError(f"heads must be an int >= 1, got {heads!r}")
-        if isinstance(d_model, bool) or not isinstance(d_model, int) or d_model < 1:
-            raise ValueError(f"d_model must be an int >= 1, got {d_model!r}")
+        check_int("heads", heads, low=1)
+        check_int("d_model", d_model, low=1)
         if d_model % heads:
             raise ValueError(f"d_model={d_model} must be divisible by heads={heads}")
         if window_sampler is not None and not callable(window_sampler):
@@ -134,7 +136,8 @@ class SWAXModel(nn.Module):
         """Draw the window of training step ``step`` from ``window_sampler``, set it, and return it."""
         if self.window_sampler is None:
             return self.window
-        self.set_window(int(self.window_sampler(step)))
+        window = self.window_sampler(step)
+        self.set_window(check_int(f"window_sampler({step!r})", window, low=1))
         return self.window
 
     def forward(self, tokens: Tensor) -> Tensor:
@@ -152,6 +155,11 @@ class SWAXModel(nn.Module):
                 f"tokens must be a (batch,) tensor of ids, got {getattr(tokens, 'shape', tokens)}"
             )
         self.net.check_tokens(tokens)
+        if not isinstance(state, list) or len(state) != len(self.layer_kinds):
+            raise ValueError(
+                f"state must be the list of init_state() (one entry per layer, {len(self.layer_kinds)}), "
+                f"got {type(state).__name__} of length {len(state) if isinstance(state, list) else '-'}"
+            )
         x = self.net.W_E[tokens]
         new_state = []
         for block, layer_state in zip(self.net.blocks, state):
@@ -168,6 +176,10 @@ class SWAXModel(nn.Module):
     @torch.no_grad()
     def decode(self, tokens: Tensor) -> Tensor:
         """Logits (batch, seq, vocab) computed token by token with :meth:`step` (reference for the forward)."""
+        if not isinstance(tokens, Tensor) or tokens.ndim != 2:
+            raise ValueError(
+                f"tokens must be a (batch, seq) tensor of ids, got {getattr(tokens, 'shape', tokens)}"
+            )
         state = self.init_state()
         out = []
         for t in range(tokens.shape[1]):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from iclr26.attention.swax.swa import check_window
+from iclr26.checks import check_float, check_int
 
 __all__ = ["StochasticWindowSampler"]
 
@@ -60,16 +61,12 @@ class StochasticWindowSampler:
             raise ValueError(f"probs must be finite and non-negative, got {list(probs)}")
         if not math.isclose(float(p.sum()), 1.0, abs_tol=1e-9):
             raise ValueError(f"probs must sum to 1, got sum {float(p.sum()):.6g} for {list(probs)}")
-        if not 0.0 <= anneal_last_frac < 1.0:
-            raise ValueError(f"anneal_last_frac must lie in [0, 1), got {anneal_last_frac!r}")
+        check_float("anneal_last_frac", anneal_last_frac, 0.0, 1.0, high_open=True)
         if anneal_last_frac > 0 and total_steps is None:
             raise ValueError("total_steps is required when anneal_last_frac > 0")
-        if total_steps is not None and (
-            isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1
-        ):
-            raise ValueError(f"total_steps must be an int >= 1, got {total_steps!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        if total_steps is not None:
+            check_int("total_steps", total_steps, low=1)
+        check_int("seed", seed, low=0)
         self.probs = tuple(float(v) for v in p)
         self._cdf = np.cumsum(p)
         self.anneal_last_frac, self.seed, self.total_steps = float(anneal_last_frac), seed, total_steps
@@ -82,8 +79,7 @@ class StochasticWindowSampler:
 
     def __call__(self, step: int) -> int:
         """The window of training step ``step`` (0-based)."""
-        if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
-            raise ValueError(f"step must be an int >= 0, got {step!r}")
+        check_int("step", step, low=0)
         if self.anneal_start is not None and self.anneal_last_frac > 0 and step >= self.anneal_start:
             return self.anneal_window
         if len(self.choices) == 1:

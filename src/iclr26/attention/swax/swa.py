@@ -19,6 +19,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.lab.flex import attention, sliding_window
 from iclr26.lab.transformer import check_sequence_input
 
@@ -40,9 +41,14 @@ def apply_rope(x: Tensor, positions: Tensor, theta: float = 10000.0) -> Tensor:
     Feature pairs ``(x[i], x[i + d/2])`` are rotated by the angle ``pos * theta^(-2i/d)``, so the dot product of
     a rotated query at position ``t`` and a rotated key at ``j`` depends on ``t - j`` only.
     """
+    check_tensor("x", x, floating=True)
+    if x.ndim < 2:
+        raise ValueError(f"x must be (..., T, d) features, got shape {tuple(x.shape)}")
     d = x.shape[-1]
     if d % 2:
         raise ValueError(f"RoPE needs an even head dimension, got d_head={d}")
+    check_tensor("positions", positions, shape=(x.shape[-2],))
+    check_float("theta", theta, low=0.0, low_open=True)
     half = d // 2
     inv_freq = theta ** (-torch.arange(half, device=x.device, dtype=x.dtype) * 2.0 / d)
     ang = positions.to(x.dtype)[:, None] * inv_freq[None, :]  # (T, d/2)
@@ -83,15 +89,13 @@ class SlidingWindowAttention(nn.Module):
         backend: str = "auto",
     ) -> None:
         super().__init__()
-        for name, value in (("d_model", d_model), ("n_heads", n_heads)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        check_int("d_model", d_model, low=1)
+        check_int("n_heads", n_heads, low=1)
         if d_model % n_heads:
             raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
         self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads
         if rope_theta is not None:
-            if not rope_theta > 0:
-                raise ValueError(f"rope_theta must be positive, got {rope_theta!r}")
+            check_float("rope_theta", rope_theta, low=0.0, low_open=True)
             if self.d_head % 2:
                 raise ValueError(f"RoPE needs an even head dimension, got d_head={self.d_head}")
         if backend not in ("auto", "dense", "flex"):
@@ -126,6 +130,17 @@ class SlidingWindowAttention(nn.Module):
         check_sequence_input(x, self.d_model)
         w = self.window if window is None else check_window(window)
         t = x.shape[1]
+        if score_bias is not None:
+            check_tensor("score_bias", score_bias, floating=True)
+            want = (x.shape[0], self.n_heads, t, t)
+            try:
+                ok = torch.broadcast_shapes(score_bias.shape, want) == want
+            except RuntimeError:
+                ok = False
+            if not ok:
+                raise ValueError(f"score_bias must broadcast to {want}, got shape {tuple(score_bias.shape)}")
+            if bool(score_bias.isnan().any()):
+                raise ValueError("score_bias must hold no NaN (-inf masks a key)")
         q, k, v = self._heads(x, torch.arange(t, device=x.device))
         o = attention(q, k, v, mask_mod=sliding_window(min(w, t)), bias=score_bias, backend=self.backend)
         return self._merge(o)
@@ -140,7 +155,10 @@ class SlidingWindowAttention(nn.Module):
             raise ValueError(
                 f"x must have shape (batch, d_model={self.d_model}), got {getattr(x, 'shape', x)}"
             )
-        pos = int(cache["pos"])
+        check_tensor("x", x, floating=True)
+        if not isinstance(cache, dict) or not {"k", "v", "pos"} <= set(cache):
+            raise ValueError(f"cache must be the dict of init_cache() (keys 'k', 'v', 'pos'), got {cache!r}")
+        pos = check_int("cache['pos']", cache["pos"], low=0)
         q, k, v = self._heads(x[:, None], torch.tensor([pos], device=x.device))
         if cache["k"] is not None:
             k, v = torch.cat([cache["k"], k], dim=2), torch.cat([cache["v"], v], dim=2)

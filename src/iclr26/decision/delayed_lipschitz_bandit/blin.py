@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from iclr26.checks import check_int
 from iclr26.decision.delayed_lipschitz_bandit.dlpp import PhasedPruning
 
 __all__ = ["BLiN"]
@@ -34,6 +35,7 @@ class BLiN(PhasedPruning):
     """
 
     def select(self, t: int) -> tuple[np.ndarray, int]:
+        check_int("t", t, 1, self.horizon)
         if not self.pending:  # every cube has v_m pulls: the phase ends before this round
             self._end_phase(t)
         k = self.pending.popleft()
@@ -43,7 +45,7 @@ class BLiN(PhasedPruning):
         return self._point(k, t), k
 
     def receive(self, t: int, arm_id: int, pull_t: int, y: float) -> None:
-        if pull_t < self.phase_start:
+        if not self._check_feedback(t, arm_id, pull_t, y):
             self.discarded += 1
             return
         self.incorporated += 1

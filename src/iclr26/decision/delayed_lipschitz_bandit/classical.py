@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
 from iclr26.decision.delayed_lipschitz_bandit.confidence import check_problem, zooming_radius
 from iclr26.decision.delayed_lipschitz_bandit.coverage import ball_key, default_grid_res
 
@@ -44,9 +45,7 @@ class Zooming:
     ) -> None:
         self.delta = check_problem(dim, horizon, delta, conf_scale)
         self.dim, self.horizon, self.conf_scale = int(dim), int(horizon), float(conf_scale)
-        self.n = default_grid_res(self.dim) if grid_res is None else int(grid_res)
-        if self.n < 2:
-            raise ValueError(f"grid_res must be an int >= 2, got {grid_res!r}")
+        self.n = default_grid_res(self.dim) if grid_res is None else check_int("grid_res", grid_res, low=2)
         axes = np.meshgrid(*([np.arange(self.n)] * self.dim), indexing="ij")
         self.cells = np.stack([a.ravel() for a in axes], axis=1)  # multi-indices, row-major
         self.arm_cell: list[int] = []
@@ -88,10 +87,13 @@ class Zooming:
             self.sums.append(0.0)
 
     def select(self, t: int) -> tuple[np.ndarray, int]:
+        check_int("t", t, 1, self.horizon)
         k = self.best()
         return (self.cells[self.arm_cell[k]] + 0.5) / self.n, k
 
     def receive(self, t: int, arm_id: int, pull_t: int, y: float) -> None:
+        check_int("arm_id", arm_id, 0, self.n_active - 1)
+        check_float("y", y)
         self.v[arm_id] += 1
         self.sums[arm_id] += y
         self.incorporated += 1

@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["check_problem", "phase_observations", "zooming_radius", "zooming_radius_table"]
 
 
@@ -24,20 +26,12 @@ def check_problem(dim: int, horizon: int, delta: float | None, conf_scale: float
     >>> check_problem(1, 1000, None, 1.0)
     0.001
     """
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-        raise ValueError(f"dim must be an int >= 1, got {dim!r}")
-    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
-        raise ValueError(f"horizon (T) must be an int >= 1, got {horizon!r}")
+    check_int("dim", dim, low=1)
+    horizon = check_int("horizon (T)", horizon, low=1)
     delta = 1.0 / horizon if delta is None else delta
-    if not isinstance(delta, (int, float, np.number)) or not 0.0 < delta < 1.0:
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
-    if (
-        not isinstance(conf_scale, (int, float, np.number))
-        or not math.isfinite(conf_scale)
-        or conf_scale <= 0
-    ):
-        raise ValueError(f"conf_scale must be a finite number > 0, got {conf_scale!r}")
-    return float(delta)
+    delta = check_float("delta", delta, 0.0, 1.0, low_open=True, high_open=True)
+    check_float("conf_scale", conf_scale, low=0.0, low_open=True)
+    return delta
 
 
 def zooming_radius(v: float, horizon: int, delta: float, conf_scale: float) -> float:

@@ -19,6 +19,8 @@ from functools import reduce
 
 import numpy as np
 
+from iclr26.checks import check_int
+
 __all__ = ["CoverGrid", "ball_key", "default_grid_res"]
 
 _DEFAULT_RES = {1: 4096, 2: 128, 3: 32}
@@ -59,9 +61,7 @@ class CoverGrid:
     """
 
     def __init__(self, dim: int, n: int) -> None:
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-            raise ValueError(f"grid_res must be an int >= 2, got {n!r}")
-        self.dim, self.n = dim, int(n)
+        self.dim, self.n = check_int("dim", dim, low=1), check_int("grid_res", n, low=2)
         self.shape = (self.n,) * dim
         axis = (np.arange(self.n) + 0.5) / self.n
         mesh = np.meshgrid(*([axis] * dim), indexing="ij")

@@ -19,6 +19,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int, check_probability
+
 __all__ = [
     "CensoredDelay",
     "DelayModel",
@@ -35,6 +37,12 @@ class DelayModel(Protocol):
     """A delay distribution: ``sample(rng, size)`` returns non-negative integer delays (float array, inf = lost)."""
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray: ...
+
+
+def _check_sample(rng: np.random.Generator, size: int) -> int:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    return check_int("size", size, low=0)
 
 
 def check_delays(delays: np.ndarray, name: str = "delays") -> np.ndarray:
@@ -65,10 +73,10 @@ class NoDelay:
     max_delay = 0.0
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        return np.zeros(size)
+        return np.zeros(_check_sample(rng, size))
 
     def quantile(self, p: float) -> float:
-        _check_probability(p)
+        check_probability("p", p, open_low=True)
         return 0.0
 
     def __repr__(self) -> str:
@@ -86,17 +94,16 @@ class UniformDelay:
     """
 
     def __init__(self, max: int) -> None:  # the brief names it max (shadows the builtin here only)
-        if isinstance(max, bool) or not isinstance(max, (int, np.integer)) or max < 0:
-            raise ValueError(f"max must be a non-negative integer delay, got {max!r}")
-        self.max = int(max)
+        self.max = check_int("max (a non-negative integer delay)", max, low=0)
         self.mean = self.max / 2.0
         self.max_delay = float(self.max)
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        size = _check_sample(rng, size)
         return rng.integers(0, self.max + 1, size=size).astype(float)
 
     def quantile(self, p: float) -> float:
-        _check_probability(p)
+        check_probability("p", p, open_low=True)
         return float(max(0, math.ceil(p * (self.max + 1) - 1e-12) - 1))  # P(tau <= k) = (k + 1) / (max + 1)
 
     def __repr__(self) -> str:
@@ -114,19 +121,18 @@ class GeometricDelay:
     """
 
     def __init__(self, mean: float) -> None:
-        if not isinstance(mean, (int, float, np.number)) or not math.isfinite(mean) or mean < 0:
-            raise ValueError(f"mean must be a finite delay >= 0, got {mean!r}")
-        self.mean = float(mean)
+        self.mean = check_float("mean (delay)", mean, low=0.0)
         self.success = 1.0 / (1.0 + self.mean)
         self.max_delay = math.inf if self.mean > 0 else 0.0
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        size = _check_sample(rng, size)
         return (rng.geometric(self.success, size=size) - 1).astype(
             float
         )  # numpy's geometric lives on {1, 2, ...}
 
     def quantile(self, p: float) -> float:
-        _check_probability(p)
+        check_probability("p", p, open_low=True)
         if self.success >= 1.0:
             return 0.0
         # P(tau <= k) = 1 - (1 - q)^(k + 1) >= p
@@ -152,8 +158,7 @@ class CensoredDelay:
     """
 
     def __init__(self, p: float, base: DelayModel | None = None) -> None:
-        if not isinstance(p, (int, float, np.number)) or not 0.0 < p <= 1.0:
-            raise ValueError(f"p (the probability that a reward arrives) must lie in (0, 1], got {p!r}")
+        p = check_probability("p (the probability that a reward arrives)", p, open_low=True)
         base = NoDelay() if base is None else base
         if not isinstance(base, DelayModel):
             raise TypeError(f"base must be a delay model with sample(rng, size), got {base!r}")
@@ -163,23 +168,19 @@ class CensoredDelay:
         self.max_delay = math.inf if self.p < 1 else float(getattr(base, "max_delay", math.inf))
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        size = _check_sample(rng, size)
         delays = np.asarray(self.base.sample(rng, size), dtype=float)
         lost = rng.random(size) >= self.p
         return np.where(lost, math.inf, delays)
 
     def quantile(self, p: float) -> float:
-        _check_probability(p)
+        check_probability("p", p, open_low=True)
         if p > self.p:  # P(tau <= k) = p_arrive * F_base(k) never reaches p
             return math.inf
         return float(self.base.quantile(p / self.p))  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         return f"CensoredDelay({self.p:g}, {self.base!r})"
-
-
-def _check_probability(p: float) -> None:
-    if not 0.0 < p <= 1.0:
-        raise ValueError(f"p must lie in (0, 1], got {p!r}")
 
 
 class DelayQueue:
@@ -204,10 +205,19 @@ class DelayQueue:
 
     def push(self, pull_id: int, delay: float, arm_id: int, reward: float) -> None:
         """Schedule the reward of the pull at round `pull_id` for round ``pull_id + delay``."""
-        if not delay >= 0 or (delay != math.inf and delay != int(delay)):
+        check_int("pull_id", pull_id)
+        check_float("reward", reward)
+        d = check_float(
+            "delay (a non-negative integer, or inf for lost feedback)", delay, low=0.0, finite=False
+        )
+        if d != math.inf and d != int(d):
             raise ValueError(
                 f"delay must be a non-negative integer (or inf for lost feedback), got {delay!r}"
             )
+        self._push(pull_id, delay, arm_id, reward)
+
+    def _push(self, pull_id: int, delay: float, arm_id: int, reward: float) -> None:
+        """:meth:`push` for already checked arguments (the runner's loop, whose delays are checked up front)."""
         self.pushed += 1
         if delay == math.inf:
             self.censored += 1
@@ -216,6 +226,10 @@ class DelayQueue:
 
     def pop_due(self, t: int) -> list[tuple[int, int, float]]:
         """Every ``(pull_id, arm_id, reward)`` arriving at or before round `t`, in arrival order."""
+        return self._pop_due(check_int("t", t))
+
+    def _pop_due(self, t: int) -> list[tuple[int, int, float]]:
+        """:meth:`pop_due` for an already checked round `t`."""
         heap, due = self._heap, []
         while heap and heap[0][0] <= t:
             _, pull_id, arm_id, reward = heapq.heappop(heap)

@@ -26,6 +26,7 @@ from collections import deque
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
 from iclr26.decision.delayed_lipschitz_bandit.confidence import check_problem, phase_observations
 
 __all__ = ["DLPP", "PhasedPruning"]
@@ -55,10 +56,10 @@ class PhasedPruning:
         elimination_factor: float = ELIMINATION_FACTOR,
     ) -> None:
         self.delta = check_problem(dim, horizon, delta, conf_scale)
-        if not elimination_factor > 0:
-            raise ValueError(f"elimination_factor must be > 0, got {elimination_factor!r}")
-        if max_phases is not None and (not isinstance(max_phases, (int, np.integer)) or max_phases < 1):
-            raise ValueError(f"max_phases must be None or an int >= 1, got {max_phases!r}")
+        check_float("elimination_factor", elimination_factor, low=0.0, low_open=True)
+        if max_phases is not None:
+            check_int("max_phases (None or an int)", max_phases, low=1)
+        check_int("seed", seed, low=0)
         self.dim, self.horizon, self.conf_scale = int(dim), int(horizon), float(conf_scale)
         self.max_phases = max_phases
         self.elimination_factor = float(elimination_factor)
@@ -103,6 +104,15 @@ class PhasedPruning:
             self.required = math.inf
         else:
             self._begin_phase(survivors, t_next)
+
+    def _check_feedback(self, t: int, arm_id: int, pull_t: int, y: float) -> bool:
+        """Check a reward; True when it belongs to the current phase (`arm_id` then names one of its cubes)."""
+        check_int("pull_t", pull_t, 1, self.horizon)
+        check_float("y", y)
+        if pull_t < self.phase_start:
+            return False
+        check_int("arm_id", arm_id, 0, self.n_active - 1)
+        return True
 
     def _point(self, k: int, t: int) -> np.ndarray:
         return self.lower[k] + self.edge * self._unit[t - 1]  # uniform inside cube k
@@ -163,13 +173,14 @@ class DLPP(PhasedPruning):
         super().__init__(dim, horizon, delta, conf_scale, seed, max_phases, elimination_factor)
 
     def select(self, t: int) -> tuple[np.ndarray, int]:
+        check_int("t", t, 1, self.horizon)
         k = self.pending[0]
         self.pending.rotate(-1)  # round-robin over the cubes still below v_m observations
         self.pulls[k] += 1
         return self._point(k, t), k
 
     def receive(self, t: int, arm_id: int, pull_t: int, y: float) -> None:
-        if pull_t < self.phase_start:  # a pull of an earlier phase: its cube no longer exists
+        if not self._check_feedback(t, arm_id, pull_t, y):  # a pull of an earlier phase: its cube is gone
             self.discarded += 1
             return
         self.incorporated += 1

@@ -10,10 +10,13 @@ The paper's test functions were not available, so the reproduction fixes three 1
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 from scipy.optimize import minimize
+
+from iclr26.checks import check_float, check_int
 
 __all__ = ["REWARD_FUNCTIONS", "LipschitzEnv", "bimodal2d", "make_env", "tent1d", "trig1d"]
 
@@ -83,16 +86,16 @@ class LipschitzEnv:
         seed: int = 0,
         mu_star: float | None = None,
     ) -> None:
-        if not isinstance(dim, (int, np.integer)) or dim < 1:
-            raise ValueError(f"dim must be an int >= 1, got {dim!r}")
+        self.dim = check_int("dim", dim, low=1)
         if not callable(mu):
             raise TypeError(f"mu must be a callable mapping (n, dim) points to n values, got {mu!r}")
-        if not np.isfinite(noise_sd) or noise_sd < 0:
-            raise ValueError(f"noise_sd must be a finite number >= 0, got {noise_sd!r}")
+        self.noise_sd = check_float("noise_sd", noise_sd, low=0.0)
+        self.seed = check_int("seed", seed, low=0)
+        if mu_star is not None and not (
+            isinstance(mu_star, float) and math.isnan(mu_star)
+        ):  # NaN: from a grid
+            check_float("mu_star (None, NaN or the maximum of mu)", mu_star, 0.0, 1.0)
         self.mu = mu
-        self.dim = int(dim)
-        self.noise_sd = float(noise_sd)
-        self.seed = int(seed)
         if self.dim in _CHECK_POINTS:
             self._check_mean(_axis_grid(_CHECK_POINTS[self.dim], self.dim))
         if mu_star is None or not np.isfinite(mu_star):
@@ -112,6 +115,10 @@ class LipschitzEnv:
 
     def _check_mean(self, grid: np.ndarray) -> None:
         values = self.mean(grid)
+        if not np.all(np.isfinite(values)):
+            raise ValueError(
+                f"mu must map [0, 1]^{self.dim} into [0, 1]; on a grid check it returns NaN or inf"
+            )
         if np.any(values < 0.0) or np.any(values > 1.0):
             raise ValueError(
                 f"mu must map [0, 1]^{self.dim} into [0, 1]; on a grid check it takes values in "
@@ -136,6 +143,8 @@ class LipschitzEnv:
         points = np.asarray(points, dtype=float)
         if points.ndim != 2 or points.shape[1] != self.dim:
             raise ValueError(f"points must have shape (n, dim={self.dim}), got {points.shape}")
+        if not np.all((points >= 0.0) & (points <= 1.0)):  # False for NaN too
+            raise ValueError(f"points must lie in the arm space [0, 1]^{self.dim} (no NaN)")
         values = np.asarray(self.mu(points), dtype=float)
         if values.shape != (points.shape[0],):
             raise ValueError(
@@ -145,7 +154,7 @@ class LipschitzEnv:
 
     def noise(self, T: int) -> np.ndarray:
         """eps_1..eps_T (index t - 1), the same for every call: N(0, noise_sd^2) from `seed`."""
-        return self.noise_sd * np.random.default_rng(self.seed).standard_normal(T)
+        return self.noise_sd * np.random.default_rng(self.seed).standard_normal(check_int("T", T, low=0))
 
     def __repr__(self) -> str:
         name = getattr(self.mu, "__name__", "mu")

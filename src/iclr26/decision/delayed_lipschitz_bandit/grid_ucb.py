@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
 from iclr26.decision.delayed_lipschitz_bandit.confidence import check_problem
 
 __all__ = ["GridDelayedUCB1", "grid_arms"]
@@ -61,6 +62,7 @@ class GridDelayedUCB1:
         self.pulls = np.zeros(self.n_active, dtype=np.int64)
 
     def select(self, t: int) -> tuple[np.ndarray, int]:
+        check_int("t", t, 1, self.horizon)
         fresh = np.flatnonzero(self.v == 0)
         if fresh.size:
             # arms with no observation yet have an infinite index; play the least-pulled, lowest first
@@ -72,6 +74,8 @@ class GridDelayedUCB1:
         return self.arms[k], k
 
     def receive(self, t: int, arm_id: int, pull_t: int, y: float) -> None:
+        check_int("arm_id", arm_id, 0, self.n_active - 1)
+        check_float("y", y)
         self.v[arm_id] += 1
         self.sums[arm_id] += y
 

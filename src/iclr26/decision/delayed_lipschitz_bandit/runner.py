@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from iclr26.checks import check_int
 from iclr26.decision.delayed_lipschitz_bandit.delays import DelayModel, DelayQueue, check_delays
 from iclr26.decision.delayed_lipschitz_bandit.envs import LipschitzEnv
 from iclr26.lab.online import AskTell
@@ -52,8 +53,15 @@ def run(env: LipschitzEnv, algo: LipschitzBandit, delay: DelayModel, T: int, see
     >>> out["regret_curve"].shape, sum(v for k, v in out["counts"].items() if k != "pulls") == 500
     ((500,), True)
     """
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise ValueError(f"T must be an int >= 1, got {T!r}")
+    T = check_int("T", T, low=1)
+    check_int("seed", seed, low=0)
+    if not isinstance(env, LipschitzEnv):
+        raise TypeError(f"env must be a LipschitzEnv, got {type(env).__name__}")
+    if not isinstance(algo, LipschitzBandit):
+        raise TypeError(
+            f"algo must be a Lipschitz bandit (select, receive, dim, horizon, n_active, feedback_counts), "
+            f"got {type(algo).__name__}"
+        )
     if algo.dim != env.dim:
         raise ValueError(
             f"dim mismatch: the algorithm has dim={algo.dim} but the environment has dim={env.dim}"
@@ -81,8 +89,8 @@ def run(env: LipschitzEnv, algo: LipschitzBandit, delay: DelayModel, T: int, see
             m = means[key] = float(mu(x[None, :])[0])
         gaps[t - 1] = mu_star - m  # mu* - mu(x_t)
         points[t - 1], arm_ids[t - 1] = x, arm
-        queue.push(t, delays[t - 1], arm, m + eps[t - 1])  # y_t = mu(x_t) + eps_t, due at round t + tau_t
-        for pull_t, arm_id, y in queue.pop_due(t):
+        queue._push(t, delays[t - 1], arm, m + eps[t - 1])  # y_t = mu(x_t) + eps_t, due at round t + tau_t
+        for pull_t, arm_id, y in queue._pop_due(t):
             algo.receive(t, arm_id, pull_t, y)
         n_active[t - 1] = algo.n_active
     counts = {"pulls": T, **algo.feedback_counts(), "in_flight": len(queue), "censored": queue.censored}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
 from iclr26.decision.delayed_lipschitz_bandit.confidence import check_problem, zooming_radius_table
 from iclr26.decision.delayed_lipschitz_bandit.coverage import CoverGrid, ball_key, default_grid_res
 
@@ -128,6 +129,7 @@ class DelayedZooming:
     # ---- ask / tell ----------------------------------------------------------------------------------
     def select(self, t: int) -> tuple[np.ndarray, int]:
         """x_t = argmax over active arms of mu_hat(x) + 2 r_t(x); flush the arm's buffer; record the pull."""
+        check_int("t", t, 1, self.horizon)
         k = int(np.argmax(self._index[: self.n_active]))
         if self._buf_n[k]:
             n, total = int(self._buf_n[k]), float(self._buf_sum[k])
@@ -141,7 +143,8 @@ class DelayedZooming:
 
     def receive(self, t: int, arm_id: int, pull_t: int, y: float) -> None:
         """A reward of arm `arm_id` (pulled at `pull_t`) arrives at round `t`: incorporate it or buffer it."""
-        k = arm_id
+        k = check_int("arm_id", arm_id, 0, self.n_active - 1)
+        check_float("y", y)
         if self.lazy and self._v[k] + 2 > 4 * (1 + self._v_s[k]):  # 1 + v_new > 4 (1 + v_s): r would halve
             self._buf_n[k] += 1
             self._buf_sum[k] += y

@@ -23,6 +23,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from iclr26.checks import check_float, check_int, check_probability, check_tensor
 from iclr26.lab.rl import ReplayBuffer, epsilon_greedy, hard_update, td_targets
 
 __all__ = ["DQNConfig", "Finetune", "LargeBuffer", "MultiHeadDQN", "QNetwork", "Reset", "Transition"]
@@ -64,15 +65,38 @@ class DQNConfig:
             "channels",
             "hidden",
         ):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be > 0, got {self.lr!r}")
-        if not 0.0 <= self.gamma <= 1.0:
-            raise ValueError(f"gamma must lie in [0, 1], got {self.gamma!r}")
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise ValueError(f"epsilon must lie in [0, 1], got {self.epsilon!r}")
+            check_int(name, getattr(self, name), low=1)
+        check_float("lr", self.lr, low=0.0, low_open=True)
+        check_probability("gamma", self.gamma)
+        check_probability("epsilon", self.epsilon)
+
+
+def check_obs_shape(obs_shape: tuple[int, ...]) -> tuple[int, int, int]:
+    """`obs_shape` as (channels, height, width): positive ints, the board at least 3 x 3 (the 3 x 3 conv)."""
+    if isinstance(obs_shape, (str, bytes)) or not hasattr(obs_shape, "__len__") or len(obs_shape) != 3:
+        raise ValueError(f"obs_shape must be (channels, height, width), got {obs_shape!r}")
+    c, h, w = obs_shape
+    return (
+        check_int("obs_shape channels", c, low=1),
+        check_int("obs_shape height", h, low=3),
+        check_int("obs_shape width", w, low=3),
+    )
+
+
+def check_obs(
+    name: str, obs: np.ndarray | torch.Tensor, obs_shape: tuple[int, ...], batched: bool
+) -> torch.Tensor:
+    """`obs` as a float32 tensor of shape `obs_shape` (with a leading batch axis when `batched`), finite."""
+    try:
+        x = torch.as_tensor(obs, dtype=torch.float32)
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise TypeError(
+            f"{name} must be a numeric array or tensor of shape {tuple(obs_shape)}, got {obs!r}"
+        ) from e
+    shape = tuple(obs_shape)
+    if x.shape[int(batched) :] != shape or x.dim() != len(shape) + batched or not torch.isfinite(x).all():
+        check_tensor(name, x, shape=((None,) if batched else ()) + shape, finite=True)
+    return x
 
 
 class QNetwork(nn.Module):
@@ -92,8 +116,12 @@ class QNetwork(nn.Module):
         generator: torch.Generator | None = None,
     ) -> None:
         super().__init__()
-        c, h, w = obs_shape
-        self.n_actions, self.n_heads = n_actions, n_heads
+        c, h, w = self.obs_shape = check_obs_shape(obs_shape)
+        self.n_actions, self.n_heads = (
+            check_int("n_actions", n_actions, low=1),
+            check_int("n_heads", n_heads, low=1),
+        )
+        channels, hidden = check_int("channels", channels, low=1), check_int("hidden", hidden, low=1)
         self.conv = nn.Conv2d(c, channels, 3)
         self.fc = nn.Linear(channels * (h - 2) * (w - 2), hidden)
         self.out = nn.Linear(hidden, n_actions * n_heads)
@@ -102,6 +130,10 @@ class QNetwork(nn.Module):
             nn.init.zeros_(layer.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not (isinstance(x, torch.Tensor) and x.dim() == 4 and x.shape[1:] == self.obs_shape) or not (
+            x.is_floating_point()
+        ):  # the full check (and its message) only off the hot path
+            check_tensor("x", x, floating=True, shape=(None, *self.obs_shape))
         z = F.relu(self.fc(F.relu(self.conv(x)).flatten(1)))
         out = self.out(z)
         return out.view(-1, self.n_heads, self.n_actions) if self.n_heads > 1 else out
@@ -109,6 +141,8 @@ class QNetwork(nn.Module):
 
 def check_env(env, obs_shape: tuple[int, ...], n_actions: int) -> None:
     """Raise ValueError when `env`'s spaces differ from the learner's."""
+    if not hasattr(env, "observation_space") or not hasattr(env, "action_space"):
+        raise TypeError(f"env must be a gymnasium environment such as GridTasks, got {type(env).__name__}")
     shape = tuple(env.observation_space.shape)
     if shape != tuple(obs_shape):
         raise ValueError(
@@ -136,10 +170,9 @@ class Finetune:
     def __init__(self, obs_shape: tuple[int, ...], n_actions: int, cfg: DQNConfig, seed: int = 0) -> None:
         if not isinstance(cfg, DQNConfig):
             raise TypeError(f"cfg must be a DQNConfig, got {type(cfg).__name__}")
-        if len(obs_shape) != 3:
-            raise ValueError(f"obs_shape must be (channels, height, width), got {obs_shape!r}")
-        if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 2:
-            raise ValueError(f"n_actions must be an int >= 2, got {n_actions!r}")
+        check_obs_shape(obs_shape)
+        check_int("n_actions", n_actions, low=2)
+        check_int("seed", seed, low=0)
         self.obs_shape, self.n_actions, self.cfg = tuple(obs_shape), n_actions, cfg
         streams = np.random.SeedSequence(seed).spawn(5)
         self.init_gen = torch.Generator().manual_seed(int(streams[0].generate_state(1)[0]))
@@ -183,16 +216,18 @@ class Finetune:
     @torch.no_grad()
     def act(self, obs: np.ndarray) -> int:
         """Epsilon-greedy action of the online network for one observation."""
-        q = self.q_values(torch.as_tensor(obs, dtype=torch.float32)[None])
+        q = self.q_values(check_obs("obs", obs, self.obs_shape, batched=False)[None])
         return int(epsilon_greedy(q, self.cfg.epsilon, self.act_rng)[0])
 
     @torch.no_grad()
     def greedy(self, obs: np.ndarray) -> np.ndarray:
         """Greedy actions for a batch of observations (the evaluation policy)."""
-        return self.q_values(torch.as_tensor(obs, dtype=torch.float32)).argmax(-1).numpy()
+        return self.q_values(check_obs("obs", obs, self.obs_shape, batched=True)).argmax(-1).numpy()
 
     def observe(self, tr: Transition) -> None:
         """Store `tr`; every ``update_every`` steps take one TD step; sync the target every ``target_sync``."""
+        check_int("tr.action", tr.action, 0, self.n_actions - 1)
+        check_float("tr.reward", tr.reward)
         self.replay.add(tr.obs[None], [tr.action], [tr.reward], tr.next_obs[None], [float(tr.terminated)])
         self.task_step += 1
         cfg = self.cfg
@@ -265,6 +300,8 @@ class MultiHeadDQN(Finetune):
         task_ids: tuple[str, ...],
         seed: int = 0,
     ) -> None:
+        if isinstance(task_ids, str) or not isinstance(task_ids, (tuple, list)):
+            raise TypeError(f"task_ids must be a tuple of task names, got {task_ids!r}")
         if len(task_ids) < 1 or len(set(task_ids)) != len(task_ids):
             raise ValueError(f"task_ids must be distinct and non-empty, got {task_ids!r}")
         self.task_ids = tuple(task_ids)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
 from iclr26.decision.dual_learner_crl.agents import Finetune, Transition
 from iclr26.decision.dual_learner_crl.envs import GridTasks, greedy_returns
 from iclr26.decision.dual_learner_crl.fame import FAME, check_sequence
@@ -46,6 +47,9 @@ def catastrophic_forgetting(
         )
     if np.any(mu_old < 0) or not np.isclose(mu_old.sum(), 1.0):
         raise ValueError("mu_old must be a probability distribution over states")
+    for name, pi in (("pi_old", pi_old), ("pi_new", pi_new)):
+        if not np.all(pi >= 0) or not np.allclose(pi.sum(1), 1.0):
+            raise ValueError(f"{name} must hold one probability distribution over actions per state (row)")
     if divergence == "tv":
         d = 0.5 * np.abs(pi_new - pi_old).sum(1)
     elif divergence == "kl":
@@ -61,6 +65,16 @@ def running_performance(
     episodes: Sequence[tuple[int, int, float]], n_steps: int, switch: int, window: int = 10
 ) -> np.ndarray:
     """Per-step running performance from ``(env_step, task_position, normalized_return)`` episode ends."""
+    check_int("n_steps", n_steps, low=0)
+    check_int("switch", switch, low=1)
+    check_int("window", window, low=1)
+    n_positions = -(-n_steps // switch)
+    for step, pos, r in episodes:
+        check_int("episode step", step)
+        check_int(
+            f"episode task_position (n_steps / switch = {n_steps / switch:g} tasks)", pos, 0, n_positions - 1
+        )
+        check_float("episode normalized_return", r)
     perf = np.zeros(n_steps)
     by_pos: dict[int, list[tuple[int, float]]] = {}
     for step, pos, r in episodes:
@@ -82,12 +96,22 @@ def running_performance(
 def forward_transfer(auc_method: np.ndarray, auc_reset: np.ndarray, floor: float = 0.05) -> np.ndarray:
     """``(AUC_method - AUC_reset) / max(1 - AUC_reset, floor)`` per task (the floor avoids dividing by ~0)."""
     auc_method, auc_reset = np.asarray(auc_method, float), np.asarray(auc_reset, float)
+    if auc_method.shape != auc_reset.shape:
+        raise ValueError(
+            f"auc_method and auc_reset must have one shape, got {auc_method.shape} and {auc_reset.shape}"
+        )
+    if not (np.all(np.isfinite(auc_method)) and np.all(np.isfinite(auc_reset))):
+        raise ValueError("auc_method and auc_reset must be finite (no NaN or inf)")
+    check_float("floor", floor, low=0.0, low_open=True)
     return (auc_method - auc_reset) / np.maximum(1.0 - auc_reset, floor)
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion (``(nan, nan)`` when n = 0)."""
-    if n < 0 or not 0 <= successes <= n:
+    check_int("n", n, low=0)
+    check_int("successes", successes, low=0)
+    check_float("z", z, low=0.0, low_open=True)
+    if not successes <= n:
         raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
     if n == 0:
         return float("nan"), float("nan")
@@ -102,6 +126,13 @@ def meta_accuracy(env: GridTasks, task: str, policy: Callable[[np.ndarray], np.n
     """Fraction of start cells of `task` where ``policy`` picks a shortest-path action."""
     cells = env.start_cells(task)
     actions = np.asarray(policy(env.observe(cells, task)))
+    if actions.shape != (len(cells),) or not np.issubdtype(actions.dtype, np.integer):
+        raise ValueError(
+            f"policy must return {len(cells)} integer actions (one per start cell), "
+            f"got shape {actions.shape} of {actions.dtype}"
+        )
+    if actions.min() < 0 or actions.max() > 3:
+        raise ValueError(f"policy actions must lie in [0, 4), got {actions.tolist()}")
     return float(env.oracle_actions(cells, task)[np.arange(len(cells)), actions].mean())
 
 
@@ -126,9 +157,17 @@ def run_sequence(
     the meta learner), ``meta_acc`` (FAME: oracle-action agreement of pi^M on each task after each task), and
     FAME's ``decisions``.
     """
+    if not isinstance(agent, Finetune):
+        raise TypeError(f"agent must be a learner such as Finetune or FAME, got {type(agent).__name__}")
+    if not isinstance(env, GridTasks):
+        raise TypeError(f"env must be a GridTasks, got {type(env).__name__}")
     check_sequence(env, sequence, agent.obs_shape, agent.n_actions)
-    if switch < 1:
-        raise ValueError(f"switch must be >= 1, got {switch!r}")
+    check_int("switch", switch, low=1)
+    check_int("eval_episodes", eval_episodes, low=1)
+    check_int("eval_seed", eval_seed, low=0)
+    check_int("window", window, low=1)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a callable, got {progress!r}")
     env.episode_log.clear()
     env.total_steps = 0
     episodes: list[tuple[int, int, float]] = []
@@ -172,5 +211,12 @@ def run_sequence(
 
 def forgetting(result: dict, sequence: Sequence[str]) -> float:
     """Mean over positions k < K of (end-of-task-k score on task k) - (end-of-sequence score on task k)."""
+    if isinstance(sequence, str) or len(sequence) < 2:
+        raise ValueError(f"sequence must hold at least 2 tasks to measure forgetting, got {sequence!r}")
+    if len(result["eval_end_of_task"]) != len(sequence) or not set(sequence) <= set(result["eval_final"]):
+        raise ValueError(
+            f"result must come from run_sequence on this sequence: {len(result['eval_end_of_task'])} end-of-task "
+            f"scores and final scores for {sorted(result['eval_final'])}, sequence {tuple(sequence)}"
+        )
     vals = [result["eval_end_of_task"][k] - result["eval_final"][t] for k, t in enumerate(sequence[:-1])]
     return float(np.mean(vals))

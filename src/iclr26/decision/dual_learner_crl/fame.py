@@ -26,6 +26,7 @@ import torch
 from scipy import stats
 from torch.nn import functional as F
 
+from iclr26.checks import check_float, check_int, check_probability, check_tensor
 from iclr26.decision.dual_learner_crl.agents import DQNConfig, Finetune, QNetwork, Transition, check_env
 from iclr26.lab.rl import ReplayBuffer, hard_update
 
@@ -48,21 +49,16 @@ class FAMEConfig(DQNConfig):
     p_explore: float = 0.0  # meta-guided exploration during warm-up (undefined in the official parser)
 
     def __post_init__(self) -> None:
-        if self.kl_weight < 0:
-            raise ValueError(f"kl_weight (lambda) must be >= 0, got {self.kl_weight!r}")
-        if self.detection_steps < 0:
-            raise ValueError(f"detection_steps must be >= 0, got {self.detection_steps!r}")
-        if self.warmup < 0:
-            raise ValueError(f"warmup must be >= 0, got {self.warmup!r}")
-        if not 0.0 <= self.p_explore <= 1.0:
-            raise ValueError(f"p_explore must lie in [0, 1], got {self.p_explore!r}")
+        check_float("kl_weight (lambda)", self.kl_weight, low=0.0)
+        check_int("detection_steps", self.detection_steps, low=0)
+        check_int("warmup", self.warmup, low=0)
+        check_probability("p_explore", self.p_explore)
+        if not isinstance(self.use_ttest, bool):
+            raise TypeError(f"use_ttest must be a bool, got {self.use_ttest!r}")
         super().__post_init__()
         for name in ("meta_capacity", "fast2meta", "meta_epochs", "meta_batch"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-        if not self.meta_lr > 0:
-            raise ValueError(f"meta_lr must be > 0, got {self.meta_lr!r}")
+            check_int(name, getattr(self, name), low=1)
+        check_float("meta_lr", self.meta_lr, low=0.0, low_open=True)
         if self.fast2meta > self.switch:
             raise ValueError(
                 f"fast2meta (N = {self.fast2meta}) must not exceed switch (= {self.switch}) steps"
@@ -75,6 +71,8 @@ class FAMEConfig(DQNConfig):
 
 def kl_regularizer(q_values: torch.Tensor, meta_logits: torch.Tensor) -> torch.Tensor:
     """``KL(pi^M || softmax(Q))`` averaged over the batch, pi^M detached (``kl_div(log_softmax(Q), pi^M)``)."""
+    check_tensor("q_values", q_values, ndim=2, floating=True, finite=True)
+    check_tensor("meta_logits", meta_logits, floating=True, finite=True, shape=tuple(q_values.shape))
     return F.kl_div(F.log_softmax(q_values, -1), F.softmax(meta_logits.detach(), -1), reduction="batchmean")
 
 
@@ -92,6 +90,17 @@ def meta_nll_epochs(
     A new Adam(lr) with lr x 0.95 every 2 epochs; each epoch has ``max(len(meta) // batch_size - 1, 1)`` steps
     (``len(fresh) // batch_size`` steps when `meta` is empty). Returns the mean loss of each epoch.
     """
+    if not isinstance(net, torch.nn.Module):
+        raise TypeError(f"net must be a torch.nn.Module, got {type(net).__name__}")
+    for name, buf in (("meta", meta), ("fresh", fresh)):
+        if not (isinstance(buf, ReplayBuffer) or (name == "fresh" and buf is None)):
+            raise TypeError(
+                f"{name} must be a ReplayBuffer{' or None' if name == 'fresh' else ''}, got {buf!r}"
+            )
+    check_int("task_number", task_number, low=1)
+    check_int("epochs", epochs, low=1)
+    check_int("batch_size", batch_size, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
     if len(meta) == 0 and (fresh is None or len(fresh) == 0):
         raise ValueError("meta_nll_epochs needs data in the meta or the fast2meta buffer")
     opt = torch.optim.Adam(net.parameters(), lr=lr)
@@ -284,6 +293,8 @@ class FAME(Finetune):
 def check_sequence(env, sequence, obs_shape, n_actions) -> None:
     """Every task of `sequence` must exist in `env` and share the learner's spaces."""
     check_env(env, obs_shape, n_actions)
+    if isinstance(sequence, str) or not isinstance(sequence, (tuple, list)) or not sequence:
+        raise ValueError(f"sequence must be a non-empty tuple of task names, got {sequence!r}")
     for t in sequence:
         if t not in env.tasks:
             raise ValueError(f"sequence task {t!r} is not in the env's tasks {sorted(env.tasks)}")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.decision.fl_incentives.instances import Instance
+from iclr26.decision.fl_incentives.instances import Instance, check_instance
 from iclr26.decision.fl_incentives.lp import integer_optimum, round_up, solve_allocation
 
 __all__ = ["Plan", "cooperative_optimum", "go_alone", "homogeneous_plan", "lp_plan"]
@@ -46,7 +46,7 @@ def lp_plan(inst: Instance, rule: str = "agent") -> Plan:
     >>> bool(inst.certified(lp_plan(inst).m).all())
     True
     """
-    a, rhs = inst.rows(rule)
+    a, rhs = check_instance(inst).rows(rule)
     sol = solve_allocation(a, inst.c, rhs)
     m = round_up(sol.m, a, rhs)
     return Plan(f"LP ({rule})", m, float(inst.c @ m), sol.cost)
@@ -61,7 +61,7 @@ def go_alone(inst: Instance) -> Plan:
     >>> go_alone(pos_family_instance(10, 100, 5.0)).m.tolist()
     [10, 10]
     """
-    need = inst.need
+    need = check_instance(inst).need
     m = np.zeros(inst.k, dtype=int)
     for i in range(inst.k):
         own = inst.a_all[i, inst.bad[i]]
@@ -79,13 +79,13 @@ def homogeneous_plan(inst: Instance) -> Plan:
     >>> homogeneous_plan(pos_family_instance(10, 100, 5.0)).m.tolist()      # ln(3/0.05)/0.1 -> 41
     [41, 0]
     """
-    m = np.zeros(inst.k, dtype=int)
+    m = np.zeros(check_instance(inst).k, dtype=int)
     m[int(np.argmin(inst.c))] = math.ceil(math.log(inst.n_hypotheses / inst.delta) / inst.epsilon)
     return Plan("homogeneous", m, float(inst.c @ m))
 
 
 def cooperative_optimum(inst: Instance, time_limit: float = 60.0) -> Plan:
     """The cheapest integer allocation meeting every agent's per-agent union-bound condition (``milp``)."""
-    a, rhs = inst.rows("agent")
+    a, rhs = check_instance(inst).rows("agent")
     sol = integer_optimum(a, inst.c, rhs, time_limit=time_limit)
     return Plan("optimum", np.asarray(sol.m, dtype=int), sol.cost)

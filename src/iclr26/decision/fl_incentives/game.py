@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.decision.fl_incentives.instances import Instance
+from iclr26.checks import check_int
+from iclr26.decision.fl_incentives.instances import Instance, check_instance, floats
 
 __all__ = [
     "ContributionGame",
@@ -38,6 +39,18 @@ __all__ = [
 TOL = 1e-9  # relative float slack in coverage and utility comparisons
 
 
+def _profiles(profiles: np.ndarray, k: int, integer: bool = False, name: str = "profiles") -> np.ndarray:
+    """`profiles` as a (P, k) float array of finite nonnegative contributions (integers when `integer`)."""
+    profiles = np.atleast_2d(floats(name, profiles, f"a (P, {k}) array of contributions"))
+    if profiles.ndim != 2 or profiles.shape[1] != k:
+        raise ValueError(f"{name} must have shape (P, {k}), one contribution per agent, got {profiles.shape}")
+    if not np.all(np.isfinite(profiles)) or np.any(profiles < 0):
+        raise ValueError(f"{name} must hold finite nonnegative contributions m_j")
+    if integer and np.any(profiles % 1):
+        raise ValueError(f"{name} must hold integer contributions (points of the grid)")
+    return profiles
+
+
 def required_contribution(
     a: np.ndarray, bad: np.ndarray, need: np.ndarray, i: int, profiles: np.ndarray
 ) -> np.ndarray:
@@ -49,7 +62,16 @@ def required_contribution(
     >>> required_contribution(a, bad, np.array([3.0, 3.0]), 1, np.array([[10, 0], [100, 0]])).tolist()
     [9, 0]
     """
-    profiles = np.atleast_2d(np.asarray(profiles, dtype=float))
+    for name, x in (("a", a), ("bad", bad), ("need", need)):
+        if not isinstance(x, np.ndarray):
+            raise TypeError(f"{name} must be a numpy array, got {type(x).__name__}")
+    if a.ndim != 2 or bad.shape != a.shape or bad.dtype != bool or need.shape != (a.shape[0],):
+        raise ValueError(
+            f"a (k, n_h), bad (k, n_h, bool) and need (k,) must agree, got {a.shape}, {bad.shape} of "
+            f"{bad.dtype} and {need.shape}"
+        )
+    check_int(f"i (an agent in [0, {a.shape[0]}))", i, 0, a.shape[0] - 1)
+    profiles = _profiles(profiles, a.shape[0])
     rows = np.flatnonzero(bad[i])
     if rows.size == 0:
         return np.zeros(profiles.shape[0], dtype=int)
@@ -90,23 +112,33 @@ class ContributionGame:
     grid: int
 
     def __post_init__(self) -> None:
+        for name in ("a", "bad", "need", "c", "value"):
+            if not isinstance(getattr(self, name), np.ndarray):
+                raise TypeError(f"{name} must be a numpy array, got {type(getattr(self, name)).__name__}")
         k = self.c.shape[0]
         if self.a.shape != self.bad.shape or self.a.shape[0] != k or self.need.shape != (k,):
             raise ValueError(
                 f"a {self.a.shape}, bad {self.bad.shape}, need {self.need.shape} and c {self.c.shape} "
                 "must agree on k"
             )
-        if np.any(self.c <= 0):
+        if self.bad.dtype != bool:
+            raise TypeError(f"bad must be a boolean mask, got dtype {self.bad.dtype}")
+        if not np.all(np.isfinite(self.a)) or np.any(self.a < 0):
+            raise ValueError("a must hold finite nonnegative exponents a_j(h)")
+        if not np.all(np.isfinite(self.need)) or np.any(self.need < 0):
+            raise ValueError(f"need must hold finite nonnegative requirements r_i, got {self.need}")
+        if not np.all(np.isfinite(self.c)) or np.any(self.c <= 0):
             raise ValueError(
                 f"c must be positive in the game (a free agent has no best response), got {self.c}"
             )
-        if self.value.shape != (k,) or np.any(self.value < 0):
+        if self.value.shape != (k,) or not np.all(self.value >= 0):  # NaN fails too; inf is allowed
             raise ValueError(f"value must be {k} nonnegative values V_i, got {self.value}")
         for i in range(k):
             if np.any(self.a[i, self.bad[i]] <= 0):
                 raise ValueError(f"agent {i} has a bad hypothesis its own samples cannot refute (a_i(h) = 0)")
+        check_int("grid", self.grid, low=0)
         alone = self.go_alone
-        if not isinstance(self.grid, (int, np.integer)) or self.grid < int(alone.max(initial=0)):
+        if self.grid < int(alone.max(initial=0)):
             raise ValueError(
                 f"grid must be an int >= every go-alone requirement {alone.tolist()} so that every best "
                 f"response lies on it, got {self.grid!r}"
@@ -117,7 +149,13 @@ class ContributionGame:
         cls, inst: Instance, value: float | Sequence[float] = np.inf, grid: int | None = None
     ) -> ContributionGame:
         """The game of an instance; `grid` defaults to the largest go-alone requirement."""
-        value = np.broadcast_to(np.asarray(value, dtype=float), (inst.k,)).copy()
+        check_instance(inst)
+        value = floats("value", value, f"a scalar or {inst.k} values V_i")
+        if value.ndim > 1 or value.size not in (1, inst.k):
+            raise ValueError(
+                f"value must be a scalar or {inst.k} values V_i (one per agent), got shape {value.shape}"
+            )
+        value = np.broadcast_to(value, (inst.k,)).copy()
         zero = np.zeros((1, inst.k))
         alone = [
             int(required_contribution(inst.a_all, inst.bad, inst.need, i, zero)[0]) for i in range(inst.k)
@@ -143,22 +181,30 @@ class ContributionGame:
 
     def satisfied(self, i: int, profiles: np.ndarray) -> np.ndarray:
         """cond_i for each profile (P, k)."""
-        profiles = np.atleast_2d(np.asarray(profiles, dtype=float))
+        check_int(f"i (an agent in [0, {self.k}))", i, 0, self.k - 1)
+        profiles = _profiles(profiles, self.k)
         rows = self.bad[i]
         cover = profiles @ self.a[:, rows]
         return np.all(cover >= self.need[i] - TOL * max(1.0, self.need[i]), axis=1)
 
     def utility(self, i: int, profiles: np.ndarray) -> np.ndarray:
         """u_i = V_i 1[cond_i] - c_i m_i for each profile (P, k), with V_i = inf capped as in the docs."""
-        profiles = np.atleast_2d(np.asarray(profiles, dtype=float))
+        check_int(f"i (an agent in [0, {self.k}))", i, 0, self.k - 1)
+        profiles = _profiles(profiles, self.k)
         return self.effective_value[i] * self.satisfied(i, profiles) - self.c[i] * profiles[:, i]
 
     def cost(self, profiles: np.ndarray) -> np.ndarray:
-        return np.atleast_2d(np.asarray(profiles, dtype=float)) @ self.c
+        return _profiles(profiles, self.k) @ self.c
+
+
+def _check_game(game: object) -> None:
+    if not isinstance(game, ContributionGame):
+        raise TypeError(f"game must be a ContributionGame, got {type(game).__name__}")
 
 
 def best_response(game: ContributionGame, i: int, profiles: np.ndarray) -> np.ndarray:
     """BR_i for each profile (P, k): 0 if satisfied, else m_i^* if c_i m_i^* <= V_i, else 0 (give up)."""
+    _check_game(game)
     req = required_contribution(game.a, game.bad, game.need, i, profiles)
     affordable = game.c[i] * req <= game.effective_value[i] * (1 + TOL)
     return np.where(affordable, req, 0)
@@ -166,7 +212,8 @@ def best_response(game: ContributionGame, i: int, profiles: np.ndarray) -> np.nd
 
 def is_nash(game: ContributionGame, profiles: np.ndarray) -> np.ndarray:
     """For each profile (P, k): does every agent's choice earn as much as its best response?"""
-    profiles = np.atleast_2d(np.asarray(profiles, dtype=int))
+    _check_game(game)
+    profiles = _profiles(profiles, game.k, integer=True).astype(int)
     ok = np.ones(profiles.shape[0], dtype=bool)
     for i in range(game.k):
         deviate = profiles.copy()
@@ -181,6 +228,8 @@ def pure_nash_equilibria(game: ContributionGame, max_profiles: int = 10_000_000)
 
     Returns an (n_equilibria, k) integer array (n_equilibria = 0 when there is none), sorted by cost.
     """
+    _check_game(game)
+    check_int("max_profiles", max_profiles, low=1)
     n = (game.grid + 1) ** (game.k - 1)
     if n > max_profiles:
         raise ValueError(
@@ -233,7 +282,15 @@ def best_response_dynamics(
     >>> res.profile.tolist(), res.converged
     ([10, 9], True)
     """
-    m = np.zeros(game.k, dtype=int) if start is None else np.asarray(start, dtype=int).copy()
+    _check_game(game)
+    check_int("max_rounds", max_rounds, low=1)
+    m = (
+        np.zeros(game.k, dtype=int)
+        if start is None
+        else _profiles(start, game.k, True, "start")[0].astype(int)
+    )
+    if start is not None and np.ndim(start) != 1:
+        raise ValueError(f"start must be {game.k} contributions, got shape {np.shape(start)}")
     if m.shape != (game.k,) or np.any(m < 0) or np.any(m > game.grid):
         raise ValueError(f"start must be {game.k} contributions in [0, {game.grid}], got {m.tolist()}")
     seen = {tuple(m)}

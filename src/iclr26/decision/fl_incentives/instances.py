@@ -25,6 +25,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int, check_probability
+
 __all__ = [
     "Instance",
     "halfspace_instance",
@@ -39,13 +41,29 @@ CERT_TOL = 1e-9  # relative slack of the union-bound certificate (float round-of
 
 
 def _rng(rng: np.random.Generator | int) -> np.random.Generator:
-    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    """`rng` itself, or a generator seeded by it (an int >= 0)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    return np.random.default_rng(check_int("rng (a numpy Generator or an int seed)", rng, low=0))
 
 
 def _unit_interval(name: str, value: float) -> float:
-    if not (isinstance(value, (int, float)) and 0.0 < float(value) < 1.0):
-        raise ValueError(f"{name} must lie in the open interval (0, 1), got {value!r}")
-    return float(value)
+    return check_float(name, value, 0.0, 1.0, low_open=True, high_open=True)
+
+
+def floats(name: str, x: object, what: str) -> np.ndarray:
+    """`x` as a float array; a ValueError naming `name` and `what` is expected when it does not convert."""
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {what}, got {x!r}") from None
+
+
+def check_instance(inst: object, name: str = "inst") -> Instance:
+    """`inst` when it is an :class:`Instance` (TypeError otherwise)."""
+    if not isinstance(inst, Instance):
+        raise TypeError(f"{name} must be an Instance, got {type(inst).__name__}")
+    return inst
 
 
 class Instance:
@@ -83,16 +101,22 @@ class Instance:
     ) -> None:
         self.delta = _unit_interval("delta", delta)
         self.epsilon = _unit_interval("epsilon", epsilon)
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
         H = np.asarray(H)
         if H.ndim != 2 or H.shape[0] < 1 or H.shape[1] < 1:
             raise ValueError(f"H must be a non-empty (n_hypotheses, n_points) array, got shape {H.shape}")
+        if not np.isin(H, (0, 1)).all():
+            raise ValueError("H must hold 0/1 labels (one row per hypothesis)")
         h_star = np.asarray(h_star)
         if h_star.shape != (H.shape[1],):
             raise ValueError(f"h_star must have shape ({H.shape[1]},) like a row of H, got {h_star.shape}")
+        if not np.isin(h_star, (0, 1)).all():
+            raise ValueError(f"h_star must hold 0/1 labels, got {h_star.tolist()}")
         matches = np.flatnonzero((H == h_star).all(axis=1))
         if matches.size == 0:
             raise ValueError("h_star is not a row of H: the instance must be realizable by a hypothesis in H")
-        D = np.asarray(D, dtype=float)
+        D = floats("D", D, f"a (k, {H.shape[1]}) array of probabilities")
         if D.ndim != 2 or D.shape[1] != H.shape[1] or D.shape[0] < 1:
             raise ValueError(f"D must have shape (k, {H.shape[1]}), got {D.shape}")
         if not np.all(np.isfinite(D)) or np.any(D < 0):
@@ -102,7 +126,7 @@ class Instance:
         if off.size:
             i = int(off[0])
             raise ValueError(f"each row of D must sum to 1: D[{i}] sums to {sums[i]:.6g}")
-        c = np.asarray(c, dtype=float)
+        c = floats("c", c, f"({D.shape[0]},) nonnegative costs")
         if c.shape != (D.shape[0],):
             raise ValueError(f"c must have shape ({D.shape[0]},), one cost per agent, got {c.shape}")
         if not np.all(np.isfinite(c)) or np.any(c < 0):
@@ -176,14 +200,18 @@ class Instance:
 
     def with_report(self, agent: int, D_i: np.ndarray | Sequence[float]) -> Instance:
         """The instance as the planner sees it when `agent` reports the marginal `D_i` (others truthful)."""
-        if not 0 <= agent < self.k:
-            raise ValueError(f"agent must lie in [0, {self.k}), got {agent}")
+        check_int(f"agent (in [0, {self.k}))", agent, 0, self.k - 1)
+        D_i = floats("D_i", D_i, f"({self.n_points},) probabilities")
+        if D_i.shape != (self.n_points,):
+            raise ValueError(
+                f"D_i must have shape ({self.n_points},), one probability per point, got {D_i.shape}"
+            )
         D = self.D.copy()
-        D[agent] = np.asarray(D_i, dtype=float)
+        D[agent] = D_i
         return Instance(self.H, self.h_star, D, self.c, self.delta, self.epsilon, self.name)
 
     def _check_m(self, m: np.ndarray | Sequence[float]) -> np.ndarray:
-        m = np.asarray(m, dtype=float)
+        m = floats("m", m, f"{self.k} finite nonnegative sample counts")
         if m.shape != (self.k,) or np.any(m < 0) or not np.all(np.isfinite(m)):
             raise ValueError(f"m must be {self.k} finite nonnegative sample counts, got {m.tolist()}")
         return m
@@ -196,15 +224,13 @@ class Instance:
 
 
 def _costs(rng: np.random.Generator, k: int, cost_range: tuple[float, float]) -> np.ndarray:
-    lo, hi = cost_range
+    if isinstance(cost_range, (str, bytes)) or not hasattr(cost_range, "__len__") or len(cost_range) != 2:
+        raise ValueError(f"cost_range must be a pair (low, high), got {cost_range!r}")
+    lo = check_float("cost_range low", cost_range[0])
+    hi = check_float("cost_range high", cost_range[1])
     if not 0 < lo <= hi:
         raise ValueError(f"cost_range must satisfy 0 < low <= high, got {cost_range}")
     return np.exp(rng.uniform(math.log(lo), math.log(hi), size=k))  # log-uniform unit costs
-
-
-def _check_k(k: int) -> None:
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be an int >= 1, got {k!r}")
 
 
 def threshold_instance(
@@ -227,7 +253,9 @@ def threshold_instance(
     >>> inst.n_hypotheses, inst.n_points, inst.k
     (41, 40, 3)
     """
-    _check_k(k)
+    check_int("k", k, low=1)
+    check_int("n_points", n_points, low=1)
+    check_probability("floor", floor)
     rng = _rng(rng)
     x = np.arange(n_points)
     H = (x[None, :] >= np.arange(n_points + 1)[:, None]).astype(np.int8)  # row t: 1[x >= t]
@@ -256,9 +284,10 @@ def random_labeling_instance(
     >>> inst.a.shape[0], inst.n_hypotheses
     (5, 50)
     """
-    _check_k(k)
-    if alpha <= 0:
-        raise ValueError(f"alpha must be positive, got {alpha}")
+    check_int("k", k, low=1)
+    check_int("n_hypotheses", n_hypotheses, low=1)
+    check_int("n_points", n_points, low=1)
+    check_float("alpha", alpha, low=0.0, low_open=True)
     rng = _rng(rng)
     H = rng.integers(0, 2, size=(n_hypotheses, n_points), dtype=np.int8)
     D = rng.dirichlet(np.full(n_points, alpha), size=k)
@@ -286,7 +315,10 @@ def halfspace_instance(
     >>> halfspace_instance(2, rng=0, n_hypotheses=30, grid=5).n_points
     25
     """
-    _check_k(k)
+    check_int("k", k, low=1)
+    check_int("n_hypotheses", n_hypotheses, low=1)
+    check_int("grid", grid, low=2)
+    check_probability("floor", floor)
     rng = _rng(rng)
     side = np.linspace(-1.0, 1.0, grid)
     X = np.stack(np.meshgrid(side, side), axis=-1).reshape(-1, 2)
@@ -315,14 +347,15 @@ def pos_family_instance(n: int, N: int, M: float, delta: float = 0.05, epsilon: 
     >>> inst.bad.astype(int).tolist()
     [[0, 1, 0], [0, 0, 1]]
     """
+    check_int("n", n, low=1)
+    check_int("N", N, low=1)
+    M = check_float("M", M, low=0.0, low_open=True)
     r = math.log(1.0 / _unit_interval("delta", delta))
     textbook = r / -math.log1p(-_unit_interval("epsilon", epsilon))
     if not (1 <= n < textbook <= N):
         raise ValueError(
             f"need 1 <= n < ln(1/delta)/(-ln(1-epsilon)) = {textbook:.3g} <= N, got n={n}, N={N}"
         )
-    if M <= 0:
-        raise ValueError(f"M must be positive, got {M}")
     H = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=np.int8)
     p1, q1, q2 = -math.expm1(-r / n), -math.expm1(-r / N), -math.expm1(-r / n)  # d = 1 - exp(-a)
     D = np.array([[p1, q1, 1 - p1 - q1], [0.0, q2, 1 - q2]])

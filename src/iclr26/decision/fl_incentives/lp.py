@@ -20,6 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
+from iclr26.checks import check_float
+from iclr26.decision.fl_incentives.instances import floats
+
 __all__ = ["Allocation", "integer_optimum", "lower_bound", "round_up", "solve_allocation"]
 
 SNAP = 1e-9  # LP values within SNAP of an integer count as that integer before rounding up
@@ -38,17 +41,22 @@ def _check(
     c: np.ndarray | Sequence[float],
     rhs: float | np.ndarray | Sequence[float],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    a = np.asarray(a, dtype=float)
-    if a.ndim != 2:
-        raise ValueError(f"a must be a (k, n_rows) matrix of a_j(h), got shape {a.shape}")
+    a = floats("a", a, "a (k, n_rows) matrix of exponents a_j(h)")
+    if a.ndim != 2 or a.shape[0] < 1:
+        raise ValueError(f"a must be a (k, n_rows) matrix of a_j(h) with k >= 1 agents, got shape {a.shape}")
     if not np.all(np.isfinite(a)) or np.any(a < 0):
         raise ValueError("a must hold finite nonnegative exponents a_j(h) = -ln(1 - d_j(h))")
-    c = np.asarray(c, dtype=float)
+    c = floats("c", c, f"({a.shape[0]},) nonnegative costs")
     if c.shape != (a.shape[0],):
         raise ValueError(f"c must have shape ({a.shape[0]},), one cost per row of a, got {c.shape}")
     if not np.all(np.isfinite(c)) or np.any(c < 0):
         raise ValueError(f"c must hold finite nonnegative costs, got {c.tolist()}")
-    rhs = np.broadcast_to(np.asarray(rhs, dtype=float), (a.shape[1],)).copy()
+    rhs = floats("rhs", rhs, f"a scalar or ({a.shape[1]},) right-hand sides")
+    if rhs.ndim > 1 or rhs.size not in (1, a.shape[1]):
+        raise ValueError(
+            f"rhs must be a scalar or have shape ({a.shape[1]},), one per column of a, got {rhs.shape}"
+        )
+    rhs = np.broadcast_to(rhs, (a.shape[1],)).copy()
     if not np.all(np.isfinite(rhs)):
         raise ValueError("rhs must be finite")
     dead = np.flatnonzero((a.max(axis=0, initial=0.0) <= 0) & (rhs > 0))
@@ -83,6 +91,8 @@ def solve_allocation(
     ([1.0, 2.0], 3.0)
     """
     a, c, rhs = _check(a, c, rhs)
+    if not isinstance(integer, (bool, np.bool_)):
+        raise TypeError(f"integer must be a bool, got {integer!r}")
     if integer:
         return integer_optimum(a, c, rhs)
     keep = rhs > 0
@@ -109,6 +119,7 @@ def integer_optimum(
     3.0
     """
     a, c, rhs = _check(a, c, rhs)
+    check_float("time_limit (seconds)", time_limit, low=0.0, low_open=True, finite=False)
     keep = rhs > 0
     if not keep.any():
         return Allocation(np.zeros(a.shape[0], dtype=int), 0.0)
@@ -143,7 +154,9 @@ def round_up(
     >>> round_up([0.2, 3.0000000001, 2.0]).tolist()
     [1, 3, 2]
     """
-    m = np.asarray(m, dtype=float)
+    m = floats("m", m, "finite nonnegative sample counts")
+    if m.ndim != 1:
+        raise ValueError(f"m must be a 1-D array of sample counts (one per agent), got shape {m.shape}")
     if np.any(m < -SNAP) or not np.all(np.isfinite(m)):
         raise ValueError(f"m must hold finite nonnegative sample counts, got {m.tolist()}")
     out = np.ceil(m - SNAP).clip(min=0).astype(int)
@@ -171,6 +184,5 @@ def lower_bound(
     >>> round(lower_bound([[1.0]], c=[2.0], delta=0.05), 4)     # 2 ln 20
     5.9915
     """
-    if not 0.0 < delta < 1.0:
-        raise ValueError(f"delta must lie in the open interval (0, 1), got {delta!r}")
+    delta = check_float("delta", delta, 0.0, 1.0, low_open=True, high_open=True)
     return solve_allocation(a, c, math.log(1.0 / delta)).cost

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
 from iclr26.decision.fl_incentives.baselines import lp_plan
 from iclr26.decision.fl_incentives.game import required_contribution
-from iclr26.decision.fl_incentives.instances import Instance
+from iclr26.decision.fl_incentives.instances import Instance, _rng, check_instance, floats
 
 __all__ = [
     "PAYMENT_RULES",
@@ -43,13 +44,27 @@ PaymentRule = Callable[[Instance, np.ndarray], np.ndarray]
 GAIN_TOL = 1e-9  # a misreport is profitable when it gains more than this (utilities are O(1) to O(100))
 
 
+def _per_agent(inst: Instance, x: np.ndarray, name: str, what: str) -> np.ndarray:
+    """`x` as a (k,) finite float array (one entry per agent of `inst`)."""
+    arr = floats(name, x, f"{inst.k} {what}")
+    if arr.shape != (inst.k,) or not np.all(np.isfinite(arr)):
+        raise ValueError(
+            f"{name} must be {inst.k} finite {what} (one per agent), got {np.asarray(x).tolist()}"
+        )
+    return arr
+
+
 def pwyc_payments(report: Instance, m: np.ndarray) -> np.ndarray:
     """p_j = c_j m_j: each agent is reimbursed exactly its own sample cost (contribution-based)."""
+    check_instance(report, "report")
+    report._check_m(m)
     return report.c * m
 
 
 def marginal_benefit_payments(report: Instance, m: np.ndarray) -> np.ndarray:
     """p_j = sum_{i != j} c_i [g_i(m_{-i} without j) - g_i(m_{-i})], on the reported a_j(h) and B_i."""
+    check_instance(report, "report")
+    report._check_m(m)
     k = report.k
     without = np.repeat(np.asarray(m)[None, :], k + 1, axis=0)  # row j < k: m without agent j; row k: m
     without[np.arange(k), np.arange(k)] = 0
@@ -99,6 +114,9 @@ def marginal_benefit_rule(report: Instance) -> tuple[np.ndarray, np.ndarray]:
 
 def agent_utility(inst: Instance, agent: int, m: np.ndarray, payments: np.ndarray) -> float:
     """payoff_agent (deterministic union-bound certificate on the true instance) - c m + payment."""
+    check_instance(inst)
+    check_int(f"agent (in [0, {inst.k}))", agent, 0, inst.k - 1)
+    _per_agent(inst, payments, "payments", "payments")
     payoff = float(inst.certified(m)[agent])
     return payoff - float(inst.c[agent] * m[agent]) + float(payments[agent])
 
@@ -112,8 +130,12 @@ def perturb_report(D_i: np.ndarray, rng: np.random.Generator, scale: float = 2.0
     >>> bool(np.isclose(r.sum(), 1.0) and np.all(r > 0))
     True
     """
-    if scale <= 0:
-        raise ValueError(f"scale must be positive, got {scale}")
+    check_float("scale", scale, low=0.0, low_open=True)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    D_i = floats("D_i", D_i, "a 1-D probability vector")
+    if D_i.ndim != 1 or not np.all(np.isfinite(D_i)) or np.any(D_i < 0) or not D_i.sum() > 0:
+        raise ValueError(f"D_i must be a 1-D vector of finite nonnegative probabilities, got {D_i.tolist()}")
     sigma = rng.uniform(0.0, scale)
     out = D_i * np.exp(sigma * rng.standard_normal(D_i.shape))
     return out / out.sum()
@@ -156,10 +178,16 @@ def misreport_search(
     >>> res["PWYC"].n_profitable
     0
     """
-    if not isinstance(n_reports, (int, np.integer)) or n_reports < 1:
-        raise ValueError(f"n_reports must be an int >= 1, got {n_reports!r}")
+    check_instance(inst)
+    check_int(f"agent (in [0, {inst.k}))", agent, 0, inst.k - 1)
+    check_int("n_reports", n_reports, low=1)
+    check_float("scale", scale, low=0.0, low_open=True)
     rules = PAYMENT_RULES if rules is None else rules
-    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    if not isinstance(rules, Mapping) or not rules or not all(callable(pay) for pay in rules.values()):
+        raise ValueError(
+            f"rules must be a non-empty mapping of names to payment rules (callables), got {rules!r}"
+        )
+    rng = _rng(rng)
     m_true = lp_plan(inst).m
     truthful = {name: agent_utility(inst, agent, m_true, pay(inst, m_true)) for name, pay in rules.items()}
     gains = {name: np.empty(n_reports) for name in rules}

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import beta
 
-from iclr26.decision.fl_incentives.instances import Instance
+from iclr26.checks import check_float, check_int
+from iclr26.decision.fl_incentives.instances import Instance, _rng, check_instance, floats
 
 __all__ = ["FailureEstimate", "clopper_pearson", "simulate_failures"]
 
@@ -33,11 +34,16 @@ def clopper_pearson(x: int | np.ndarray, n: int, level: float = 0.95) -> tuple[n
     >>> float(lo), round(float(hi), 4)
     (0.0, 0.0362)
     """
-    if not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be an int >= 1, got {n!r}")
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
+    check_int("n", n, low=1)
+    check_float("level", level, 0.0, 1.0, low_open=True, high_open=True)
     x = np.asarray(x)
+    if (
+        x.dtype == bool
+        or not np.issubdtype(x.dtype, np.number)
+        or not np.all(np.isfinite(x))
+        or np.any(x % 1)
+    ):
+        raise ValueError(f"x must be integer success counts in [0, n={n}], got {x.tolist()}")
     if np.any(x < 0) or np.any(x > n):
         raise ValueError(f"x must lie in [0, n={n}], got {x.tolist()}")
     alpha = 1.0 - level
@@ -53,6 +59,19 @@ class FailureEstimate:
     failures: np.ndarray
     n_draws: int
     level: float = 0.95
+
+    def __post_init__(self) -> None:
+        check_int("n_draws", self.n_draws, low=1)
+        check_float("level", self.level, 0.0, 1.0, low_open=True, high_open=True)
+        failures = np.asarray(self.failures)
+        if (
+            not np.issubdtype(failures.dtype, np.integer)
+            or np.any(failures < 0)
+            or np.any(failures > self.n_draws)
+        ):
+            raise ValueError(
+                f"failures must be integer counts in [0, n_draws={self.n_draws}], got {failures.tolist()}"
+            )
 
     @property
     def rate(self) -> np.ndarray:
@@ -90,12 +109,14 @@ def simulate_failures(
     >>> bool(np.all(est.rate < 0.1))
     True
     """
-    m = np.asarray(m)
+    check_instance(inst)
+    m = floats("m", m, f"{inst.k} nonnegative integer sample counts")
     if m.shape != (inst.k,) or np.any(m < 0) or not np.all(np.equal(np.mod(m, 1), 0)):
         raise ValueError(f"m must be {inst.k} nonnegative integer sample counts, got {m.tolist()}")
-    if not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise ValueError(f"n_draws must be an int >= 1, got {n_draws!r}")
-    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    check_int("n_draws", n_draws, low=1)
+    check_float("level", level, 0.0, 1.0, low_open=True, high_open=True)
+    check_int("chunk", chunk, low=1)
+    rng = _rng(rng)
     m = m.astype(np.int64)
     dis = inst.disagree.T.astype(np.float32)  # (n_x, n_h)
     bad = inst.bad.T.astype(np.float32)  # (n_h, k)

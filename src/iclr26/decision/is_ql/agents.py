@@ -17,11 +17,13 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import gymnasium as gym
 import numpy as np
 import torch
 from gymnasium import spaces
 
-from iclr26.decision.is_ql.networks import SharedHeadQNet, shift_head_rows_
+from iclr26.checks import check_float, check_int, check_probability, check_tensor
+from iclr26.decision.is_ql.networks import SharedHeadQNet, _check_bool, _check_hidden, shift_head_rows_
 from iclr26.harness.progress import track
 from iclr26.lab.rl import (
     Ensemble,
@@ -34,12 +36,6 @@ from iclr26.lab.rl import (
 )
 
 __all__ = ["DQN", "ISDQN", "TargetFreeDQN", "TrainResult", "ValueAgent", "train"]
-
-
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
 
 
 def _member_seed(seed: int, j: int) -> int:
@@ -83,15 +79,17 @@ class ValueAgent:
             )
         if not isinstance(observation_space, spaces.Box) or len(observation_space.shape) != 1:
             raise ValueError(f"observation_space must be a 1-D gymnasium Box, got {observation_space!r}")
-        _check_int("n_members", n_members, 1)
-        if not lr > 0:
-            raise ValueError(f"lr must be > 0, got {lr!r}")
-        if not 0.0 <= gamma <= 1.0:
-            raise ValueError(f"gamma must lie in [0, 1], got {gamma!r}")
+        check_int("n_members", n_members, low=1)
+        check_float("lr", lr, low=0.0, low_open=True)
+        check_float("adam_eps", adam_eps, low=0.0)
+        check_probability("gamma", gamma)
+        check_int("seed", seed, low=0)
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+            raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
         self.obs_dim = int(observation_space.shape[0])
         self.n_actions = int(action_space.n)
         self.n_members, self.gamma, self.dtype = n_members, float(gamma), dtype
-        self.hidden, self.layer_norm = tuple(hidden), layer_norm
+        self.hidden, self.layer_norm = _check_hidden(hidden), _check_bool("layer_norm", layer_norm)
         members = []
         for j in range(n_members):
             with torch.random.fork_rng(devices=[]):
@@ -108,9 +106,12 @@ class ValueAgent:
     def stacked(self, ensemble: Ensemble | None = None) -> dict[str, torch.Tensor]:
         """The stacked (n_members, ...) parameters of ``ensemble`` (default: the online nets) by name."""
         ens = self.online if ensemble is None else ensemble
+        if not isinstance(ens, Ensemble):
+            raise TypeError(f"ensemble must be None or an Ensemble, got {type(ens).__name__}")
         return dict(ens.named_stacked())
 
     def _check_obs(self, obs: torch.Tensor, name: str) -> None:
+        check_tensor(name, obs, floating=True, finite=True)
         if obs.ndim != 3 or obs.shape[0] != self.n_members or obs.shape[2] != self.obs_dim:
             raise ValueError(
                 f"{name} must have shape (n_members={self.n_members}, batch, obs_dim={self.obs_dim}), "
@@ -118,11 +119,26 @@ class ValueAgent:
             )
 
     def _batch(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, ...]:
+        missing = {"obs", "next_obs", "actions", "rewards", "terminated"} - set(
+            batch if isinstance(batch, dict) else ()
+        )
+        if not isinstance(batch, dict) or missing:
+            raise ValueError(
+                "batch must be a dict with obs, next_obs, actions, rewards and terminated"
+                + (
+                    f"; missing {sorted(missing)}"
+                    if isinstance(batch, dict)
+                    else f", got {type(batch).__name__}"
+                )
+            )
         obs = torch.as_tensor(batch["obs"], dtype=self.dtype)
         next_obs = torch.as_tensor(batch["next_obs"], dtype=self.dtype)
         self._check_obs(obs, "batch['obs']")
         self._check_obs(next_obs, "batch['next_obs']")
-        actions = torch.as_tensor(batch["actions"], dtype=torch.long)
+        raw_actions = torch.as_tensor(batch["actions"])
+        if raw_actions.is_floating_point() or raw_actions.is_complex() or raw_actions.dtype == torch.bool:
+            raise TypeError(f"batch['actions'] must hold integer actions, got {raw_actions.dtype}")
+        actions = raw_actions.to(torch.long)
         rewards = torch.as_tensor(batch["rewards"], dtype=self.dtype)
         terminated = torch.as_tensor(batch["terminated"], dtype=self.dtype)
         if (
@@ -131,15 +147,35 @@ class ValueAgent:
             or terminated.shape != obs.shape[:2]
         ):
             raise ValueError("batch actions, rewards and terminated must have shape (n_members, batch)")
+        bad = torch.stack(
+            [
+                ((actions < 0) | (actions >= self.n_actions)).any(),
+                ~torch.isfinite(rewards).all(),
+                ((terminated != 0) & (terminated != 1)).any(),
+            ]
+        ).tolist()
+        if bad[0]:
+            raise ValueError(
+                f"batch['actions'] must lie in [0, n_actions={self.n_actions}), got values in "
+                f"[{int(actions.min())}, {int(actions.max())}]"
+            )
+        if bad[1]:
+            raise ValueError("batch['rewards'] must be finite, but holds NaN or infinite values")
+        if bad[2]:
+            raise ValueError("batch['terminated'] must hold 0/1 flags")
         return obs, actions, rewards, next_obs, terminated
 
     def acting_q(self, obs: np.ndarray | torch.Tensor) -> torch.Tensor:
         """Q-values used to act, (n_members, n_actions), for one observation per member."""
-        x = torch.as_tensor(np.asarray(obs), dtype=self.dtype)
+        arr = np.asarray(obs)
+        if not np.issubdtype(arr.dtype, np.number):
+            raise TypeError(f"obs must hold numbers, got dtype {arr.dtype}")
+        x = torch.as_tensor(arr, dtype=self.dtype)
         if x.shape != (self.n_members, self.obs_dim):
             raise ValueError(
                 f"obs must have shape (n_members={self.n_members}, obs_dim={self.obs_dim}), got {tuple(x.shape)}"
             )
+        check_tensor("obs", x, finite=True)
         with torch.no_grad():
             q = self.online(x[:, None])[:, 0]  # (N, heads, A)
         if self.K == 0:
@@ -151,6 +187,8 @@ class ValueAgent:
 
     def act(self, obs: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
         """Epsilon-greedy actions (n_members,) for observations (n_members, obs_dim)."""
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         return epsilon_greedy(self.acting_q(obs), epsilon, rng)
 
     def losses(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -192,7 +230,7 @@ class DQN(ValueAgent):
 
     def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, *, target_update: int = 500,
                  **kwargs) -> None:  # fmt: skip
-        self.target_update = _check_int("target_update", target_update, 1)
+        self.target_update = check_int("target_update", target_update, low=1)
         super().__init__(observation_space, action_space, **kwargs)
         self.target = copy.deepcopy(self.online)
         self.target.requires_grad_(False)
@@ -226,9 +264,9 @@ class ISDQN(ValueAgent):
 
     def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, *, K: int = 4,
                  target_update: int = 500, shared_trunk: bool = True, seed: int = 0, **kwargs) -> None:  # fmt: skip
-        self.K = _check_int("K", K, 1)
-        self.target_update = _check_int("target_update", target_update, 1)
-        self.shared_trunk = bool(shared_trunk)
+        self.K = check_int("K", K, low=1)
+        self.target_update = check_int("target_update", target_update, low=1)
+        self.shared_trunk = _check_bool("shared_trunk", shared_trunk)
         super().__init__(observation_space, action_space, seed=seed, **kwargs)
         self.head_rng = np.random.default_rng([seed, 7919])
         self.frozen: Ensemble | None = None
@@ -241,6 +279,7 @@ class ISDQN(ValueAgent):
 
     def all_q(self, obs: torch.Tensor) -> torch.Tensor:
         """Q-values of every head, (n_members, batch, K+1, n_actions)."""
+        self._check_obs(obs, "obs")
         return self.online(obs)
 
     def targets(self, batch: dict[str, torch.Tensor], q_next: torch.Tensor | None = None) -> torch.Tensor:
@@ -300,7 +339,16 @@ class TrainResult:
         """Mean return of the episodes ending in each of ``n_points`` equal windows (carried forward when a
         window has none; windows before the first ending take its return, and a member that finished no
         episode takes the return so far of its running one): x (n_points,), y (n_members, n_points)."""
-        _check_int("n_points", n_points, 1)
+        check_int("n_points", n_points, low=1)
+        check_int("steps", self.steps, low=1)
+        if not self.unfinished and any(not eps for eps in self.episodes):
+            raise ValueError(
+                "every member needs a finished episode or an unfinished return (unfinished) to plot"
+            )
+        for j, eps in enumerate(self.episodes):
+            for end, ret in eps:
+                check_int(f"episodes[{j}] end step (in [1, steps={self.steps}])", end, 1, self.steps)
+                check_float(f"episodes[{j}] return", ret)
         edges = np.linspace(0, self.steps, n_points + 1)
         y = np.full((len(self.episodes), n_points), np.nan)
         for j, eps in enumerate(self.episodes):
@@ -340,8 +388,20 @@ def train(
     ``(seed, 1)``. The true last observation of an ending episode is stored as ``next_obs``; truncation is not
     termination.
     """
-    _check_int("steps", steps, 1)
-    _check_int("warmup", warmup, 1)
+    if not isinstance(agent, ValueAgent):
+        raise TypeError(f"agent must be a ValueAgent (DQN, TargetFreeDQN, ISDQN), got {type(agent).__name__}")
+    if not isinstance(env_id, str) or env_id not in gym.registry:
+        raise ValueError(f"env_id must be a registered gymnasium environment id, got {env_id!r}")
+    check_int("steps", steps, low=1)
+    check_int("seed", seed, low=0)
+    check_int("warmup", warmup, low=1)
+    check_int("buffer_size (at least warmup)", buffer_size, low=warmup)
+    check_int("batch_size", batch_size, low=1)
+    check_probability("eps_start", eps_start)
+    check_probability("eps_end", eps_end)
+    check_int("eps_decay", eps_decay, low=1)
+    if not isinstance(description, str):
+        raise TypeError(f"description must be a str, got {type(description).__name__}")
     n = agent.n_members
     venv, obs = make_vector_env(env_id, n, seed)
     if venv.single_observation_space.shape != (agent.obs_dim,):

@@ -7,25 +7,33 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from iclr26.checks import check_int, check_tensor
+
 __all__ = ["SharedHeadQNet", "mlp_trunk", "shift_head_rows_"]
 
 
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+def _check_hidden(hidden: Sequence[int]) -> tuple[int, ...]:
+    if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence):
+        raise TypeError(f"hidden must be a sequence of layer widths, got {hidden!r}")
+    if not hidden:
+        raise ValueError("hidden must list at least one layer width")
+    return tuple(check_int("hidden width", h, low=1) for h in hidden)
+
+
+def _check_bool(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
     return value
 
 
 def mlp_trunk(obs_dim: int, hidden: Sequence[int], layer_norm: bool = False) -> nn.Sequential:
     """ReLU MLP feature extractor ``obs_dim -> hidden[0] -> ... -> hidden[-1]`` (optional LayerNorm per layer)."""
-    _check_int("obs_dim", obs_dim, 1)
-    hidden = tuple(hidden)
-    if not hidden:
-        raise ValueError("hidden must list at least one layer width")
+    check_int("obs_dim", obs_dim, low=1)
+    hidden = _check_hidden(hidden)
+    _check_bool("layer_norm", layer_norm)
     layers: list[nn.Module] = []
     width = obs_dim
     for h in hidden:
-        _check_int("hidden width", h, 1)
         layers.append(nn.Linear(width, h))
         if layer_norm:
             layers.append(nn.LayerNorm(h))
@@ -41,7 +49,11 @@ def shift_head_rows_(weight: torch.Tensor, bias: torch.Tensor, n_heads: int, n_a
     ``weight`` has shape (..., n_heads * n_actions, d) and ``bias`` (..., n_heads * n_actions); any leading axes
     (e.g. the member axis of a stacked ensemble) are shifted together.
     """
-    if weight.shape[-2] != n_heads * n_actions or bias.shape[-1] != n_heads * n_actions:
+    check_tensor("weight", weight, floating=True)
+    check_tensor("bias", bias, floating=True)
+    check_int("n_heads", n_heads, low=1)
+    check_int("n_actions", n_actions, low=1)
+    if weight.ndim < 2 or weight.shape[-2] != n_heads * n_actions or bias.shape[-1] != n_heads * n_actions:
         raise ValueError(
             f"weight/bias must hold n_heads * n_actions = {n_heads * n_actions} rows, got "
             f"{tuple(weight.shape)} and {tuple(bias.shape)}"
@@ -76,9 +88,9 @@ class SharedHeadQNet(nn.Module):
         layer_norm: bool = False,
     ) -> None:
         super().__init__()
-        self.obs_dim = _check_int("obs_dim", obs_dim, 1)
-        self.n_actions = _check_int("n_actions", n_actions, 1)
-        self.K = _check_int("K", K, 0)
+        self.obs_dim = check_int("obs_dim", obs_dim, low=1)
+        self.n_actions = check_int("n_actions", n_actions, low=1)
+        self.K = check_int("K", K, low=0)
         self.trunk = mlp_trunk(obs_dim, hidden, layer_norm)
         self.feature_dim = int(tuple(hidden)[-1])
         self.head = nn.Linear(self.feature_dim, (K + 1) * n_actions)
@@ -90,7 +102,8 @@ class SharedHeadQNet(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Q-values of every head: obs (..., obs_dim) -> (..., K+1, n_actions)."""
-        if obs.shape[-1] != self.obs_dim:
+        check_tensor("obs", obs, floating=True)
+        if obs.ndim < 1 or obs.shape[-1] != self.obs_dim:
             raise ValueError(f"obs must end with obs_dim = {self.obs_dim}, got shape {tuple(obs.shape)}")
         out = self.head(self.trunk(obs))
         return out.unflatten(-1, (self.n_heads, self.n_actions))

@@ -19,8 +19,7 @@ import math
 from abc import ABC, abstractmethod
 from typing import Any
 
-import numpy as np
-
+from iclr26.checks import check_float, check_int
 from iclr26.decision.l2fob.envs import AuctionOutcome
 from iclr26.decision.l2fob.oracles import check_grid
 
@@ -29,12 +28,19 @@ __all__ = ["Bidder", "Ledger", "check_bidding_args"]
 
 def check_bidding_args(B: float, T: int, gamma: float) -> None:
     """Raise ValueError naming the argument when B <= 0, T < 1 or gamma <= 0."""
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise ValueError(f"T must be an int >= 1, got {T!r}")
-    if not (isinstance(B, (int, float, np.number)) and math.isfinite(B) and B > 0):
-        raise ValueError(f"B must be a finite budget > 0, got {B!r}")
-    if not (isinstance(gamma, (int, float, np.number)) and math.isfinite(gamma) and gamma > 0):
-        raise ValueError(f"gamma must be a finite ROI target > 0, got {gamma!r}")
+    check_int("T", T, low=1)
+    check_float("B (the budget)", B, low=0.0, low_open=True)
+    check_float("gamma (the ROI target)", gamma, low=0.0, low_open=True)
+
+
+def check_oracle(oracle: object) -> None:
+    """An oracle needs ``update(outcome)`` and ``estimate() -> WinRateEstimate`` (None: the bidder's default)."""
+    if oracle is not None and not (
+        callable(getattr(oracle, "update", None)) and callable(getattr(oracle, "estimate", None))
+    ):
+        raise TypeError(
+            f"oracle must be None or have update(outcome) and estimate() methods, got {type(oracle).__name__}"
+        )
 
 
 class Ledger:
@@ -51,6 +57,7 @@ class Ledger:
 
     def __init__(self, B: float, T: int, gamma: float, max_cost: float) -> None:
         check_bidding_args(B, T, gamma)
+        check_float("max_cost", max_cost, low=0.0)
         self.B, self.T, self.gamma, self.max_cost = float(B), int(T), float(gamma), float(max_cost)
         self.t = 0
         self.spent = 0.0
@@ -80,6 +87,12 @@ class Ledger:
 
     def record(self, outcome: AuctionOutcome) -> None:
         """Add one round's reward and cost; update V(t), its maximum and the stop round."""
+        if not isinstance(outcome, AuctionOutcome):
+            raise TypeError(f"outcome must be an AuctionOutcome, got {type(outcome).__name__}")
+        if self.t >= self.T:
+            raise ValueError(
+                f"the ledger already holds all T={self.T} rounds; a new horizon needs a new Ledger"
+            )
         self.t += 1
         self.spent += outcome.cost
         self.reward += outcome.reward
@@ -105,7 +118,7 @@ class Bidder(ABC):
 
     def bid(self, v: float) -> float:
         """The bid for value `v`: 0 after the hard stop, else the grid bid chosen by the method."""
-        v = float(v)
+        v = check_float("v", v)
         if not 0.0 <= v <= self.v_max:
             raise ValueError(f"v must lie in [0, v_max={self.v_max:g}], got {v!r}")
         if self.ledger.stopped:
@@ -116,6 +129,8 @@ class Bidder(ABC):
 
     def update(self, outcome: AuctionOutcome) -> None:
         """Record the round, run the method's learning step (if it bid), then update the oracle."""
+        if not isinstance(outcome, AuctionOutcome):
+            raise TypeError(f"outcome must be an AuctionOutcome, got {type(outcome).__name__}")
         self.ledger.record(outcome)
         if self._pending:
             self._learn(outcome)

@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from iclr26.decision.l2fob.accounting import Bidder
+from iclr26.checks import check_float
+from iclr26.decision.l2fob.accounting import Bidder, check_oracle
 from iclr26.decision.l2fob.envs import AuctionOutcome
 from iclr26.decision.l2fob.oracles import EmpiricalCDFOracle
 
@@ -31,9 +32,7 @@ __all__ = ["CoupledDualPacing", "TruncatedBidder", "WangDualPacing"]
 def _check_step(step: float | None, T: int) -> float:
     if step is None:
         return 1.0 / math.sqrt(T)
-    if not (isinstance(step, (int, float, np.number)) and math.isfinite(step) and step >= 0):
-        raise ValueError(f"step must be a finite step size >= 0 or None, got {step!r}")
-    return float(step)
+    return check_float("step (None or a step size)", step, low=0.0)
 
 
 class _DualPacing(Bidder):
@@ -51,6 +50,7 @@ class _DualPacing(Bidder):
         price_rule: str = "first",
         v_max: float = 1.0,
     ) -> None:
+        check_oracle(oracle)
         super().__init__(grid, B, T, gamma, oracle=None, v_max=v_max)
         self.step = _check_step(step, self.T)
         self.oracle = EmpiricalCDFOracle(self.grid, self.T, price_rule) if oracle is None else oracle

@@ -13,11 +13,12 @@ The environment follows gymnasium's shape: ``reset(seed)`` returns the first val
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+
+from iclr26.checks import check_choice, check_float, check_int
 
 __all__ = ["PRICE_RULES", "AuctionOutcome", "Distribution", "RepeatedAuction"]
 
@@ -44,6 +45,16 @@ class AuctionOutcome:
     reward: float
     cost: float
     highest_competing: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("value", "bid", "reward", "cost"):
+            check_float(f"outcome {name}", getattr(self, name), low=0.0)
+        if not isinstance(self.win, (bool, np.bool_)):
+            raise TypeError(f"outcome win must be a bool, got {self.win!r}")
+        if self.highest_competing is not None:
+            check_float(
+                "outcome highest_competing (None under partial feedback)", self.highest_competing, low=0.0
+            )
 
 
 def _check_distribution(dist: Any, name: str) -> None:
@@ -83,14 +94,11 @@ class RepeatedAuction:
         price_rule: str = "first",
         feedback: str = "full",
     ) -> None:
-        if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-            raise ValueError(f"T must be an int >= 1, got {T!r}")
+        check_int("T", T, low=1)
         _check_distribution(value_dist, "value_dist")
         _check_distribution(competitor_dist, "competitor_dist")
-        if price_rule not in PRICE_RULES:
-            raise ValueError(f"price_rule must be one of {PRICE_RULES}, got {price_rule!r}")
-        if feedback not in FEEDBACKS:
-            raise ValueError(f"feedback must be one of {FEEDBACKS}, got {feedback!r}")
+        check_choice("price_rule", price_rule, PRICE_RULES)
+        check_choice("feedback", feedback, FEEDBACKS)
         self.T = int(T)
         self.value_dist = value_dist
         self.competitor_dist = competitor_dist
@@ -102,7 +110,7 @@ class RepeatedAuction:
 
     def reset(self, seed: int | None = None) -> tuple[float, dict[str, Any]]:
         """Draw the T values and competing bids from `seed`; return the first value v_1 and an empty info."""
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(None if seed is None else check_int("seed (None or an int)", seed, low=0))
         self.values = np.asarray(self.value_dist.rvs(size=self.T, random_state=rng), dtype=float)
         self.competing = np.asarray(self.competitor_dist.rvs(size=self.T, random_state=rng), dtype=float)
         for name, draws in (("value_dist", self.values), ("competitor_dist", self.competing)):
@@ -117,9 +125,7 @@ class RepeatedAuction:
             raise RuntimeError("call reset() before step()")
         if self.t >= self.T:
             raise RuntimeError(f"the episode has ended after T={self.T} rounds; call reset()")
-        bid = float(bid)
-        if not math.isfinite(bid) or bid < 0:
-            raise ValueError(f"bid must be a finite number >= 0, got {bid!r}")
+        bid = check_float("bid", bid, low=0.0)
         v, d = float(self.values[self.t]), float(self.competing[self.t])
         win = bid >= d  # ties go to the bidder
         reward = v if win else 0.0  # r_t = v_t 1[b_t >= d_t]

@@ -24,6 +24,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.decision.l2fob.envs import PRICE_RULES
 from iclr26.decision.l2fob.oracles import check_grid
 
@@ -49,13 +50,25 @@ class FluidSolution:
         return self.policy @ self.grid
 
 
+def _check_cdf(values: Any, shape: tuple[int, ...]) -> np.ndarray:
+    win = np.asarray(values, dtype=float)
+    if win.shape != shape or not np.all((win >= 0) & (win <= 1)):
+        raise ValueError(f"cdf must return probabilities in [0, 1] of shape {shape}, got shape {win.shape}")
+    return win
+
+
 def expected_payment(grid: np.ndarray, cdf: Any, price_rule: str, n_quad: int = 4001) -> np.ndarray:
     """p(b) on the grid: b G(b) (first price) or b G(b) - int_0^b G(x) dx (second price, trapezoid rule)."""
-    win = np.asarray(cdf(grid), dtype=float)
+    grid = check_grid(grid)
+    if not callable(cdf):
+        raise TypeError(f"cdf must be a callable (the competing bid's CDF), got {type(cdf).__name__}")
+    check_choice("price_rule", price_rule, PRICE_RULES)
+    check_int("n_quad", n_quad, low=2)
+    win = _check_cdf(cdf(grid), grid.shape)
     if price_rule == "first":
         return grid * win
     x = np.linspace(0.0, float(grid[-1]), n_quad)
-    g = np.asarray(cdf(x), dtype=float)
+    g = _check_cdf(cdf(x), x.shape)
     integral = np.concatenate([[0.0], np.cumsum(0.5 * (g[1:] + g[:-1]) * np.diff(x))])
     return grid * win - np.interp(grid, x, integral)
 
@@ -89,17 +102,21 @@ def fluid_benchmark(
     (0.058, 0.01)
     """
     grid = check_grid(grid)
-    if not (math.isfinite(rho) and rho > 0):
-        raise ValueError(f"rho must be a finite budget per round > 0, got {rho!r}")
-    if not (math.isfinite(gamma) and gamma > 0):
-        raise ValueError(f"gamma must be a finite ROI target > 0, got {gamma!r}")
-    if price_rule not in PRICE_RULES:
-        raise ValueError(f"price_rule must be one of {PRICE_RULES}, got {price_rule!r}")
-    if isinstance(n_values, bool) or not isinstance(n_values, int) or n_values < 1:
-        raise ValueError(f"n_values must be an int >= 1, got {n_values!r}")
+    check_float("rho (the budget per round)", rho, low=0.0, low_open=True)
+    check_float("gamma (the ROI target)", gamma, low=0.0, low_open=True)
+    check_choice("price_rule", price_rule, PRICE_RULES)
+    check_int("n_values", n_values, low=1)
+    if not callable(getattr(value_dist, "ppf", None)):
+        raise TypeError(f"value_dist must have a ppf method (a scipy.stats distribution), got {value_dist!r}")
+    if not callable(getattr(competitor_dist, "cdf", None)):
+        raise TypeError(
+            f"competitor_dist must have a cdf method (a scipy.stats distribution), got {competitor_dist!r}"
+        )
     values = np.asarray(value_dist.ppf((np.arange(n_values) + 0.5) / n_values), dtype=float)
+    if values.shape != (n_values,) or not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ValueError("value_dist must have finite non-negative quantiles (values are >= 0)")
     weights = np.full(n_values, 1.0 / n_values)
-    win = np.asarray(competitor_dist.cdf(grid), dtype=float)  # G(b) = P(d <= b)
+    win = _check_cdf(competitor_dist.cdf(grid), grid.shape)  # G(b) = P(d <= b)
     pay = expected_payment(grid, competitor_dist.cdf, price_rule)
     reward = weights[:, None] * values[:, None] * win[None, :]  # w_i v_i G(b)
     cost = weights[:, None] * np.broadcast_to(pay, reward.shape)  # w_i p(b)

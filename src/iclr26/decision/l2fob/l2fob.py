@@ -29,11 +29,10 @@ Open details, exposed as switches (the paper PDF was not read; a secondary note 
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from iclr26.decision.l2fob.accounting import Bidder
+from iclr26.checks import check_float, check_int
+from iclr26.decision.l2fob.accounting import Bidder, check_oracle
 from iclr26.decision.l2fob.envs import AuctionOutcome
 from iclr26.decision.l2fob.oracles import EmpiricalCDFOracle
 
@@ -43,12 +42,6 @@ COST_BOUNDS: tuple[str, ...] = ("lower", "upper")
 POTENTIALS: tuple[str, ...] = ("quadratic",)
 QUEUE_MODES: tuple[str, ...] = ("clipped", "standard")
 MEAN_FIELDS: tuple[str, ...] = ("point", "buffer")
-
-
-def _check_eta(eta: float, name: str) -> float:
-    if not (isinstance(eta, (int, float, np.number)) and math.isfinite(eta) and eta >= 0):
-        raise ValueError(f"{name} must be a finite step size >= 0, got {eta!r}")
-    return float(eta)
 
 
 class L2FOB(Bidder):
@@ -109,8 +102,8 @@ class L2FOB(Bidder):
         v_max: float = 1.0,
         buffer_size: int = 1000,
     ) -> None:
-        self.eta_rho = _check_eta(eta_rho, "eta_rho")
-        self.eta_gam = _check_eta(eta_gam, "eta_gam")
+        self.eta_rho = check_float("eta_rho", eta_rho, low=0.0)
+        self.eta_gam = check_float("eta_gam", eta_gam, low=0.0)
         if potential not in POTENTIALS:
             raise ValueError(f"potential must be one of {POTENTIALS}, got {potential!r}")
         if queue_mode not in QUEUE_MODES:
@@ -119,8 +112,8 @@ class L2FOB(Bidder):
             raise ValueError(f"mean_field must be one of {MEAN_FIELDS}, got {mean_field!r}")
         if cost_bound not in COST_BOUNDS:
             raise ValueError(f"cost_bound must be one of {COST_BOUNDS}, got {cost_bound!r}")
-        if isinstance(buffer_size, bool) or not isinstance(buffer_size, int) or buffer_size < 1:
-            raise ValueError(f"buffer_size must be an int >= 1, got {buffer_size!r}")
+        check_int("buffer_size", buffer_size, low=1)
+        check_oracle(oracle)
         super().__init__(grid, B, T, gamma, oracle=None, v_max=v_max)
         self.oracle = EmpiricalCDFOracle(self.grid, self.T, price_rule, delta) if oracle is None else oracle
         self.potential, self.queue_mode, self.mean_field = potential, queue_mode, mean_field
@@ -152,6 +145,9 @@ class L2FOB(Bidder):
         `v_bar` is the value E_v is taken at in the ROI term (None: the point approximation, v_bar = v).
         Reads the current queues and the oracle; changes nothing.
         """
+        check_float("v", v, 0.0, self.v_max)
+        if v_bar is not None:
+            check_float("v_bar (None or a mean value)", v_bar, 0.0, self.v_max)
         est = self.oracle.estimate()
         win_hi = np.minimum(1.0, est.win + est.win_radius)
         r_hat = v * win_hi  # r_hat = v min(1, G_bar + eps)

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.decision.l2fob.envs import PRICE_RULES, AuctionOutcome
 
 __all__ = ["BanditWinRateOracle", "EmpiricalCDFOracle", "WinRateEstimate", "check_grid", "dkw_radius"]
@@ -40,9 +41,12 @@ def check_grid(grid: object, v_max: float | None = None) -> np.ndarray:
 
     With ``v_max=None`` only the lower end (>= 0) is checked.
     """
-    if v_max is not None and not (isinstance(v_max, (int, float)) and math.isfinite(v_max) and v_max > 0):
-        raise ValueError(f"v_max must be a finite number > 0, got {v_max!r}")
-    arr = np.asarray(grid, dtype=float)
+    if v_max is not None:
+        v_max = check_float("v_max", v_max, low=0.0, low_open=True)
+    try:
+        arr = np.asarray(grid, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"grid must be a 1-D array of at least 2 bids, got {grid!r}") from None
     if arr.ndim != 1 or arr.size < 2:
         raise ValueError(f"grid must be a 1-D array of at least 2 bids, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -55,12 +59,15 @@ def check_grid(grid: object, v_max: float | None = None) -> np.ndarray:
 
 
 def _check_common(T: int, price_rule: str, delta: float) -> None:
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise ValueError(f"T must be an int >= 1, got {T!r}")
-    if price_rule not in PRICE_RULES:
-        raise ValueError(f"price_rule must be one of {PRICE_RULES}, got {price_rule!r}")
-    if not 0.0 < delta < 1.0:
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    check_int("T", T, low=1)
+    check_choice("price_rule", price_rule, PRICE_RULES)
+    check_float("delta", delta, 0.0, 1.0, low_open=True, high_open=True)
+
+
+def _check_outcome(outcome: object) -> AuctionOutcome:
+    if not isinstance(outcome, AuctionOutcome):
+        raise TypeError(f"outcome must be an AuctionOutcome, got {type(outcome).__name__}")
+    return outcome
 
 
 def dkw_radius(n: int | np.ndarray, n_grid: int, T: int, delta: float) -> float | np.ndarray:
@@ -71,7 +78,15 @@ def dkw_radius(n: int | np.ndarray, n_grid: int, T: int, delta: float) -> float 
     >>> round(dkw_radius(100, 101, 10_000, 0.05) / dkw_radius(400, 101, 10_000, 0.05), 6)
     2.0
     """
-    n = np.asarray(n, dtype=float)
+    check_int("n_grid", n_grid, low=1)
+    check_int("T", T, low=1)
+    check_float("delta", delta, 0.0, 1.0, low_open=True, high_open=True)
+    try:
+        n = np.asarray(n, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"n must be sample counts >= 0, got {n!r}") from None
+    if not np.all(np.isfinite(n)) or np.any(n < 0):
+        raise ValueError(f"n must be finite sample counts >= 0, got {n.tolist()}")
     with np.errstate(divide="ignore"):
         eps = np.sqrt(math.log(2 * n_grid * T / delta) / (2 * n))  # eq. (DKW radius)
     return float(eps) if eps.ndim == 0 else eps
@@ -108,7 +123,7 @@ class EmpiricalCDFOracle:
 
     def update(self, outcome: AuctionOutcome) -> None:
         """Add the revealed highest competing bid d_t of `outcome` to the sample."""
-        d = outcome.highest_competing
+        d = _check_outcome(outcome).highest_competing
         if d is None:
             raise ValueError("EmpiricalCDFOracle needs full feedback: outcome.highest_competing is None")
         k = int(np.searchsorted(self.grid, d, side="left"))  # first grid bid b_k >= d (wins against d)
@@ -163,7 +178,7 @@ class BanditWinRateOracle:
 
     def update(self, outcome: AuctionOutcome) -> None:
         """Record the win bit and cost observed at the grid bid that was played."""
-        k = int(np.searchsorted(self.grid, outcome.bid))
+        k = int(np.searchsorted(self.grid, _check_outcome(outcome).bid))
         if k == self.grid.size or not math.isclose(self.grid[k], outcome.bid, rel_tol=0.0, abs_tol=1e-12):
             return
         self.pulls[k] += 1.0

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
 from iclr26.decision.l2fob.accounting import Bidder
 from iclr26.decision.l2fob.envs import RepeatedAuction
 
@@ -30,12 +31,22 @@ class Trajectory:
     stop_round: int
     queues: np.ndarray | None = None
 
+    def __post_init__(self) -> None:
+        shapes = {np.shape(self.bids), np.shape(self.rewards), np.shape(self.costs)}
+        if len(shapes) != 1 or len(next(iter(shapes))) != 1:
+            raise ValueError(
+                f"bids, rewards and costs must be 1-D arrays of one length T, got shapes {sorted(shapes)}"
+            )
+        if self.queues is not None and np.shape(self.queues) != (len(self.bids), 2):
+            raise ValueError(f"queues must be None or have shape (T, 2), got {np.shape(self.queues)}")
+
     def cumulative(self) -> tuple[np.ndarray, np.ndarray]:
         """(R_t, C_t): cumulative reward and spend after each round."""
         return np.cumsum(self.rewards), np.cumsum(self.costs)
 
     def violation(self, gamma: float) -> np.ndarray:
         """V(t) = max(0, gamma C_t - R_t) after each round."""
+        check_float("gamma (the ROI target)", gamma, low=0.0, low_open=True)
         reward, spend = self.cumulative()
         return np.maximum(0.0, gamma * spend - reward)
 
@@ -53,6 +64,11 @@ def run_bidder(env: RepeatedAuction, bidder: Bidder, seed: int) -> Trajectory:
     >>> bool(run.costs.sum() <= 1.0)
     True
     """
+    if not isinstance(env, RepeatedAuction):
+        raise TypeError(f"env must be a RepeatedAuction, got {type(env).__name__}")
+    if not isinstance(bidder, Bidder):
+        raise TypeError(f"bidder must be a Bidder (L2FOB, WangDualPacing, ...), got {type(bidder).__name__}")
+    check_int("seed", seed, low=0)
     if bidder.T != env.T:
         raise ValueError(f"bidder.T ({bidder.T}) must equal env.T ({env.T})")
     T = env.T
@@ -72,7 +88,12 @@ def run_bidder(env: RepeatedAuction, bidder: Bidder, seed: int) -> Trajectory:
 
 def summarize(run: Trajectory, gamma: float, nu: float) -> dict[str, float]:
     """Scalar metrics of one run: reward, regret T nu* - R, normalized regret, ROI, max V(t), spend, stop round."""
+    if not isinstance(run, Trajectory):
+        raise TypeError(f"run must be a Trajectory, got {type(run).__name__}")
+    check_float("nu (the fluid benchmark per round)", nu, low=0.0)
     T = run.rewards.size
+    if T < 1:
+        raise ValueError("run must hold at least one round")
     reward, spend = float(run.rewards.sum()), float(run.costs.sum())
     return {
         "reward": reward,

@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
+from iclr26.checks import check_float, check_int
+
 __all__ = [
     "BoundFn",
     "catoni_bound",
@@ -44,21 +46,22 @@ BoundFn = Callable[[np.ndarray, np.ndarray, int, float, float, float], float]
 
 
 def _check_m(m: int) -> int:
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-        raise ValueError(f"m (samples per task) must be an integer >= 1, got {m!r}")
-    return int(m)
+    return check_int("m (samples per task)", m, low=1)
 
 
 def _check_delta(delta: float, name: str = "delta") -> float:
-    if not (isinstance(delta, (int, float, np.floating)) and 0.0 < float(delta) < 1.0):
-        raise ValueError(f"{name} must lie in the open interval (0, 1), got {delta!r}")
-    return float(delta)
+    return check_float(name, delta, 0.0, 1.0, low_open=True, high_open=True)
 
 
 def _check_K(K: float) -> float:
-    if not (isinstance(K, (int, float, np.floating)) and math.isfinite(K) and K > 0):
-        raise ValueError(f"K (loss range [0, K]) must be a finite positive number, got {K!r}")
-    return float(K)
+    return check_float("K (loss range [0, K])", K, low=0.0, low_open=True)
+
+
+def _floats(name: str, x: object) -> np.ndarray:
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must hold numbers, got {x!r}") from None
 
 
 def kl_diag_gauss(mu_q, sd_q, mu_p, sd_p):
@@ -78,7 +81,12 @@ def kl_diag_gauss(mu_q, sd_q, mu_p, sd_p):
             for v in (mu_q, sd_q, mu_p, sd_p)
         )
     else:
-        mu_q, sd_q, mu_p, sd_p = (np.asarray(v, dtype=float) for v in (mu_q, sd_q, mu_p, sd_p))
+        mu_q, sd_q, mu_p, sd_p = (
+            _floats(n, v) for n, v in zip(("mu_q", "sd_q", "mu_p", "sd_p"), (mu_q, sd_q, mu_p, sd_p))
+        )
+    for name, v in (("mu_q", mu_q), ("sd_q", sd_q), ("mu_p", mu_p), ("sd_p", sd_p)):
+        if not bool(lib.isfinite(v).all()):
+            raise ValueError(f"kl_diag_gauss: {name} must be finite (no NaN or inf)")
     shapes = {tuple(v.shape) for v in (mu_q, sd_q, mu_p, sd_p) if v.ndim > 0}
     if len(shapes) > 1:
         raise ValueError(f"kl_diag_gauss: posterior/prior shape mismatch, got shapes {sorted(shapes)}")
@@ -101,8 +109,9 @@ def lambda_grid(m: int, K: float = 1.0, n: int = 20, lo: float = 1e-2, hi: float
     grid covers ``C / T`` from ``lo^2`` to ``hi^2`` nats per task; it depends only on m and K, never on data.
     """
     m, K = _check_m(m), _check_K(K)
-    if not (isinstance(n, int) and n >= 1):
-        raise ValueError(f"n (grid size) must be an integer >= 1, got {n!r}")
+    check_int("n (grid size)", n, low=1)
+    check_float("lo", lo, low=0.0, low_open=True)
+    check_float("hi", hi, low=0.0, low_open=True)
     if not 0 < lo <= hi:
         raise ValueError(f"lambda grid needs 0 < lo <= hi, got lo={lo}, hi={hi}")
     return math.sqrt(8.0 * m) / K * np.geomspace(lo, hi, n)
@@ -112,9 +121,7 @@ def split_delta(delta: float, *grid_sizes: int) -> float:
     """Union-bound accounting: the confidence left for one grid point, ``delta / prod(grid_sizes)``."""
     delta = _check_delta(delta)
     for g in grid_sizes:
-        if not (isinstance(g, (int, np.integer)) and g >= 1):
-            raise ValueError(f"grid sizes must be integers >= 1, got {g!r}")
-        delta /= int(g)
+        delta /= check_int("grid sizes (each)", g, low=1)
     return delta
 
 
@@ -125,20 +132,26 @@ def mc_correction(n_terms: int, n_horizons: int = 1, delta_mc: float = 0.01, K: 
     true value by more than the slack with probability <= delta_mc / n_horizons, and a union over `n_horizons`
     estimates (e.g. the T tasks, or the T running horizons) costs delta_mc in total.
     """
-    if not (isinstance(n_terms, (int, np.integer)) and n_terms >= 1):
-        raise ValueError(f"n_terms (Monte Carlo sample count) must be an integer >= 1, got {n_terms!r}")
-    if not (isinstance(n_horizons, (int, np.integer)) and n_horizons >= 1):
-        raise ValueError(f"n_horizons must be an integer >= 1, got {n_horizons!r}")
+    check_int("n_terms (Monte Carlo sample count)", n_terms, low=1)
+    check_int("n_horizons", n_horizons, low=1)
     delta_mc, K = _check_delta(delta_mc, "delta_mc"), _check_K(K)
     return K * math.sqrt(math.log(n_horizons / delta_mc) / (2.0 * n_terms))
 
 
 def catoni_bound(emp_risks: np.ndarray, kls: np.ndarray, m: int, delta: float, K: float, lam: float) -> float:
     """The default ``bound_fn``: the Catoni-form display of the module docstring at one fixed lambda."""
+    _check_bound_args(emp_risks, kls, m, delta, K, lam)
     T = len(emp_risks)
     return float(
         np.mean(emp_risks) + (np.sum(kls) + math.log(1.0 / delta)) / (lam * T) + lam * K**2 / (8.0 * m)
     )
+
+
+def _check_bound_args(emp_risks, kls, m: int, delta: float, K: float, lam: float) -> None:
+    """The arguments of a ``bound_fn`` (checked only; the bound is computed from the values as given)."""
+    K = _check_K(K)
+    _check_m(m), _check_delta(delta), _check_series(emp_risks, kls, K)
+    check_float("lam", lam, low=0.0, low_open=True)
 
 
 def eq3_bound_fn(m_term: Callable[[int, int, float], float]) -> BoundFn:
@@ -149,8 +162,11 @@ def eq3_bound_fn(m_term: Callable[[int, int, float], float]) -> BoundFn:
     lambda = T sqrt(T) / K, so call :func:`cumulative_bound` with a single-element `lambdas` (the value is ignored).
     This is a different theorem from the default bound, not a re-tuning of it.
     """
+    if not callable(m_term):
+        raise TypeError(f"m_term must be a callable m_term(m, T, K) -> float, got {type(m_term).__name__}")
 
     def bound(emp_risks: np.ndarray, kls: np.ndarray, m: int, delta: float, K: float, lam: float) -> float:
+        _check_bound_args(emp_risks, kls, m, delta, K, lam)
         T = len(emp_risks)
         scale = K / (T * math.sqrt(T))
         return float(
@@ -161,8 +177,8 @@ def eq3_bound_fn(m_term: Callable[[int, int, float], float]) -> BoundFn:
 
 
 def _check_series(emp_risks, kls, K: float) -> tuple[np.ndarray, np.ndarray]:
-    emp = np.asarray(emp_risks, dtype=float)
-    kl = np.asarray(kls, dtype=float)
+    emp = _floats("emp_risks", emp_risks)
+    kl = _floats("kls", kls)
     if emp.ndim != 1 or emp.size == 0:
         raise ValueError(f"emp_risks must be a non-empty 1-D sequence (one per task), got shape {emp.shape}")
     if kl.shape != emp.shape:
@@ -180,7 +196,7 @@ def _check_series(emp_risks, kls, K: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_lambdas(lambdas, m: int, K: float) -> np.ndarray:
-    lams = lambda_grid(m, K) if lambdas is None else np.atleast_1d(np.asarray(lambdas, dtype=float))
+    lams = lambda_grid(m, K) if lambdas is None else np.atleast_1d(_floats("lambdas", lambdas))
     if lams.ndim != 1 or lams.size == 0 or not np.all(np.isfinite(lams)) or np.any(lams <= 0):
         raise ValueError(f"lambdas must be a non-empty list of finite positive numbers, got {lambdas!r}")
     return lams
@@ -212,8 +228,12 @@ def cumulative_bound(
     emp, kl = _check_series(emp_risks, kls, K)
     lams = _check_lambdas(lambdas, m, K)
     fn = catoni_bound if bound_fn is None else bound_fn
+    if not callable(fn):
+        raise TypeError(f"bound_fn must be None or a callable, got {type(fn).__name__}")
     d_point = delta / lams.size
     values = np.array([fn(emp, kl, m, d_point, K, float(lam)) for lam in lams])
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"bound_fn must return finite bounds, got {values.tolist()}")
     j = int(np.argmin(values))
     return float(values[j]), float(lams[j])
 

@@ -6,25 +6,57 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+
+from iclr26.checks import check_float, check_int
 
 __all__ = ["GaussianGibbsLinReg", "kl_full_gauss"]
 
 
 def kl_full_gauss(mu_q: np.ndarray, cov_q: np.ndarray, mu_p: np.ndarray, cov_p: np.ndarray) -> float:
     """KL(N(mu_q, cov_q) || N(mu_p, cov_p)) for full covariance matrices (nats)."""
-    d = mu_q.shape[0]
+    mu_q, cov_q, mu_p, cov_p = (
+        check_array(n, v) for n, v in (("mu_q", mu_q), ("cov_q", cov_q), ("mu_p", mu_p), ("cov_p", cov_p))
+    )
+    d = mu_q.shape[0] if mu_q.ndim == 1 else -1
     if cov_q.shape != (d, d) or cov_p.shape != (d, d) or mu_p.shape != (d,):
         raise ValueError(
             f"posterior/prior shape mismatch: {mu_q.shape}, {cov_q.shape}, {mu_p.shape}, {cov_p.shape}"
         )
-    lq, lp = np.linalg.cholesky(cov_q), np.linalg.cholesky(cov_p)
+    lq, lp = cholesky("cov_q", cov_q), cholesky("cov_p", cov_p)
     inv_p = np.linalg.inv(cov_p)
     diff = mu_p - mu_q
     logdet = 2 * (np.log(np.diag(lp)).sum() - np.log(np.diag(lq)).sum())
     return float(0.5 * (np.trace(inv_p @ cov_q) + diff @ inv_p @ diff - d + logdet))
+
+
+def check_array(name: str, x: object) -> np.ndarray:
+    """`x` as a finite float array (ValueError naming `name` otherwise)."""
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric array, got {x!r}") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return arr
+
+
+def cholesky(name: str, a: np.ndarray) -> np.ndarray:
+    """The Cholesky factor of `a`; ValueError naming `name` when it is not symmetric positive definite."""
+    try:
+        return np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"{name} must be a symmetric positive definite matrix") from None
+
+
+def check_xy(X: np.ndarray, y: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """(X, y) as finite float arrays of shapes (m, d) and (m,), m >= 1."""
+    X, y = check_array("X", X), check_array("y", y)
+    if X.ndim != 2 or X.shape[1] != d or y.shape != (X.shape[0],) or X.shape[0] < 1:
+        raise ValueError(
+            f"X must have shape (m, {d}) with m >= 1 and y shape (m,), got {X.shape} and {y.shape}"
+        )
+    return X, y
 
 
 class GaussianGibbsLinReg:
@@ -51,35 +83,36 @@ class GaussianGibbsLinReg:
         prior_mean: np.ndarray | None = None,
         prior_precision: np.ndarray | None = None,
     ) -> None:
-        if not (isinstance(d, int) and d >= 1):
-            raise ValueError(f"d must be a positive integer, got {d!r}")
-        if lam is not None and not (lam > 0 and math.isfinite(lam)):
-            raise ValueError(f"lam (Gibbs temperature) must be positive, got {lam}")
-        if not noise_sd > 0:
-            raise ValueError(f"noise_sd must be positive, got {noise_sd}")
+        check_int("d", d, low=1)
+        if lam is not None:
+            check_float("lam (the Gibbs temperature, positive)", lam, low=0.0, low_open=True)
+        check_float("noise_sd (positive)", noise_sd, low=0.0, low_open=True)
         self.d, self.lam, self.noise_sd = d, lam, noise_sd
-        self.mean = np.zeros(d) if prior_mean is None else np.asarray(prior_mean, dtype=float).copy()
+        self.mean = np.zeros(d) if prior_mean is None else check_array("prior_mean", prior_mean).copy()
         self.precision = (
-            np.eye(d) if prior_precision is None else np.asarray(prior_precision, dtype=float).copy()
+            np.eye(d) if prior_precision is None else check_array("prior_precision", prior_precision).copy()
         )
         if self.mean.shape != (d,) or self.precision.shape != (d, d):
             raise ValueError(
                 f"prior_mean must have shape ({d},) and prior_precision ({d}, {d}), got "
                 f"{self.mean.shape} and {self.precision.shape}"
             )
+        if prior_precision is not None:
+            if not np.allclose(self.precision, self.precision.T):
+                raise ValueError("prior_precision must be a symmetric positive definite matrix")
+            cholesky("prior_precision", self.precision)
 
     @property
     def cov(self) -> np.ndarray:
         return np.linalg.inv(self.precision)
 
     def temperature(self, m: int) -> float:
+        check_int("m (samples in the task)", m, low=1)
         return self.lam if self.lam is not None else m / (2 * self.noise_sd**2)
 
     def update(self, X: np.ndarray, y: np.ndarray) -> GaussianGibbsLinReg:
         """Multiply by ``exp(-lambda Lhat(h, S))`` with Lhat the mean squared loss on (X, y); returns self."""
-        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.d or y.shape != (X.shape[0],):
-            raise ValueError(f"X must have shape (m, {self.d}) and y shape (m,), got {X.shape} and {y.shape}")
+        X, y = check_xy(X, y, self.d)
         m = X.shape[0]
         c = 2 * self.temperature(m) / m
         new_prec = self.precision + c * X.T @ X
@@ -89,8 +122,12 @@ class GaussianGibbsLinReg:
 
     def empirical_risk(self, X: np.ndarray, y: np.ndarray) -> float:
         """E_(h~Q) of the mean squared loss on (X, y), exactly."""
+        X, y = check_xy(X, y, self.d)
         r = y - X @ self.mean
         return float(np.mean(r**2) + np.trace(X.T @ X @ self.cov) / X.shape[0])
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        check_int("n", n, low=1)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         return rng.multivariate_normal(self.mean, self.cov, size=n)

@@ -10,12 +10,12 @@
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Sequence
 
 import torch
 import torch.nn.functional as F
 
+from iclr26.checks import check_float, check_int
 from iclr26.decision.pac_bayes_continual.posteriors import BayesMLP, EWCLearner, _check_xy
 
 __all__ = ["ReplayLearner", "VILearner"]
@@ -46,14 +46,12 @@ class VILearner:
         batch_size: int = 64,
         seed: int = 0,
     ) -> None:
-        if not (lam_train > 0 and math.isfinite(lam_train)):
-            raise ValueError(f"lam_train must be a finite positive number, got {lam_train}")
-        if not prior_sd > 0:
-            raise ValueError(f"prior_sd must be positive, got {prior_sd}")
-        if not lr > 0:
-            raise ValueError(f"lr must be positive, got {lr}")
-        if not (isinstance(epochs, int) and epochs >= 1 and isinstance(batch_size, int) and batch_size >= 1):
-            raise ValueError(f"epochs and batch_size must be positive integers, got {epochs}, {batch_size}")
+        check_float("lam_train (positive)", lam_train, low=0.0, low_open=True)
+        check_float("prior_sd (positive)", prior_sd, low=0.0, low_open=True)
+        check_float("lr (positive)", lr, low=0.0, low_open=True)
+        check_int("epochs", epochs, low=1)
+        check_int("batch_size", batch_size, low=1)
+        check_int("seed", seed, low=0)
         self.generator = torch.Generator().manual_seed(seed)
         self.data_free_prior = BayesMLP(sizes, init_sd=prior_sd, generator=self.generator).frozen_copy()
         self.prior = self.data_free_prior
@@ -63,7 +61,7 @@ class VILearner:
 
     def fit_task(self, X: torch.Tensor, y: torch.Tensor) -> float:
         """Train Q_t on one task's sample from Q_(t-1); returns KL(Q_t || P_t) and sets P_(t+1) = Q_t."""
-        _check_xy(X, y, self.sizes[0])
+        _check_xy(X, y, self.sizes[0], self.sizes[-1])
         opt = torch.optim.Adam(self.posterior.parameters(), lr=self.lr)
         for _ in range(self.epochs):
             for idx in torch.randperm(len(X), generator=self.generator).split(self.batch_size):
@@ -91,8 +89,7 @@ class ReplayLearner(EWCLearner):
     """
 
     def __init__(self, sizes: Sequence[int] = (64, 100, 10), buffer_per_task: int = 20, **kwargs) -> None:
-        if not (isinstance(buffer_per_task, int) and buffer_per_task >= 1):
-            raise ValueError(f"buffer_per_task must be a positive integer, got {buffer_per_task!r}")
+        check_int("buffer_per_task", buffer_per_task, low=1)
         super().__init__(sizes, ewc_lambda=0.0, **kwargs)
         self.buffer_per_task = buffer_per_task
         self.buffer_X = torch.zeros(0, self.sizes[0])

@@ -22,6 +22,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, grad, vmap
 
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
 from iclr26.decision.pac_bayes_continual.gibbs import GaussianGibbsLinReg, kl_full_gauss
 
 __all__ = ["BayesLinear", "BayesMLP", "EWCLearner", "GaussianGibbsLinReg", "kl_full_gauss"]
@@ -32,17 +33,32 @@ def _inv_softplus(x: float) -> float:
 
 
 def _check_sizes(sizes: Sequence[int]) -> tuple[int, ...]:
-    sizes = tuple(sizes)
-    if len(sizes) < 2 or not all(isinstance(s, int) and s >= 1 for s in sizes):
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or len(sizes) < 2:
         raise ValueError(f"sizes must list >= 2 positive integer layer widths, got {sizes!r}")
-    return sizes
+    return tuple(check_int("sizes (each layer width)", s, low=1) for s in sizes)
 
 
-def _check_xy(X: torch.Tensor, y: torch.Tensor, d_in: int) -> None:
-    if X.ndim != 2 or X.shape[1] != d_in:
-        raise ValueError(f"X must have shape (n, {d_in}), got {tuple(X.shape)}")
+def _check_xy(X: torch.Tensor, y: torch.Tensor, d_in: int, n_classes: int | None = None) -> None:
+    check_tensor("X", X, floating=True, finite=True)
+    if X.ndim != 2 or X.shape[1] != d_in or X.shape[0] < 1:
+        raise ValueError(f"X must have shape (n, {d_in}) with n >= 1, got {tuple(X.shape)}")
+    check_tensor("y", y, floating=False)
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},) matching X, got {tuple(y.shape)}")
+    if n_classes is not None and (int(y.min()) < 0 or int(y.max()) >= n_classes):
+        raise ValueError(
+            f"y must hold class labels in [0, {n_classes}), got values in [{int(y.min())}, {int(y.max())}]"
+        )
+
+
+def _check_generator(generator: object) -> None:
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be None or a torch.Generator, got {type(generator).__name__}")
+
+
+def _check_flag(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
 
 
 def _kl_fast(
@@ -75,17 +91,10 @@ class BayesLinear(nn.Module):
         generator: torch.Generator | None = None,
     ) -> None:
         super().__init__()
-        if not (
-            isinstance(in_features, int)
-            and in_features >= 1
-            and isinstance(out_features, int)
-            and out_features >= 1
-        ):
-            raise ValueError(
-                f"in_features/out_features must be positive integers, got {in_features}, {out_features}"
-            )
-        if not init_sd > 0:
-            raise ValueError(f"init_sd must be positive, got {init_sd}")
+        check_int("in_features", in_features, low=1)
+        check_int("out_features", out_features, low=1)
+        check_float("init_sd (positive)", init_sd, low=0.0, low_open=True)
+        _check_generator(generator)
         bound = 1.0 / math.sqrt(in_features)
         w = (torch.rand(out_features, in_features, generator=generator) * 2 - 1) * bound
         b = (torch.rand(out_features, generator=generator) * 2 - 1) * bound
@@ -112,6 +121,9 @@ class BayesLinear(nn.Module):
     ) -> torch.Tensor:
         """Mean network (``sample=False``), local reparameterisation (one weight draw per row, default) or one
         shared weight draw for the whole batch (``local=False``)."""
+        check_tensor("x", x, floating=True, finite=True)
+        _check_flag("sample", sample)
+        _check_flag("local", local)
         if x.ndim != 2 or x.shape[1] != self.weight_mu.shape[1]:
             raise ValueError(f"x must have shape (batch, {self.weight_mu.shape[1]}), got {tuple(x.shape)}")
         mean = x @ self.weight_mu.T + self.bias_mu
@@ -189,8 +201,20 @@ class BayesMLP(nn.Module):
     @classmethod
     def isotropic(cls, weights: Sequence[tuple[torch.Tensor, torch.Tensor]], sd: float) -> BayesMLP:
         """``N(w, sd^2 I)`` around point weights ``[(W_1, b_1), ...]`` (W of shape (out, in))."""
-        if not sd > 0:
-            raise ValueError(f"sd must be positive, got {sd}")
+        check_float("sd (positive)", sd, low=0.0, low_open=True)
+        if not isinstance(weights, Sequence) or not weights:
+            raise ValueError(f"weights must be a non-empty list of (W, b) pairs, got {weights!r}")
+        for i, pair in enumerate(weights):
+            if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+                raise ValueError(f"weights[{i}] must be a (W, b) pair, got {pair!r}")
+            W, b = pair
+            check_tensor(f"weights[{i}] W", W, ndim=2, floating=True, finite=True)
+            check_tensor(f"weights[{i}] b", b, floating=True, finite=True, shape=(W.shape[0],))
+            if i and W.shape[1] != weights[i - 1][0].shape[0]:
+                raise ValueError(
+                    f"weights[{i}] W must take the {weights[i - 1][0].shape[0]} outputs of layer {i - 1}, "
+                    f"got shape {tuple(W.shape)}"
+                )
         sizes = [int(weights[0][0].shape[1])] + [int(W.shape[0]) for W, _ in weights]
         net = cls(sizes, init_sd=sd)
         with torch.no_grad():
@@ -210,9 +234,9 @@ class BayesMLP(nn.Module):
         Each row gets its own weight draw (local reparameterisation), which is unbiased for the Gibbs risk
         because the risk is linear in the per-example losses.
         """
-        _check_xy(X, y, self.sizes[0])
-        if not (isinstance(n_mc, int) and n_mc >= 1):
-            raise ValueError(f"n_mc must be an integer >= 1, got {n_mc!r}")
+        _check_xy(X, y, self.sizes[0], self.sizes[-1])
+        check_int("n_mc", n_mc, low=1)
+        _check_generator(generator)
         Xr = X.repeat(n_mc, 1)
         pred = self(Xr, sample=True, generator=generator).argmax(1)
         return float((pred != y.repeat(n_mc)).double().mean())
@@ -261,14 +285,12 @@ class EWCLearner:
         seed: int = 0,
         optimizer: str = "adam",
     ) -> None:
-        if not (ewc_lambda >= 0 and math.isfinite(ewc_lambda)):
-            raise ValueError(f"ewc_lambda must be a finite number >= 0, got {ewc_lambda}")
-        if not lr > 0:
-            raise ValueError(f"lr must be positive, got {lr}")
-        if not (isinstance(epochs, int) and epochs >= 1 and isinstance(batch_size, int) and batch_size >= 1):
-            raise ValueError(f"epochs and batch_size must be positive integers, got {epochs}, {batch_size}")
-        if optimizer not in ("adam", "sgd"):
-            raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
+        check_float("ewc_lambda", ewc_lambda, low=0.0)
+        check_float("lr (positive)", lr, low=0.0, low_open=True)
+        check_int("epochs", epochs, low=1)
+        check_int("batch_size", batch_size, low=1)
+        check_int("seed", seed, low=0)
+        check_choice("optimizer", optimizer, ("adam", "sgd"))
         self.generator = torch.Generator().manual_seed(seed)
         self.model = _MLP(sizes, self.generator)
         self.sizes = self.model.sizes
@@ -308,7 +330,7 @@ class EWCLearner:
 
     def fit_task(self, X: torch.Tensor, y: torch.Tensor) -> None:
         """Train on one task's sample, then fold its Fisher into the penalty."""
-        _check_xy(X, y, self.sizes[0])
+        _check_xy(X, y, self.sizes[0], self.sizes[-1])
         params = list(self.model.parameters())
         opt = (
             torch.optim.Adam(params, lr=self.lr)
@@ -326,6 +348,7 @@ class EWCLearner:
 
     def empirical_fisher(self, X: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:
         """Diagonal empirical Fisher: mean over examples of squared per-example cross-entropy gradients."""
+        _check_xy(X, y, self.sizes[0], self.sizes[-1])
         params = {k: v.detach() for k, v in self.model.named_parameters()}
 
         def loss(p, x, t):
@@ -341,4 +364,5 @@ class EWCLearner:
     @torch.no_grad()
     def error(self, X: torch.Tensor, y: torch.Tensor) -> float:
         """0-1 error of the point estimate."""
+        _check_xy(X, y, self.sizes[0], self.sizes[-1])
         return float((self.model(X).argmax(1) != y).double().mean())

@@ -16,6 +16,9 @@ import math
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
+from iclr26.decision.pac_bayes_continual.gibbs import check_xy
+
 __all__ = ["SGLDGibbs"]
 
 
@@ -46,22 +49,17 @@ class SGLDGibbs:
         prior_sd: float = 1.0,
         seed: int = 0,
     ) -> None:
-        if not (isinstance(d, int) and d >= 1):
-            raise ValueError(f"d must be a positive integer, got {d!r}")
-        if lam is not None and not (lam > 0 and math.isfinite(lam)):
-            raise ValueError(f"lam (Gibbs temperature) must be positive, got {lam}")
-        if not (
-            isinstance(n_particles, int) and n_particles >= 1 and isinstance(n_steps, int) and n_steps >= 1
-        ):
-            raise ValueError(
-                f"n_particles and n_steps must be positive integers, got {n_particles}, {n_steps}"
-            )
-        if not (step_size > 0 and noise_sd > 0 and prior_sd > 0):
-            raise ValueError(
-                f"step_size, noise_sd and prior_sd must be positive, got {step_size}, {noise_sd}, {prior_sd}"
-            )
-        if batch_size is not None and not (isinstance(batch_size, int) and batch_size >= 1):
-            raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+        check_int("d", d, low=1)
+        if lam is not None:
+            check_float("lam (the Gibbs temperature, positive)", lam, low=0.0, low_open=True)
+        check_int("n_particles", n_particles, low=1)
+        check_int("n_steps", n_steps, low=1)
+        check_float("step_size (positive)", step_size, low=0.0, low_open=True)
+        check_float("noise_sd (positive)", noise_sd, low=0.0, low_open=True)
+        check_float("prior_sd (positive)", prior_sd, low=0.0, low_open=True)
+        if batch_size is not None:
+            check_int("batch_size (None or an int)", batch_size, low=1)
+        check_int("seed", seed, low=0)
         self.d, self.lam, self.noise_sd = d, lam, noise_sd
         self.step_size, self.n_steps, self.batch_size = step_size, n_steps, batch_size
         self.rng = np.random.default_rng(seed)
@@ -69,9 +67,7 @@ class SGLDGibbs:
 
     def update(self, X: np.ndarray, y: np.ndarray) -> SGLDGibbs:
         """Run the task's Langevin steps from the current particles; returns self."""
-        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.d or y.shape != (X.shape[0],):
-            raise ValueError(f"X must have shape (m, {self.d}) and y shape (m,), got {X.shape} and {y.shape}")
+        X, y = check_xy(X, y, self.d)
         m = X.shape[0]
         lam = self.lam if self.lam is not None else m / (2 * self.noise_sd**2)
         b = m if self.batch_size is None else min(self.batch_size, m)

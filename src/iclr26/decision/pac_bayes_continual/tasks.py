@@ -22,6 +22,8 @@ import numpy as np
 import torch
 from sklearn.datasets import load_digits
 
+from iclr26.checks import check_choice, check_float, check_int
+
 __all__ = [
     "DigitsTask",
     "LinRegTask",
@@ -51,17 +53,29 @@ class DigitsTask:
 
     def sample(self, m: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """S_t: m i.i.d. draws from D_t (uniform over the pool, with replacement)."""
-        if not (isinstance(m, int) and m >= 1):
-            raise ValueError(f"m (samples per task) must be an integer >= 1, got {m!r}")
+        check_int("m (samples per task)", m, low=1)
+        if not isinstance(generator, torch.Generator):
+            raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
         idx = torch.randint(0, len(self.y), (m,), generator=generator)
         return self.X[idx], self.y[idx]
 
 
 def _check_family(n_tasks: int, pool_size: int) -> None:
-    if not (isinstance(n_tasks, int) and n_tasks >= 1):
-        raise ValueError(f"n_tasks must be an integer >= 1, got {n_tasks!r}")
-    if not (isinstance(pool_size, int) and 10 <= pool_size < 1797):
-        raise ValueError(f"pool_size must be an integer in [10, 1797), got {pool_size!r}")
+    check_int("n_tasks", n_tasks, low=1)
+    check_int("pool_size (in [10, 1797))", pool_size, 10, 1796)
+
+
+def _check_rng(rng: object) -> None:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+
+
+def _check_tasks(tasks: object) -> list[LinRegTask]:
+    if not isinstance(tasks, (list, tuple)) or not tasks or not all(isinstance(t, LinRegTask) for t in tasks):
+        raise ValueError(f"tasks must be a non-empty list of LinRegTask, got {tasks!r}")
+    if len({t.w.size for t in tasks}) != 1:
+        raise ValueError(f"tasks must share one input dimension, got {sorted({t.w.size for t in tasks})}")
+    return list(tasks)
 
 
 def digits_pool(
@@ -69,6 +83,7 @@ def digits_pool(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(X_pool, y_pool, X_hold, y_hold): a seeded split of the 1,797 digits, pixels scaled to [0, 1]."""
     _check_family(1, pool_size)
+    check_int("seed", seed, low=0)
     data = load_digits()
     order = np.random.default_rng(seed).permutation(len(data.target))
     X = torch.tensor(data.data[order] / 16.0, dtype=torch.float32)
@@ -110,16 +125,28 @@ class LinRegTask:
     label: str
 
     def sample(self, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        check_int("m (samples)", m, low=1)
+        _check_rng(rng)
         X = rng.standard_normal((m, self.w.size)) * self.support
         return X, X @ self.w + self.noise_sd * rng.standard_normal(m)
 
     def risk(self, h: np.ndarray) -> float | np.ndarray:
         """L(h, D) = (h - w)^T Sigma (h - w) + noise_sd^2 (h may be a batch of shape (n, d))."""
-        diff = np.asarray(h) - self.w
+        h = np.asarray(h)
+        if h.ndim not in (1, 2) or h.shape[-1] != self.w.size or not np.all(np.isfinite(h)):
+            raise ValueError(
+                f"h must be finite weights of shape ({self.w.size},) or (n, {self.w.size}), got {h.shape}"
+            )
+        diff = h - self.w
         return (diff**2 * self.support).sum(-1) + self.noise_sd**2
 
     def gibbs_risk(self, mean: np.ndarray, cov: np.ndarray) -> float:
         """E_(h ~ N(mean, cov)) L(h, D) = L(mean, D) + tr(Sigma cov)."""
+        d = self.w.size
+        if np.shape(mean) != (d,) or np.shape(cov) != (d, d) or not np.all(np.isfinite(cov)):
+            raise ValueError(
+                f"mean must have shape ({d},) and cov finite of shape ({d}, {d}), got {np.shape(mean)}, {np.shape(cov)}"
+            )
         return float(self.risk(mean) + np.sum(np.diag(cov) * self.support))
 
 
@@ -133,14 +160,17 @@ def linreg_tasks(
     drift_angle: float = 0.05,
 ) -> list[LinRegTask]:
     """A task sequence of one family (`scenario` in SCENARIOS) in one capacity `regime` ('overparam'/'limited')."""
-    if scenario not in SCENARIOS:
-        raise ValueError(f"scenario must be one of {SCENARIOS}, got {scenario!r}")
-    if regime not in REGIMES:
-        raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
-    if not (isinstance(n_tasks, int) and n_tasks >= 2 and isinstance(d, int) and d >= 2):
-        raise ValueError(f"n_tasks and d must be integers >= 2, got {n_tasks!r} and {d!r}")
-    if not noise_sd > 0:
-        raise ValueError(f"noise_sd must be positive, got {noise_sd}")
+    check_choice("scenario", scenario, SCENARIOS)
+    check_choice("regime", regime, REGIMES)
+    check_int("n_tasks", n_tasks, low=2)
+    check_int(
+        "d (>= 4 for drift in the overparam regime)" if scenario == "drift" else "d",
+        d,
+        low=4 if (scenario, regime) == ("drift", "overparam") else 2,
+    )
+    check_float("noise_sd (positive)", noise_sd, low=0.0, low_open=True)
+    check_float("drift_angle", drift_angle)
+    _check_rng(rng)
     if regime == "overparam":
         sup_a = (np.arange(d) < d // 2).astype(float)
         sup_b = 1.0 - sup_a
@@ -166,6 +196,7 @@ def linreg_tasks(
 
 def oracle_rhs(tasks: list[LinRegTask]) -> np.ndarray:
     """Per task t: L(h*_(1:t-1), D_t), h* = argmin sum_(s<t) L(h, D_s) (minimum norm); NaN for t = 1."""
+    tasks = _check_tasks(tasks)
     d = tasks[0].w.size
     out = np.full(len(tasks), np.nan)
     gram, rhs = np.zeros((d, d)), np.zeros(d)
@@ -180,6 +211,7 @@ def oracle_rhs(tasks: list[LinRegTask]) -> np.ndarray:
 
 def seen_before(tasks: list[LinRegTask]) -> np.ndarray:
     """Mask of the tasks whose distribution already appeared earlier in the sequence."""
+    tasks = _check_tasks(tasks)
     seen: set[str] = set()
     mask = np.zeros(len(tasks), dtype=bool)
     for t, task in enumerate(tasks):

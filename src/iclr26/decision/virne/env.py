@@ -16,7 +16,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from iclr26.decision.virne.routing import Router, bfs_path
+from iclr26.checks import check_choice, check_float, check_int
+from iclr26.decision.virne.routing import Router, bfs_path, check_router
 from iclr26.decision.virne.sim import Embedding, PhysicalNetwork, VirtualNetwork
 
 __all__ = ["CONTEXT_FEATURES", "NODE_FEATURES", "NodeMappingEnv"]
@@ -66,10 +67,13 @@ class NodeMappingEnv(gym.Env):
     ) -> None:
         if not isinstance(pn, PhysicalNetwork):
             raise TypeError("pn must be a PhysicalNetwork")
-        if order not in ("given", "demand"):
-            raise ValueError(f"order must be 'given' or 'demand', got {order!r}")
-        if kappa <= 0:
-            raise ValueError(f"kappa must be > 0, got {kappa}")
+        if vn is not None and not isinstance(vn, VirtualNetwork):
+            raise TypeError(f"vn must be None or a VirtualNetwork, got {type(vn).__name__}")
+        check_router(router)
+        check_choice("order", order, ("given", "demand"))
+        check_float("kappa", kappa, low=0.0, low_open=True)
+        check_float("intermediate_reward", intermediate_reward)
+        check_float("failure_reward", failure_reward)
         self.pn, self.vn, self.router, self.order_mode = pn, vn, router, order
         self.intermediate_reward, self.failure_reward, self.kappa = intermediate_reward, failure_reward, kappa
         n = pn.n
@@ -87,10 +91,17 @@ class NodeMappingEnv(gym.Env):
         self._topo = pn.topological_features()
         self._static = np.stack([pn.cpu_max / self._cpu_scale], axis=1)
         self.embedding: Embedding | None = None
+        self._started = False  # reset() has begun an episode
+
+    def _check_started(self) -> None:
+        if not self._started:
+            raise RuntimeError("no episode yet: call reset() first")
 
     # ---------------------------------------------------------------- episode state
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """Start an episode for ``options["vn"]`` (or the constructor's VN) on the PN's current resources."""
+        if seed is not None:
+            check_int("seed (None or an int)", seed, low=0)
         super().reset(seed=seed)
         vn = (options or {}).get("vn", self.vn)
         if not isinstance(vn, VirtualNetwork):
@@ -111,6 +122,7 @@ class NodeMappingEnv(gym.Env):
         self.t = 0
         self.embedding = None
         self._vsum, self._vmax = vn.adjacent_bw()
+        self._started = True
         return self._obs(), {}
 
     @property
@@ -120,6 +132,7 @@ class NodeMappingEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean (n_pn,): physical nodes with CPU >= the current demand and not used by this VN."""
+        self._check_started()
         return (~self.used) & (self.cpu >= self.vn.cpu[self.current])
 
     def _obs(self) -> dict[str, np.ndarray]:
@@ -164,11 +177,9 @@ class NodeMappingEnv(gym.Env):
 
     def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
         """Place the current virtual node on physical node `action` and route its links to placed neighbours."""
-        if self.vn is None or self.t >= self.vn.n:
+        if not self._started or self.vn is None or self.t >= self.vn.n:
             raise RuntimeError("step called on a finished episode; call reset first")
-        a = int(action)
-        if not 0 <= a < self.pn.n:
-            raise ValueError(f"action must be a physical node index in [0, {self.pn.n}), got {action}")
+        a = check_int(f"action (a physical node index in [0, {self.pn.n}))", action, 0, self.pn.n - 1)
         vn, cur = self.vn, self.current
         if self.used[a] or self.cpu[a] < vn.cpu[cur]:
             self.t = vn.n

@@ -21,6 +21,8 @@ from typing import Any, Protocol
 import networkx as nx
 import numpy as np
 
+from iclr26.checks import check_float, check_int, check_probability
+
 __all__ = [
     "Embedding",
     "OnlineSimulator",
@@ -39,7 +41,13 @@ __all__ = [
 
 
 def _nonneg_array(values: Any, name: str) -> np.ndarray:
-    arr = np.asarray(values, dtype=float)
+    raw = np.asarray(values)
+    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.number) or raw.dtype == object):
+        raise ValueError(f"{name} must hold numbers, got dtype {raw.dtype}")
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must hold numbers, got {values!r}") from None
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -47,6 +55,35 @@ def _nonneg_array(values: Any, name: str) -> np.ndarray:
     if np.any(arr < 0):
         raise ValueError(f"{name} must be non-negative (negative resources or demands are invalid)")
     return arr
+
+
+def _int_pair(name: str, pair: Any, low: int) -> tuple[int, int]:
+    """`pair` as (lo, hi) integers with ``low <= lo <= hi``."""
+    if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+        raise ValueError(f"{name} must be a pair (low, high), got {pair!r}")
+    lo = check_int(f"{name} low", pair[0], low=low)
+    hi = check_int(f"{name} high", pair[1], low=lo)
+    return lo, hi
+
+
+def check_network(pn: Any, name: str = "pn") -> PhysicalNetwork:
+    if not isinstance(pn, PhysicalNetwork):
+        raise TypeError(f"{name} must be a PhysicalNetwork, got {type(pn).__name__}")
+    return pn
+
+
+def check_request(vn: Any, name: str = "vn") -> VirtualNetwork:
+    if not isinstance(vn, VirtualNetwork):
+        raise TypeError(f"{name} must be a VirtualNetwork, got {type(vn).__name__}")
+    return vn
+
+
+def check_bw(pn: PhysicalNetwork, bw: Any) -> np.ndarray:
+    """`bw` as a finite (m,) array of per-link bandwidths of `pn`."""
+    bw = np.asarray(bw, dtype=float)
+    if bw.shape != (pn.m,) or not np.all(np.isfinite(bw)):
+        raise ValueError(f"bw must be finite, one value per physical link: shape ({pn.m},), got {bw.shape}")
+    return bw
 
 
 class PhysicalNetwork:
@@ -104,7 +141,7 @@ class PhysicalNetwork:
         """Edge ids along a node path; ValueError if two consecutive nodes are not adjacent."""
         out = []
         for a, b in zip(path[:-1], path[1:]):
-            e = self.edge_index.get((int(a), int(b)))
+            e = self.edge_index.get((check_int("path node", a), check_int("path node", b)))
             if e is None:
                 raise ValueError(f"path is not connected: no physical link between {a} and {b}")
             out.append(e)
@@ -112,7 +149,7 @@ class PhysicalNetwork:
 
     def adjacent_bw(self, bw: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per node, the sum and max of the available bandwidth of its incident links."""
-        bw = self.bw if bw is None else bw
+        bw = self.bw if bw is None else check_bw(self, bw)
         s = np.zeros(self.n)
         mx = np.zeros(self.n)
         np.add.at(s, self.edges[:, 0], bw)
@@ -156,10 +193,11 @@ def waxman_network(
 
     Waxman draws are repeated with the same generator until the graph is connected.
     """
-    if n < 2:
-        raise ValueError(f"n must be >= 2, got {n}")
-    if cpu_range[0] < 0 or bw_range[0] < 0 or cpu_range[1] < cpu_range[0] or bw_range[1] < bw_range[0]:
-        raise ValueError("cpu_range and bw_range must be non-negative (low, high) with low <= high")
+    check_int("n", n, low=2)
+    check_float("alpha", alpha, low=0.0, low_open=True)
+    check_float("beta", beta, 0.0, 1.0, low_open=True)
+    cpu_range, bw_range = _int_pair("cpu_range", cpu_range, 0), _int_pair("bw_range", bw_range, 0)
+    check_int("seed", seed, low=0)
     rng = np.random.default_rng(seed)
     for _ in range(1000):
         g = nx.waxman_graph(n, beta=beta, alpha=alpha, seed=int(rng.integers(2**31)))
@@ -187,6 +225,18 @@ class VirtualNetwork:
 
     def __post_init__(self) -> None:
         self.cpu = _nonneg_array(self.cpu, "virtual node cpu demand")
+        raw = np.asarray(self.links)
+        if raw.size and (
+            raw.dtype == bool
+            or not np.issubdtype(raw.dtype, np.number)
+            or not np.all(np.isfinite(raw))
+            or np.any(raw % 1)
+        ):
+            raise ValueError(
+                f"links must be pairs (i, j) of integer virtual node indices, got {self.links!r}"
+            )
+        if raw.size % 2:
+            raise ValueError(f"links must be pairs (i, j) of virtual node indices, got shape {raw.shape}")
         self.links = np.asarray(self.links, dtype=np.int64).reshape(-1, 2)
         self.bw = _nonneg_array(self.bw, "virtual link bw demand")
         n = len(self.cpu)
@@ -198,13 +248,16 @@ class VirtualNetwork:
             raise ValueError("virtual link endpoints must index virtual nodes 0..n-1")
         if np.any(self.links[:, 0] == self.links[:, 1]):
             raise ValueError("virtual links must join two different virtual nodes (self-loop found)")
+        if len({(min(int(i), int(j)), max(int(i), int(j))) for i, j in self.links}) != len(self.links):
+            raise ValueError("virtual links must be distinct (the same pair of virtual nodes appears twice)")
         g = nx.Graph()
         g.add_nodes_from(range(n))
         g.add_edges_from(map(tuple, self.links))
         if not nx.is_connected(g):
             raise ValueError("virtual network is disconnected; every VN must be connected")
-        if not (self.lifetime > 0 and np.isfinite(self.lifetime)):
-            raise ValueError(f"lifetime must be positive and finite, got {self.lifetime}")
+        check_float("lifetime (positive and finite)", self.lifetime, low=0.0, low_open=True)
+        check_float("arrival", self.arrival, low=0.0)
+        check_int("id", self.id)
         self.neighbors: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         for k, (i, j) in enumerate(self.links):
             self.neighbors[int(i)].append((int(j), k))
@@ -243,18 +296,13 @@ class VNSettings:
     eta: float = 0.14
 
     def __post_init__(self) -> None:
-        if not self.eta > 0:
-            raise ValueError(f"eta (arrival rate) must be > 0, got {self.eta}")
-        if self.num_requests < 1:
-            raise ValueError(f"num_requests must be >= 1, got {self.num_requests}")
-        if self.size_range[0] < 1 or self.size_range[1] < self.size_range[0]:
-            raise ValueError(f"size_range must be (low >= 1, high >= low), got {self.size_range}")
-        if not 0 <= self.edge_prob <= 1:
-            raise ValueError(f"edge_prob must lie in [0, 1], got {self.edge_prob}")
-        if self.cpu_range[0] < 0 or self.bw_range[0] < 0:
-            raise ValueError("cpu_range and bw_range must be non-negative (negative demands are invalid)")
-        if not self.lifetime_mean > 0:
-            raise ValueError(f"lifetime_mean must be > 0, got {self.lifetime_mean}")
+        check_float("eta (arrival rate)", self.eta, low=0.0, low_open=True)
+        check_int("num_requests", self.num_requests, low=1)
+        _int_pair("size_range", self.size_range, 1)
+        check_probability("edge_prob", self.edge_prob)
+        _int_pair("cpu_range (non-negative demands)", self.cpu_range, 0)
+        _int_pair("bw_range (non-negative demands)", self.bw_range, 0)
+        check_float("lifetime_mean", self.lifetime_mean, low=0.0, low_open=True)
 
 
 class VNRequestGenerator:
@@ -262,7 +310,9 @@ class VNRequestGenerator:
     uniform demands, exponential lifetimes and Poisson arrivals at rate ``eta``."""
 
     def __init__(self, seed: int, settings: VNSettings | None = None) -> None:
-        self.seed = int(seed)
+        self.seed = check_int("seed", seed, low=0)
+        if settings is not None and not isinstance(settings, VNSettings):
+            raise TypeError(f"settings must be None or a VNSettings, got {type(settings).__name__}")
         self.settings = settings or VNSettings()
 
     def _topology(self, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -284,6 +334,8 @@ class VNRequestGenerator:
     def generate(self, max_size: int | None = None) -> list[VirtualNetwork]:
         """All ``num_requests`` requests in arrival order; ``max_size`` (the PN size) bounds the VN size."""
         s = self.settings
+        if max_size is not None:
+            check_int("max_size (None or the PN size)", max_size, low=1)
         if max_size is not None and s.size_range[1] > max_size:
             raise ValueError(
                 f"VN size up to {s.size_range[1]} is larger than the physical network ({max_size} nodes)"
@@ -311,6 +363,9 @@ class Embedding:
 
     def cost(self, vn: VirtualNetwork) -> float:
         """COST = sum CPU demands + sum over links of hops x bandwidth demand."""
+        check_request(vn)
+        if len(self.paths) != len(vn.links):
+            raise ValueError(f"embedding routes {len(self.paths)} links for a VN of {len(vn.links)}")
         hops = np.array([len(p) - 1 for p in self.paths], dtype=float)
         return float(vn.cpu.sum() + (hops * vn.bw).sum())
 
@@ -321,6 +376,11 @@ def check_embedding(pn: PhysicalNetwork, vn: VirtualNetwork, emb: Embedding) -> 
     ValueError names the violation: non-injective node map, missing CPU or bandwidth, a path that is not
     connected or does not join the two hosts.
     """
+    check_network(pn), check_request(vn)
+    if not isinstance(emb, Embedding):
+        raise TypeError(f"emb must be an Embedding, got {type(emb).__name__}")
+    for v in emb.nodes:
+        check_int("embedding node (a physical node index)", v)
     if len(emb.nodes) != vn.n:
         raise ValueError(f"embedding maps {len(emb.nodes)} nodes for a VN of {vn.n}")
     if len(set(emb.nodes)) != vn.n:
@@ -334,6 +394,8 @@ def check_embedding(pn: PhysicalNetwork, vn: VirtualNetwork, emb: Embedding) -> 
         raise ValueError(f"embedding routes {len(emb.paths)} links for a VN of {len(vn.links)}")
     for k, (i, j) in enumerate(vn.links):
         path = emb.paths[k]
+        for v in path:
+            check_int(f"path node of virtual link {k}", v)
         if len(path) < 2 or path[0] != emb.nodes[i] or path[-1] != emb.nodes[j]:
             raise ValueError(f"path of virtual link {k} does not join the hosts of its endpoints")
         if len(set(path)) != len(path):
@@ -378,6 +440,7 @@ class SimulationResult:
 
 def summarize(records: Sequence[RequestRecord], horizon: float) -> dict[str, float]:
     """RAC, LRC, LAR, AST (and totals) from request records."""
+    check_float("horizon", horizon, low=0.0)
     acc = [r for r in records if r.accepted]
     rev = sum(r.revenue for r in acc)
     cost = sum(r.cost for r in acc)
@@ -407,14 +470,23 @@ class OnlineSimulator:
     ) -> None:
         if not isinstance(pn, PhysicalNetwork):
             raise TypeError("pn must be a PhysicalNetwork")
-        if not hasattr(solver, "solve"):
+        if not callable(getattr(solver, "solve", None)):
             raise TypeError("solver must have a solve(pn, vn) method")
+        if on_event is not None and not callable(on_event):
+            raise TypeError(f"on_event must be None or a callable, got {type(on_event).__name__}")
+        if isinstance(requests, (str, bytes)) or not isinstance(requests, Sequence):
+            raise TypeError(f"requests must be a sequence of VirtualNetwork, got {type(requests).__name__}")
+        if not requests:
+            raise ValueError("requests must hold at least one VirtualNetwork")
         for vn in requests:
+            check_request(vn, "every request")
             if vn.n > pn.n:
                 raise ValueError(f"VN {vn.id} has {vn.n} nodes, larger than the physical network ({pn.n})")
         times = [vn.arrival for vn in requests]
         if any(b < a for a, b in zip(times, times[1:])):
             raise ValueError("requests must be sorted by arrival time")
+        if len({vn.id for vn in requests}) != len(requests):
+            raise ValueError("requests must have distinct ids (VirtualNetwork.id)")
         self.pn, self.requests, self.solver, self.on_event = pn, list(requests), solver, on_event
         self.active: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -439,6 +511,8 @@ class OnlineSimulator:
             t0 = time.perf_counter()
             emb = self.solver.solve(pn, vn)
             dt = time.perf_counter() - t0
+            if emb is not None and not isinstance(emb, Embedding):
+                raise TypeError(f"solver.solve must return an Embedding or None, got {type(emb).__name__}")
             accepted = emb is not None
             cost = 0.0
             if emb is not None:

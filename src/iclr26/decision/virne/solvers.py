@@ -22,8 +22,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from iclr26.checks import check_float, check_int, check_probability, check_tensor
 from iclr26.decision.virne.env import CONTEXT_FEATURES, NODE_FEATURES, NodeMappingEnv
-from iclr26.decision.virne.routing import Router, bfs_path, route_links
+from iclr26.decision.virne.routing import Router, bfs_path, check_router, route_links
 from iclr26.decision.virne.sim import (
     Embedding,
     OnlineSimulator,
@@ -31,6 +32,8 @@ from iclr26.decision.virne.sim import (
     VirtualNetwork,
     VNRequestGenerator,
     VNSettings,
+    check_network,
+    check_request,
 )
 from iclr26.lab.rl import gae, masked_categorical, ppo_loss
 
@@ -53,7 +56,21 @@ __all__ = [
 # ----------------------------------------------------------------------------- scores
 def nrm_scores(cpu: np.ndarray, adj_bw_sum: np.ndarray) -> np.ndarray:
     """Node resource measure: CPU x sum of adjacent bandwidth."""
-    return np.asarray(cpu, float) * np.asarray(adj_bw_sum, float)
+    cpu, adj = _finite_vector("cpu", cpu), _finite_vector("adj_bw_sum", adj_bw_sum)
+    if cpu.shape != adj.shape:
+        raise ValueError(
+            f"cpu and adj_bw_sum must have one shape (one value per node), got {cpu.shape} and {adj.shape}"
+        )
+    return cpu * adj
+
+
+def _finite_vector(name: str, x: object, nonneg: bool = False) -> np.ndarray:
+    arr = np.asarray(x, dtype=float)
+    if arr.ndim != 1 or not np.all(np.isfinite(arr)) or (nonneg and np.any(arr < 0)):
+        raise ValueError(
+            f"{name} must be a finite{' non-negative' if nonneg else ''} 1-D array, got {arr.tolist()}"
+        )
+    return arr
 
 
 def grc_scores(
@@ -65,12 +82,21 @@ def grc_scores(
     max_iter: int = 1000,
 ) -> np.ndarray:
     """Global resource capacity: r = (1-d) c/sum(c) + d M r, M[i, j] = bw(i, j) / sum_k bw(k, j); sum(r) = 1."""
-    if not 0 <= d < 1:
-        raise ValueError(f"d (damping) must lie in [0, 1), got {d}")
-    cpu = np.asarray(cpu, float)
+    check_float("d (damping)", d, 0.0, 1.0, high_open=True)
+    check_float("tol", tol, low=0.0, low_open=True)
+    check_int("max_iter", max_iter, low=1)
+    cpu = _finite_vector("cpu", cpu, nonneg=True)
     n = len(cpu)
+    if n < 1:
+        raise ValueError("cpu must hold at least one node")
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    bw = np.asarray(bw, float)
+    if len(edges) and (edges.min() < 0 or edges.max() >= n):
+        raise ValueError(
+            f"edges must join node indices in [0, {n}), got values in [{edges.min()}, {edges.max()}]"
+        )
+    bw = _finite_vector("bw", bw, nonneg=True)
+    if bw.shape != (len(edges),):
+        raise ValueError(f"bw must hold one value per edge ({len(edges)}), got {bw.shape}")
     c = cpu / cpu.sum() if cpu.sum() > 0 else np.full(n, 1.0 / n)
     col = np.zeros(n)
     np.add.at(col, edges[:, 0], bw)
@@ -100,6 +126,13 @@ def rank_map(
     router: Router = bfs_path,
 ) -> Embedding | None:
     """Greedy injective node matching by descending scores, then link routing; None when either fails."""
+    check_network(pn), check_request(vn), check_router(router)
+    v_score, p_score = _finite_vector("v_score", v_score), _finite_vector("p_score", p_score)
+    if v_score.shape != (vn.n,) or p_score.shape != (pn.n,):
+        raise ValueError(
+            f"v_score must have shape ({vn.n},) and p_score ({pn.n},), one score per node, got "
+            f"{v_score.shape} and {p_score.shape}"
+        )
     p_order = np.argsort(-p_score, kind="stable")
     used = np.zeros(pn.n, dtype=bool)
     nodes = [-1] * vn.n
@@ -116,10 +149,11 @@ class RandomRank:
     """Random node ranking (random scores each request), then the same greedy matching and routing."""
 
     def __init__(self, seed: int = 0, router: Router = bfs_path) -> None:
-        self.rng, self.router = np.random.default_rng(seed), router
+        self.rng, self.router = np.random.default_rng(check_int("seed", seed, low=0)), check_router(router)
 
     def solve(self, pn: PhysicalNetwork, vn: VirtualNetwork) -> Embedding | None:
         """Map `vn` with random rankings."""
+        check_network(pn), check_request(vn)
         return rank_map(pn, vn, self.rng.random(vn.n), self.rng.random(pn.n), self.router)
 
 
@@ -127,10 +161,11 @@ class NRMRank:
     """NRM-Rank: rank by CPU x adjacent bandwidth (demands for the VN, availability for the PN)."""
 
     def __init__(self, router: Router = bfs_path) -> None:
-        self.router = router
+        self.router = check_router(router)
 
     def solve(self, pn: PhysicalNetwork, vn: VirtualNetwork) -> Embedding | None:
         """Map `vn` with NRM rankings."""
+        check_network(pn), check_request(vn)
         return rank_map(
             pn,
             vn,
@@ -144,10 +179,13 @@ class GRCRank:
     """GRC-Rank: rank by the global resource capacity (PageRank-like) score on both networks."""
 
     def __init__(self, d: float = 0.85, tol: float = 1e-6, router: Router = bfs_path) -> None:
-        self.d, self.tol, self.router = d, tol, router
+        check_float("d (damping)", d, 0.0, 1.0, high_open=True)
+        check_float("tol", tol, low=0.0, low_open=True)
+        self.d, self.tol, self.router = d, tol, check_router(router)
 
     def solve(self, pn: PhysicalNetwork, vn: VirtualNetwork) -> Embedding | None:
         """Map `vn` with GRC rankings."""
+        check_network(pn), check_request(vn)
         vs = grc_scores(vn.cpu, vn.links, vn.bw, self.d, self.tol)
         ps = grc_scores(pn.cpu, pn.edges, pn.bw, self.d, self.tol)
         return rank_map(pn, vn, vs, ps, self.router)
@@ -156,6 +194,7 @@ class GRCRank:
 # ----------------------------------------------------------------------------- policies
 def normalized_adjacency(pn: PhysicalNetwork) -> torch.Tensor:
     """D^-1/2 (A + I) D^-1/2 of the PN topology (dense float32; the PN has ~100 nodes)."""
+    check_network(pn)
     a = torch.eye(pn.n)
     e = torch.as_tensor(pn.edges)
     a[e[:, 0], e[:, 1]] = 1.0
@@ -169,8 +208,12 @@ class GCNPolicy(nn.Module):
 
     def __init__(self, adjacency: torch.Tensor, hidden: int = 128, layers: int = 3) -> None:
         super().__init__()
-        if layers < 1 or hidden < 1:
-            raise ValueError(f"layers and hidden must be >= 1, got {layers}, {hidden}")
+        check_int("layers", layers, low=1)
+        check_int("hidden", hidden, low=1)
+        check_tensor("adjacency", adjacency, ndim=2, finite=True)
+        if adjacency.shape[0] != adjacency.shape[1] or adjacency.shape[0] < 1:
+            raise ValueError(f"adjacency must be a square (n, n) matrix, got shape {tuple(adjacency.shape)}")
+        self.n_nodes = int(adjacency.shape[0])
         self.register_buffer("adj", adjacency.float())
         dims = [len(NODE_FEATURES)] + [hidden] * layers
         self.gcn = nn.ModuleList(nn.Linear(a, b) for a, b in zip(dims[:-1], dims[1:]))
@@ -180,6 +223,7 @@ class GCNPolicy(nn.Module):
 
     def forward(self, nodes: torch.Tensor, context: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """nodes (B, n, F), context (B, C) -> logits (B, n), value (B,)."""
+        _check_inputs(nodes, context, self.n_nodes)
         h = nodes
         for lin in self.gcn:
             h = torch.relu(self.adj @ lin(h))
@@ -190,11 +234,18 @@ class GCNPolicy(nn.Module):
         return logits, value
 
 
+def _check_inputs(nodes: torch.Tensor, context: torch.Tensor, n_nodes: int) -> None:
+    check_tensor("nodes", nodes, floating=True, shape=(None, n_nodes, len(NODE_FEATURES)))
+    check_tensor("context", context, floating=True, shape=(nodes.shape[0], len(CONTEXT_FEATURES)))
+
+
 class MLPPolicy(nn.Module):
     """Actor-critic on the flattened physical-node features and the context (PPO-MLP)."""
 
     def __init__(self, n_nodes: int, hidden: int = 128) -> None:
         super().__init__()
+        self.n_nodes = check_int("n_nodes", n_nodes, low=1)
+        check_int("hidden", hidden, low=1)
         d = n_nodes * len(NODE_FEATURES) + len(CONTEXT_FEATURES)
         self.body = nn.Sequential(nn.Linear(d, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
         self.actor = nn.Linear(hidden, n_nodes)
@@ -202,6 +253,7 @@ class MLPPolicy(nn.Module):
 
     def forward(self, nodes: torch.Tensor, context: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """nodes (B, n, F), context (B, C) -> logits (B, n), value (B,)."""
+        _check_inputs(nodes, context, self.n_nodes)
         h = self.body(torch.cat([nodes.flatten(1), context], dim=-1))
         return self.actor(h), self.critic(h).squeeze(-1)
 
@@ -221,6 +273,17 @@ class PPOConfig:
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
 
+    def __post_init__(self) -> None:
+        check_float("lr", self.lr, low=0.0, low_open=True)
+        check_probability("gamma", self.gamma)
+        check_probability("lam", self.lam)
+        check_float("clip", self.clip, low=0.0, low_open=True)
+        for name in ("minibatch", "rollout", "update_epochs"):
+            check_int(name, getattr(self, name), low=1)
+        check_float("entropy_coef", self.entropy_coef, low=0.0)
+        check_float("value_coef", self.value_coef, low=0.0)
+        check_float("max_grad_norm", self.max_grad_norm, low=0.0, low_open=True)
+
 
 class PPOSolver:
     """A policy used as an online solver: runs one `NodeMappingEnv` episode per VN.
@@ -239,9 +302,20 @@ class PPOSolver:
         seed: int = 0,
         router: Router = bfs_path,
     ) -> None:
+        if not isinstance(policy, nn.Module):
+            raise TypeError(
+                f"policy must be a torch.nn.Module (GCNPolicy, MLPPolicy), got {type(policy).__name__}"
+            )
+        check_network(pn)
+        n_nodes = getattr(policy, "n_nodes", pn.n)
+        if n_nodes != pn.n:
+            raise ValueError(f"policy was built for {n_nodes} physical nodes, the PhysicalNetwork has {pn.n}")
+        for name, flag in (("mask", mask), ("greedy", greedy)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} must be a bool, got {flag!r}")
         self.policy, self.mask, self.greedy = policy, mask, greedy
         self.env = NodeMappingEnv(pn, router=router)
-        self.gen = torch.Generator().manual_seed(seed)
+        self.gen = torch.Generator().manual_seed(check_int("seed", seed, low=0))
         self.collect = False
         self.buffer: list[tuple] = []
         self.episodes: list[tuple[float, bool]] = []
@@ -262,6 +336,7 @@ class PPOSolver:
 
     def solve(self, pn: PhysicalNetwork, vn: VirtualNetwork) -> Embedding | None:
         """Run the policy on `vn`; the embedding if every step succeeded, else None."""
+        check_network(pn), check_request(vn)
         if pn is not self.env.pn:
             raise ValueError("PPOSolver was built for a different PhysicalNetwork")
         obs, _ = self.env.reset(options={"vn": vn})
@@ -344,10 +419,20 @@ def train_ppo(
     Returns one summary per `window` training episodes (VNs): episodes seen, acceptance rate, mean episode
     return and the latest PPO loss statistics.
     """
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}")
-    if window < 1:
-        raise ValueError(f"window must be >= 1, got {window}")
+    if not isinstance(policy, nn.Module):
+        raise TypeError(
+            f"policy must be a torch.nn.Module (GCNPolicy, MLPPolicy), got {type(policy).__name__}"
+        )
+    check_network(pn)
+    if not isinstance(settings, VNSettings):
+        raise TypeError(f"settings must be a VNSettings, got {type(settings).__name__}")
+    check_int("epochs", epochs, low=1)
+    check_int("seed", seed, low=0)
+    check_int("window", window, low=1)
+    if cfg is not None and not isinstance(cfg, PPOConfig):
+        raise TypeError(f"cfg must be None or a PPOConfig, got {type(cfg).__name__}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a callable, got {type(progress).__name__}")
     cfg = cfg or PPOConfig()
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed + 1)

@@ -11,7 +11,13 @@ import networkx as nx
 import torch
 from torch import nn
 
-from iclr26.generative.dado.objective import TreeStructure, check_designs, tree_structure
+from iclr26.checks import check_int
+from iclr26.generative.dado.objective import (
+    JunctionTreeObjective,
+    TreeStructure,
+    check_designs,
+    tree_structure,
+)
 
 __all__ = ["AutoregressiveSearchDistribution", "TreeSearchDistribution", "gumbel_argmax"]
 
@@ -20,20 +26,10 @@ DTYPE = torch.float64
 
 def gumbel_argmax(logits: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor:
     """One categorical draw per row of `logits` (last axis) by the Gumbel-max trick."""
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be None or a torch.Generator, got {type(generator).__name__}")
     u = torch.rand(logits.shape, generator=generator, dtype=logits.dtype).clamp_min(1e-300)
     return (logits - torch.log(-torch.log(u))).argmax(-1)
-
-
-def _check_hidden(hidden: int) -> int:
-    if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 1:
-        raise ValueError(f"hidden must be a positive integer, got {hidden!r}")
-    return hidden
-
-
-def _check_n(n: int) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive integer number of samples, got {n!r}")
-    return n
 
 
 class TreeSearchDistribution(nn.Module):
@@ -62,11 +58,11 @@ class TreeSearchDistribution(nn.Module):
         super().__init__()
         st = tree_structure(tree, n_states, cliques, root)
         self.structure: TreeStructure = st
-        h = _check_hidden(hidden)
+        h = check_int("hidden", hidden, low=1)
         c_n, d = st.n_cliques, st.n_states
         s_in = d**st.width
         s_out = max(d ** len(v) for v in st.new_vars)
-        gen = torch.Generator().manual_seed(int(init_seed))
+        gen = torch.Generator().manual_seed(check_int("init_seed", init_seed, low=0))
         self.w1 = nn.Parameter(torch.randn(c_n, s_in, h, generator=gen, dtype=DTYPE))  # one-hot input: std 1
         self.b1 = nn.Parameter(torch.zeros(c_n, h, dtype=DTYPE))
         self.w2 = nn.Parameter(torch.zeros(c_n, h, s_out, dtype=DTYPE))
@@ -102,6 +98,8 @@ class TreeSearchDistribution(nn.Module):
         cls, objective: object, hidden: int = 32, init_seed: int = 0
     ) -> TreeSearchDistribution:
         """The tree model on the junction tree of a :class:`JunctionTreeObjective`."""
+        if not isinstance(objective, JunctionTreeObjective):
+            raise TypeError(f"objective must be a JunctionTreeObjective, got {type(objective).__name__}")
         st = objective.structure
         return cls(objective.tree, st.n_states, list(st.cliques), st.root, hidden, init_seed)
 
@@ -139,7 +137,7 @@ class TreeSearchDistribution(nn.Module):
     @torch.no_grad()
     def sample(self, n: int, generator: torch.Generator | None = None) -> torch.Tensor:
         """`n` designs [n, L] (int64), sampled depth level by depth level from the root."""
-        n = _check_n(n)
+        n = check_int("n (a positive number of samples)", n, low=1)
         x = torch.zeros(n, self.structure.n_vars, dtype=torch.long)
         for cols, flat_vars, flat_pos in self._levels:
             cls = gumbel_argmax(self._logits(cols, self._parent_states(x, cols)), generator)
@@ -159,13 +157,11 @@ class AutoregressiveSearchDistribution(nn.Module):
 
     def __init__(self, n_vars: int, n_states: int, hidden: int = 128, init_seed: int = 0) -> None:
         super().__init__()
-        if isinstance(n_vars, bool) or not isinstance(n_vars, int) or n_vars < 1:
-            raise ValueError(f"n_vars must be a positive integer, got {n_vars!r}")
-        if isinstance(n_states, bool) or not isinstance(n_states, int) or n_states < 2:
-            raise ValueError(f"n_states must be an integer >= 2, got {n_states!r}")
-        h = _check_hidden(hidden)
+        n_vars = check_int("n_vars", n_vars, low=1)
+        n_states = check_int("n_states", n_states, low=2)
+        h = check_int("hidden", hidden, low=1)
         self.n_vars, self.n_states, self.hidden = n_vars, n_states, h
-        gen = torch.Generator().manual_seed(int(init_seed))
+        gen = torch.Generator().manual_seed(check_int("init_seed", init_seed, low=0))
         deg = 1 + torch.arange(h) % max(n_vars - 1, 1)
         var_in = torch.arange(n_vars).repeat_interleave(n_states)  # variable of each one-hot input
         mask_in = (var_in[:, None] < deg[None, :]).to(DTYPE)  # [L*D, H]
@@ -195,7 +191,7 @@ class AutoregressiveSearchDistribution(nn.Module):
     @torch.no_grad()
     def sample(self, n: int, generator: torch.Generator | None = None) -> torch.Tensor:
         """`n` designs [n, L] (int64), one position at a time."""
-        n = _check_n(n)
+        n = check_int("n (a positive number of samples)", n, low=1)
         w1 = self.w1 * self.mask_in
         w2 = (self.w2 * self.mask_out).view(self.hidden, self.n_vars, self.n_states)
         b2 = self.b2.view(self.n_vars, self.n_states)

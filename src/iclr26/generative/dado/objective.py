@@ -18,6 +18,8 @@ import networkx as nx
 import numpy as np
 import torch
 
+from iclr26.checks import check_choice, check_float, check_int
+
 __all__ = ["JunctionTreeObjective", "TreeStructure", "check_designs", "tree_structure"]
 
 
@@ -89,8 +91,7 @@ def tree_structure(
     """
     if not isinstance(tree, nx.Graph) or isinstance(tree, nx.DiGraph):
         raise TypeError(f"tree must be an undirected networkx Graph, got {type(tree).__name__}")
-    if isinstance(n_states, bool) or not isinstance(n_states, int) or n_states < 2:
-        raise ValueError(f"n_states must be an integer >= 2, got {n_states!r}")
+    n_states = check_int("n_states", n_states, low=2)
     n = tree.number_of_nodes()
     if n == 0:
         raise ValueError("tree must have at least one node")
@@ -99,14 +100,16 @@ def tree_structure(
     if nx.number_of_selfloops(tree) > 0 or not nx.is_tree(tree):
         what = "disconnected" if not nx.is_connected(tree) else "has cycles"
         raise ValueError(f"tree must be connected and acyclic (a tree), but the graph {what}")
-    if isinstance(root, bool) or not isinstance(root, int) or not 0 <= root < n:
-        raise ValueError(f"root must be a node index in [0, {n}), got {root!r}")
+    root = check_int(f"root (a node index in [0, {n}))", root, 0, n - 1)
     if cliques is None:
         cl = tuple((c,) for c in range(n))
     else:
-        if len(cliques) != n:
-            raise ValueError(f"cliques must list one variable tuple per tree node ({n}), got {len(cliques)}")
-        cl = tuple(tuple(int(v) for v in c) for c in cliques)
+        if isinstance(cliques, (str, bytes)) or not isinstance(cliques, Sequence) or len(cliques) != n:
+            raise ValueError(f"cliques must list one variable tuple per tree node ({n}), got {cliques!r}")
+        for c in cliques:
+            if isinstance(c, (str, bytes)) or not isinstance(c, Sequence):
+                raise ValueError(f"cliques must hold tuples of variable indices, got {c!r}")
+        cl = tuple(tuple(check_int("clique variable", v, low=0) for v in c) for c in cliques)
         for c, vs in enumerate(cl):
             if len(vs) == 0 or len(set(vs)) != len(vs):
                 raise ValueError(f"cliques[{c}] must be a non-empty tuple of distinct variables, got {vs}")
@@ -218,6 +221,10 @@ class JunctionTreeObjective:
             k = len(st.cliques[c])
             self.node_table[c, : d**k] = torch.from_numpy(
                 _as_table(node_tables[c], (d,) * k, f"node_tables[{c}]")
+            )
+        if edge_tables is not None and not isinstance(edge_tables, Mapping):
+            raise TypeError(
+                f"edge_tables must be None or a dict (parent, child) -> table, got {type(edge_tables).__name__}"
             )
         edges = dict(edge_tables or {})
         for key in edges:
@@ -370,14 +377,15 @@ class JunctionTreeObjective:
         clique shares one variable of its parent and adds up to w-1 new ones. ``permute`` relabels the
         variables by a random permutation, so that the index order is not a topological order of the tree.
         """
-        if isinstance(n_vars, bool) or not isinstance(n_vars, int) or n_vars < 2:
-            raise ValueError(f"n_vars must be an integer >= 2, got {n_vars!r}")
-        if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= n_vars:
-            raise ValueError(f"width must be an integer in [1, n_vars], got {width!r}")
-        if tree not in ("chain", "star", "random"):
-            raise ValueError(f"tree must be 'chain', 'star' or 'random', got {tree!r}")
-        if edge_scale < 0 or node_scale < 0:
-            raise ValueError(f"edge_scale and node_scale must be >= 0, got {edge_scale}, {node_scale}")
+        n_vars = check_int("n_vars", n_vars, low=2)
+        n_states = check_int("n_states", n_states, low=2)
+        width = check_int("width (in [1, n_vars])", width, 1, n_vars)
+        check_choice("tree", tree, ("chain", "star", "random"))
+        check_int("seed", seed, low=0)
+        check_float("edge_scale", edge_scale, low=0.0)
+        check_float("node_scale", node_scale, low=0.0)
+        if not isinstance(permute, bool):
+            raise TypeError(f"permute must be a bool, got {permute!r}")
         rng = np.random.default_rng(seed)
         perm = rng.permutation(n_vars) if permute else np.arange(n_vars)
         cliques: list[tuple[int, ...]] = [tuple(range(width))]

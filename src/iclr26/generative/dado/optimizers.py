@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from iclr26.checks import check_float, check_int, check_probability
 from iclr26.generative.dado.models import AutoregressiveSearchDistribution, TreeSearchDistribution
 from iclr26.generative.dado.objective import JunctionTreeObjective
 from iclr26.generative.dado.values import advantage_weights, effective_sample_size, tree_values
@@ -58,20 +59,14 @@ def _check_objective(objective: object) -> JunctionTreeObjective:
     return objective
 
 
-def _check_int(value: int, name: str, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _check_pos(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
+def _check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return value
 
 
 def _n_iters(budget: int, batch: int) -> int:
-    budget = _check_int(budget, "budget")
+    budget = check_int("budget", budget, low=1)
     if budget < batch:
         raise ValueError(f"budget must be at least one batch ({batch} evaluations), got {budget}")
     return budget // batch
@@ -93,18 +88,16 @@ class _ModelBased:
         n_final: int,
         keep_samples: bool,
     ) -> None:
-        self.beta = _check_pos(beta, "beta")
-        self.lr = _check_pos(lr, "lr")
-        self.n_samples = _check_int(n_samples, "n_samples", 2)
-        self.inner_steps = _check_int(inner_steps, "inner_steps")
-        self.hidden = _check_int(hidden, "hidden")
-        self.relative_beta = bool(relative_beta)
-        if not weight_decay >= 0:
-            raise ValueError(f"weight_decay must be >= 0, got {weight_decay!r}")
-        self.weight_decay = float(weight_decay)
-        self.seed = int(seed)
-        self.n_final = _check_int(n_final, "n_final", 0)
-        self.keep_samples = keep_samples
+        self.beta = check_float("beta (a positive temperature)", beta, low=0.0, low_open=True)
+        self.lr = check_float("lr", lr, low=0.0, low_open=True)
+        self.n_samples = check_int("n_samples", n_samples, low=2)
+        self.inner_steps = check_int("inner_steps", inner_steps, low=1)
+        self.hidden = check_int("hidden", hidden, low=1)
+        self.relative_beta = _check_flag("relative_beta", relative_beta)
+        self.weight_decay = check_float("weight_decay", weight_decay, low=0.0)
+        self.seed = check_int("seed", seed, low=0)
+        self.n_final = check_int("n_final", n_final, low=0)
+        self.keep_samples = _check_flag("keep_samples", keep_samples)
         self.model: torch.nn.Module | None = None
 
     def _make_model(self, objective: JunctionTreeObjective) -> torch.nn.Module:
@@ -258,9 +251,9 @@ class RandomSearch:
     """Uniform random designs, ``n_samples`` per iteration; the final distribution is the uniform one."""
 
     def __init__(self, n_samples: int = 128, seed: int = 0, n_final: int = 512) -> None:
-        self.n_samples = _check_int(n_samples, "n_samples")
-        self.seed = int(seed)
-        self.n_final = _check_int(n_final, "n_final", 0)
+        self.n_samples = check_int("n_samples", n_samples, low=1)
+        self.seed = check_int("seed", seed, low=0)
+        self.n_final = check_int("n_final", n_final, low=0)
 
     def run(self, objective: JunctionTreeObjective, budget: int) -> History:
         """Evaluate `budget` uniform designs."""
@@ -291,11 +284,11 @@ class SimulatedAnnealing:
         relative: bool = True,
         seed: int = 0,
     ) -> None:
-        self.n_chains = _check_int(n_chains, "n_chains")
-        self.t_start = _check_pos(t_start, "t_start")
-        self.t_end = _check_pos(t_end, "t_end")
-        self.relative = bool(relative)
-        self.seed = int(seed)
+        self.n_chains = check_int("n_chains", n_chains, low=1)
+        self.t_start = check_float("t_start", t_start, low=0.0, low_open=True)
+        self.t_end = check_float("t_end", t_end, low=0.0, low_open=True)
+        self.relative = _check_flag("relative", relative)
+        self.seed = check_int("seed", seed, low=0)
 
     def run(self, objective: JunctionTreeObjective, budget: int) -> History:
         """Anneal with `budget` evaluations (one per chain and step, the starting states included)."""
@@ -333,13 +326,11 @@ class PBIL:
     def __init__(
         self, n_samples: int = 128, elite: float = 0.1, rate: float = 0.1, seed: int = 0, n_final: int = 512
     ) -> None:
-        self.n_samples = _check_int(n_samples, "n_samples", 2)
-        if not 0 < elite <= 1:
-            raise ValueError(f"elite must be a fraction in (0, 1], got {elite!r}")
-        if not 0 < rate <= 1:
-            raise ValueError(f"rate must lie in (0, 1], got {rate!r}")
-        self.elite, self.rate, self.seed = float(elite), float(rate), int(seed)
-        self.n_final = _check_int(n_final, "n_final", 0)
+        self.n_samples = check_int("n_samples", n_samples, low=2)
+        check_probability("elite (a fraction)", elite, open_low=True)
+        check_probability("rate", rate, open_low=True)
+        self.elite, self.rate, self.seed = float(elite), float(rate), check_int("seed", seed, low=0)
+        self.n_final = check_int("n_final", n_final, low=0)
 
     def run(self, objective: JunctionTreeObjective, budget: int) -> History:
         """Run PBIL with `budget` evaluations."""

@@ -18,7 +18,13 @@ import torch
 from torch import nn
 from transformers import PreTrainedModel
 
-from iclr26.inference.equilibrium_lm.fixed_point import _check_group, decoder_layers, replace_group
+from iclr26.checks import check_float, check_tensor
+from iclr26.inference.equilibrium_lm.fixed_point import (
+    _check_group,
+    check_model_ids,
+    decoder_layers,
+    replace_group,
+)
 
 __all__ = [
     "LinearGroup",
@@ -34,6 +40,7 @@ __all__ = [
 def group_activations(model: PreTrainedModel, batch: torch.Tensor) -> list[torch.Tensor]:
     """Hidden states ``h_0..h_L`` (``h_i`` = input of layer ``i``; ``h_L`` = last layer's output, pre-norm)."""
     parent, attr = decoder_layers(model)
+    check_model_ids(model, batch, "batch")
     layers = getattr(parent, attr)
     outs: list[torch.Tensor] = []
     inputs: list[torch.Tensor] = []
@@ -83,6 +90,7 @@ def single_layer_replacement(
     model: PreTrainedModel, start: int, group_len: int
 ) -> tuple[PreTrainedModel, nn.Module]:
     """The group replaced by one copy of layer ``start``; return the model and that layer."""
+    _check_group(len(getattr(*decoder_layers(model))), start, group_len, min_len=1)
     layer = copy.deepcopy(getattr(*decoder_layers(model))[start])
     return replace_group(model, start, group_len, layer), layer
 
@@ -92,6 +100,8 @@ class LinearGroup(nn.Module):
 
     def __init__(self, weight: torch.Tensor, bias: torch.Tensor) -> None:
         super().__init__()
+        check_tensor("weight", weight, ndim=2, floating=True)
+        check_tensor("bias", bias, floating=True, shape=(weight.shape[1],))
         self.weight = nn.Parameter(weight)
         self.bias = nn.Parameter(bias)
 
@@ -107,6 +117,7 @@ def linear_replacement(
     """The group replaced by the least-squares affine map ``h_s -> h_{s+G}`` on ``calibration`` token ids."""
     n_layers = len(getattr(*decoder_layers(model)))
     _check_group(n_layers, start, group_len, min_len=1)
+    check_float("ridge", ridge, low=0.0)
     hs = group_activations(model, calibration)
     x = hs[start].reshape(-1, hs[start].shape[-1]).double()
     y = hs[start + group_len].reshape(-1, x.shape[-1]).double()

@@ -10,6 +10,9 @@ import torch
 import torch.nn.functional as F
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
+from iclr26.checks import check_int
+from iclr26.inference.equilibrium_lm.fixed_point import check_model_ids
+
 __all__ = ["arithmetic_items", "cached_decode_loss", "exact_match", "kv_bytes_per_token"]
 
 _ITEM = re.compile(r"^(.*(?:=|A:|Answer:|is))\s+(-?\d+)\.?$")
@@ -24,6 +27,9 @@ def arithmetic_items(text: str, n: int) -> list[tuple[str, int]]:
     >>> arithmetic_items("Q: 1+2= A: 3\\nWhat is 5 minus 7? Answer: -2", 5)
     [('Q: 1+2= A:', 3), ('What is 5 minus 7? Answer:', -2)]
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str (one problem per line), got {type(text).__name__}")
+    check_int("n", n, low=1)
     items = []
     for line in text.splitlines():
         match = _ITEM.match(line.strip())
@@ -48,6 +54,14 @@ def exact_match(
     """
     if not items:
         raise ValueError("items must be non-empty")
+    if not callable(tokenizer):
+        raise TypeError(f"tokenizer must be a Hugging Face tokenizer, got {type(tokenizer).__name__}")
+    check_int("max_new_tokens", max_new_tokens, low=1)
+    check_int("batch_size", batch_size, low=1)
+    for i, item in enumerate(items):
+        if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str)):
+            raise ValueError(f"items[{i}] must be a (prompt str, answer int) pair, got {item!r}")
+        check_int(f"items[{i}][1] (the answer)", item[1])
     by_len: dict[int, list[tuple[list[int], int]]] = defaultdict(list)
     for prompt, answer in items:
         ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
@@ -75,6 +89,9 @@ def exact_match(
 @torch.no_grad()
 def kv_bytes_per_token(model: PreTrainedModel, seq_len: int = 16, vocab_hi: int = 10) -> float:
     """Bytes of the model's KV cache per token, measured after a forward pass over ``seq_len`` tokens."""
+    check_int("seq_len", seq_len, low=1)
+    emb = model.get_input_embeddings()
+    check_int("vocab_hi", vocab_hi, 4, emb.num_embeddings if isinstance(emb, torch.nn.Embedding) else None)
     cache = DynamicCache(config=model.config)
     ids = torch.randint(3, vocab_hi, (1, seq_len)).to(model.device)
     model(input_ids=ids, cache=cache, use_cache=True)
@@ -93,6 +110,7 @@ def cached_decode_loss(model: PreTrainedModel, windows: torch.Tensor) -> float:
     ``DynamicCache`` (what decoding sees), instead of in one parallel pass."""
     if not isinstance(windows, torch.Tensor) or windows.dim() != 2 or windows.shape[1] < 2:
         raise ValueError("windows must be a (batch, seq >= 2) tensor of token ids")
+    check_model_ids(model, windows, "windows")
     windows = windows.to(model.device)
     cache = DynamicCache(config=model.config)
     losses = []

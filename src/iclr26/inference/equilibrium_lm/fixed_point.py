@@ -25,6 +25,8 @@ from torch import nn
 from transformers import PreTrainedModel
 from transformers.cache_utils import Cache
 
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
+
 __all__ = [
     "FixedPointBlock",
     "count_parameters",
@@ -37,6 +39,25 @@ __all__ = [
 CACHE_MODES = ("one_step",)
 
 
+def _check_module(name: str, value: object) -> nn.Module:
+    if not isinstance(value, nn.Module):
+        raise TypeError(
+            f"{name} must be a torch.nn.Module (a Hugging Face causal LM), got {type(value).__name__}"
+        )
+    return value
+
+
+def check_model_ids(model: nn.Module, ids: object, name: str = "input_ids", ndim: int = 2) -> torch.Tensor:
+    """An integer ``ndim``-D tensor of token ids, non-empty, inside ``model``'s input vocabulary."""
+    check_tensor(name, ids, ndim=ndim, floating=False)
+    if ids.numel() == 0:
+        raise ValueError(f"{name} must hold at least one token, got shape {tuple(ids.shape)}")
+    emb = model.get_input_embeddings() if hasattr(model, "get_input_embeddings") else None
+    if isinstance(emb, nn.Embedding):
+        check_token_ids(name, ids, emb.num_embeddings)
+    return ids
+
+
 def decoder_layers(model: nn.Module) -> tuple[nn.Module, str]:
     """The parent module and attribute name of a causal LM's decoder-layer list.
 
@@ -47,6 +68,7 @@ def decoder_layers(model: nn.Module) -> tuple[nn.Module, str]:
     ValueError
         When no such ``nn.ModuleList`` is found (unsupported architecture).
     """
+    _check_module("model", model)
     for outer, attr in (("model", "layers"), ("transformer", "h")):
         parent = getattr(model, outer, None)
         layers = getattr(parent, attr, None) if parent is not None else None
@@ -93,6 +115,8 @@ def replace_group(
     parent, attr = decoder_layers(model)
     n_layers = len(getattr(parent, attr))
     _check_group(n_layers, start, group_len, min_len=1)
+    if replacement is not None and not isinstance(replacement, nn.Module):
+        raise TypeError(f"replacement must be an nn.Module or None, got {type(replacement).__name__}")
     new = copy.deepcopy(model)
     parent, attr = decoder_layers(new)
     old = list(getattr(parent, attr))
@@ -168,14 +192,14 @@ class FixedPointBlock(nn.Module):
         super().__init__()
         if not isinstance(block, nn.Module):
             raise TypeError(f"block must be a torch.nn.Module, got {type(block).__name__}")
-        if isinstance(d_model, bool) or not isinstance(d_model, int) or d_model < 1:
-            raise ValueError(f"d_model must be an int >= 1, got {d_model!r}")
+        check_int("d_model", d_model, low=1)
         if init != "identity_x":
             raise ValueError(f"init must be 'identity_x', got {init!r}")
-        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-            raise ValueError(f"max_iter must be an int >= 1, got {max_iter!r}")
-        if eps_exit is not None and not (isinstance(eps_exit, (int, float)) and eps_exit > 0):
-            raise ValueError(f"eps_exit must be a number > 0 or None, got {eps_exit!r}")
+        check_int("max_iter", max_iter, low=1)
+        if eps_exit is not None:
+            check_float("eps_exit", eps_exit, low=0.0, low_open=True)
+        if generator is not None and not isinstance(generator, torch.Generator):
+            raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
         self.block = block
         self.d_model = d_model
         self.max_iter = max_iter
@@ -228,6 +252,11 @@ class FixedPointBlock(nn.Module):
         if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != self.d_model:
             shape = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
             raise ValueError(f"x must be a (batch, seq, {self.d_model}) tensor, got {shape}")
+        check_tensor("x", x, floating=True)
+        if n_iter_nograd is not None:
+            check_int("n_iter_nograd", n_iter_nograd, low=0)
+        if n_iter_grad is not None:
+            check_int("n_iter_grad", n_iter_grad, low=1)
         if "past_key_value" in kwargs:
             kwargs["cache"] = kwargs.pop("past_key_value")
         nograd = n_iter_nograd if n_iter_nograd is not None else (self.n_iter_nograd or 0)
@@ -288,6 +317,7 @@ class _LazySlot:
 
 def find_fixed_point_block(model: nn.Module) -> FixedPointBlock:
     """The (single) :class:`FixedPointBlock` of an ELM model."""
+    _check_module("model", model)
     blocks = [m for m in model.modules() if isinstance(m, FixedPointBlock)]
     if len(blocks) != 1:
         raise ValueError(f"model must contain exactly one FixedPointBlock, found {len(blocks)}")
@@ -335,13 +365,22 @@ def make_elm(
     """
     parent, attr = decoder_layers(model)
     _check_group(len(getattr(parent, attr)), start, group_len)
+    if max_iter is not None:
+        check_int("max_iter", max_iter, low=1)
+    check_int("seed", seed, low=0)
     d_model = int(model.config.hidden_size)
+    if isinstance(eps_exit, str) and eps_exit != "auto":
+        raise ValueError(f"eps_exit must be a float > 0, None or 'auto', got {eps_exit!r}")
     if eps_exit == "auto":
         eps_exit = 1e-2 * math.sqrt(d_model)
     block = copy.deepcopy(getattr(parent, attr)[start])
     generator = torch.Generator().manual_seed(seed)
     fp = FixedPointBlock(
-        block, d_model, max_iter=max_iter or group_len, eps_exit=eps_exit, generator=generator
+        block,
+        d_model,
+        max_iter=group_len if max_iter is None else max_iter,
+        eps_exit=eps_exit,
+        generator=generator,
     )
     elm = replace_group(model, start, group_len, fp)
     elm.config.elm_group = [start, group_len]
@@ -350,6 +389,10 @@ def make_elm(
 
 def count_parameters(modules: Sequence[nn.Module] | nn.Module) -> int:
     """Number of distinct parameters of a module (or modules), tied weights counted once."""
+    if not isinstance(modules, nn.Module) and not isinstance(modules, (list, tuple)):
+        raise TypeError(f"modules must be an nn.Module or a sequence of them, got {type(modules).__name__}")
     mods = [modules] if isinstance(modules, nn.Module) else list(modules)
+    for i, m in enumerate(mods):
+        _check_module(f"modules[{i}]", m)
     seen = {id(p): p.numel() for m in mods for p in m.parameters()}
     return sum(seen.values())

@@ -10,14 +10,14 @@ advantages ``A = (R - mean R) / (std R + 1e-8)``, then clears its buffer. The an
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
 from transformers import PreTrainedModel
 
-from iclr26.inference.equilibrium_lm.fixed_point import decoder_layers, make_elm
+from iclr26.checks import check_float, check_int
+from iclr26.inference.equilibrium_lm.fixed_point import check_model_ids, decoder_layers, make_elm
 from iclr26.inference.equilibrium_lm.training import ELMTrainer
 
 __all__ = ["GPPOPolicy", "GPPOSearch"]
@@ -60,16 +60,14 @@ class GPPOPolicy(nn.Module):
     ) -> None:
         super().__init__()
         for name, value in (("n_arms", n_arms), ("update_freq", update_freq), ("update_iters", update_iters)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            check_int(name, value, low=1)
         if update_freq < 2:
             raise ValueError(
                 f"update_freq must be >= 2 (advantages are normalised within a group), got {update_freq}"
             )
-        if not (isinstance(clip_eps, (int, float)) and 0 < clip_eps < 1):
-            raise ValueError(f"clip_eps must be in (0, 1), got {clip_eps!r}")
-        if not (isinstance(lr, (int, float)) and lr > 0):
-            raise ValueError(f"lr must be > 0, got {lr!r}")
+        check_float("clip_eps", clip_eps, 0.0, 1.0, low_open=True, high_open=True)
+        check_float("lr", lr, low=0.0, low_open=True)
+        check_int("seed", seed, low=0)
         self.logits = nn.Parameter(torch.zeros(n_arms, dtype=torch.float64))
         self.update_freq, self.update_iters, self.clip_eps = update_freq, update_iters, float(clip_eps)
         self.optimizer = torch.optim.AdamW([self.logits], lr=lr, weight_decay=0.0)
@@ -89,8 +87,9 @@ class GPPOPolicy(nn.Module):
 
     def record(self, arm: int, reward: float, logp_old: float) -> bool:
         """Store ``(arm, reward, log pi_old)``; run the update when the buffer is full. True if it updated."""
-        if not math.isfinite(reward):
-            raise ValueError(f"reward must be finite, got {reward!r}")
+        check_int("arm", arm, 0, self.logits.shape[0] - 1)
+        check_float("reward", reward)
+        check_float("logp_old", logp_old, high=0.0)
         self.buffer.append((int(arm), float(reward), float(logp_old)))
         if len(self.buffer) < self.update_freq:
             return False
@@ -145,6 +144,11 @@ class GPPOSearch:
     ) -> None:
         parent, attr = decoder_layers(model)
         n_layers = len(getattr(parent, attr))
+        check_int("group_len", group_len, low=2)
+        check_float("module_lr", module_lr, low=0.0, low_open=True)
+        if candidates is not None:
+            for i, c in enumerate(candidates):
+                check_int(f"candidates[{i}]", c, 0, n_layers - group_len)
         starts = list(range(n_layers - group_len + 1)) if candidates is None else [int(c) for c in candidates]
         if not starts or len(set(starts)) != len(starts):
             raise ValueError(f"candidates must be distinct start layers, got {candidates!r}")
@@ -163,10 +167,12 @@ class GPPOSearch:
         progress: Callable[[int], None] | None = None,
     ) -> tuple[torch.Tensor, int]:
         """Draw ``n_samples`` batches from the 1-D token stream ``ids``; return ``(probs, best start)``."""
-        if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
-            raise ValueError(f"n_samples must be an int >= 1, got {n_samples!r}")
+        check_int("n_samples", n_samples, low=1)
+        check_int("batch_size", batch_size, low=1)
+        check_int("seq_len", seq_len, low=2)
         if not isinstance(ids, torch.Tensor) or ids.dim() != 1 or len(ids) <= seq_len:
             raise ValueError(f"ids must be a 1-D token tensor longer than seq_len={seq_len}")
+        check_model_ids(self.model, ids, "ids", ndim=1)
         self.trainers = [
             ELMTrainer(
                 elm,

@@ -11,7 +11,8 @@ from __future__ import annotations
 import torch
 from transformers import PreTrainedModel
 
-from iclr26.inference.equilibrium_lm.fixed_point import find_fixed_point_block
+from iclr26.checks import check_int
+from iclr26.inference.equilibrium_lm.fixed_point import check_model_ids, find_fixed_point_block
 
 __all__ = ["one_step_reference_decode"]
 
@@ -26,9 +27,17 @@ def one_step_reference_decode(
     does); afterwards each new token iterates alone against its predecessors' final-iterate inputs.
     Decoding stops early when every sequence has produced ``eos_token_id`` (if given).
     """
-    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
+    check_int("max_new_tokens", max_new_tokens, low=0)
     fp = find_fixed_point_block(model)
+    check_model_ids(model, input_ids)
+    if eos_token_id is not None:
+        emb = model.get_input_embeddings()
+        check_int(
+            "eos_token_id",
+            eos_token_id,
+            0,
+            emb.num_embeddings - 1 if isinstance(emb, torch.nn.Embedding) else None,
+        )
     ids = input_ids
     done = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)
     try:

@@ -20,7 +20,13 @@ import torch.nn.functional as F
 from torch import nn
 from transformers import PreTrainedModel
 
-from iclr26.inference.equilibrium_lm.fixed_point import decoder_layers, find_fixed_point_block
+from iclr26.checks import check_choice, check_float, check_int
+from iclr26.inference.equilibrium_lm.fixed_point import (
+    _check_module,
+    check_model_ids,
+    decoder_layers,
+    find_fixed_point_block,
+)
 
 __all__ = ["DistillTrainer", "ELMTrainer", "lm_weight"]
 
@@ -37,17 +43,12 @@ def lm_weight(progress: float, schedule: str = "official") -> float:
     """
     if schedule not in LM_SCHEDULES:
         raise ValueError(f"schedule must be one of {LM_SCHEDULES}, got {schedule!r}")
+    check_float("progress", progress, 0.0, 1.0)
     if schedule == "constant":
         return 1.0
     if progress < 0.5:
         return 0.0
     return math.sin(math.pi / 2 * min(1.0, (progress - 0.5) / 0.5))
-
-
-def _check_positive(name: str, value: object, integer: bool = False) -> None:
-    kinds = (int,) if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0:
-        raise ValueError(f"{name} must be a {'positive int' if integer else 'number > 0'}, got {value!r}")
 
 
 class _Tap:
@@ -100,13 +101,23 @@ class DistillTrainer:
         lm_schedule: str = "official",
         seed: int = 0,
     ) -> None:
-        _check_positive("steps", steps, integer=True)
-        for name, value in (("lr", lr), ("clip", clip)):
-            _check_positive(name, value)
-        if lm_schedule not in LM_SCHEDULES:
-            raise ValueError(f"lm_schedule must be one of {LM_SCHEDULES}, got {lm_schedule!r}")
-        if not 0 <= warmup_frac <= 1:
-            raise ValueError(f"warmup_frac must be in [0, 1], got {warmup_frac!r}")
+        for name, module in (
+            ("student", student),
+            ("teacher", teacher),
+            ("trainable", trainable),
+            ("student_tap", student_tap),
+            ("teacher_tap", teacher_tap),
+        ):
+            _check_module(name, module)
+        check_int("steps", steps, low=1)
+        check_float("lr", lr, low=0.0, low_open=True)
+        check_float("clip", clip, low=0.0, low_open=True)
+        check_float("min_lr_ratio", min_lr_ratio, 0.0, 1.0)
+        check_float("weight_decay", weight_decay, low=0.0)
+        check_float("lambda_d", lambda_d, low=0.0)
+        check_choice("lm_schedule", lm_schedule, LM_SCHEDULES)
+        check_float("warmup_frac", warmup_frac, 0.0, 1.0)
+        check_int("seed", seed, low=0)
         self.student, self.teacher, self.trainable = student, teacher, trainable
         self.steps, self.clip, self.lambda_d, self.lm_schedule = steps, clip, lambda_d, lm_schedule
         for p in student.parameters():
@@ -144,6 +155,7 @@ class DistillTrainer:
             raise ValueError(
                 f"batch must be a (batch, seq >= 2) tensor of token ids, got {getattr(batch, 'shape', batch)}"
             )
+        check_model_ids(self.student, batch, "batch")
         self._before_step()
         param = next(self.student.parameters(), None)
         if param is not None:
@@ -175,8 +187,11 @@ class DistillTrainer:
         progress: Callable[[int, dict[str, float]], None] | None = None,
     ) -> list[dict[str, float]]:
         """Run the planned ``steps`` on random windows of the 1-D token stream ``ids``."""
+        check_int("batch_size", batch_size, low=1)
+        check_int("seq_len", seq_len, low=2)
         if not isinstance(ids, torch.Tensor) or ids.dim() != 1 or len(ids) <= seq_len:
             raise ValueError(f"ids must be a 1-D token tensor longer than seq_len={seq_len}")
+        check_model_ids(self.student, ids, "ids", ndim=1)
         offsets = torch.arange(seq_len)
         while self.step_count < self.steps:
             starts = torch.randint(0, len(ids) - seq_len + 1, (batch_size, 1), generator=self.generator)
@@ -231,9 +246,9 @@ class ELMTrainer(DistillTrainer):
         **kwargs: object,
     ) -> None:
         fp = find_fixed_point_block(elm)
-        if isinstance(max_nograd, bool) or not isinstance(max_nograd, int) or max_nograd < 0:
-            raise ValueError(f"max_nograd must be an int >= 0, got {max_nograd!r}")
-        _check_positive("max_grad", max_grad, integer=True)
+        _check_module("dense", dense)
+        check_int("max_nograd", max_nograd, low=0)
+        check_int("max_grad", max_grad, low=1)
         start, group_len = elm.config.elm_group
         parent, attr = decoder_layers(dense)
         teacher_tap = getattr(parent, attr)[start + group_len - 1]

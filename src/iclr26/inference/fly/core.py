@@ -10,33 +10,34 @@
 from __future__ import annotations
 
 import inspect
-import math
 import time
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.lab.speculative import crop_cache, speculative_decode
 
 __all__ = ["FlyStats", "FlyVerifier", "NgramDrafter", "generate", "ngram_propose", "top_k_entropy", "verify"]
 
 
-def _check_int(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return value
-
-
 def _check_threshold(value: object) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or value < 0:
-        raise ValueError(f"entropy_threshold must be a finite number >= 0, got {value!r}")
-    return float(value)
+    return check_float("entropy_threshold", value, low=0.0)
+
+
+def _check_logits(name: str, logits: Tensor) -> None:
+    check_tensor(name, logits, floating=True)
+    if logits.ndim < 1 or logits.shape[-1] < 1:
+        raise ValueError(f"{name} must be (..., V) logits with V >= 1, got shape {tuple(logits.shape)}")
+    if bool(logits.isnan().any()):
+        raise ValueError(f"{name} must hold no NaN")
 
 
 def top_k_entropy(logits: Tensor, k: int = 3) -> Tensor:
     """-sum over the k most likely tokens of p log p, with p the full softmax (not renormalised over the k)."""
+    _check_logits("logits", logits)
+    check_int("k", k, low=1)
     probs = torch.softmax(logits.double(), dim=-1)
     top = probs.topk(min(k, probs.shape[-1]), dim=-1).values
     return -(top * torch.log(top.clamp_min(1e-300))).sum(-1)
@@ -76,10 +77,12 @@ def verify(
             f"draft_ids shape {tuple(draft_ids.shape)} must equal target_logits' first two dims "
             f"{tuple(target_logits.shape[:2])}"
         )
+    _check_logits("target_logits", target_logits)
+    check_token_ids("draft_ids", draft_ids, target_logits.shape[-1])
     if window is not None:
-        _check_int(window, "window", 2)
+        check_int("window", window, low=2)
     theta = _check_threshold(entropy_threshold)
-    _check_int(topk_entropy, "topk_entropy", 1)
+    check_int("topk_entropy", topk_entropy, low=1)
     b, k = draft_ids.shape
     recovered = target_logits.argmax(-1)
     match = recovered == draft_ids.to(recovered.device)
@@ -137,11 +140,11 @@ class FlyVerifier:
         use_window: bool = True,
     ) -> None:
         if window is not None:
-            _check_int(window, "window", 2)
+            check_int("window", window, low=2)
         self.kw = dict(
             window=window,
             entropy_threshold=_check_threshold(entropy_threshold),
-            topk_entropy=_check_int(topk_entropy, "topk_entropy", 1),
+            topk_entropy=check_int("topk_entropy", topk_entropy, low=1),
             use_gate=use_gate,
             use_window=use_window,
         )
@@ -178,11 +181,15 @@ def ngram_propose(context_ids: Tensor | list[int], max_ngram: int = 4, num_pred:
             context_ids = context_ids[0]
         if context_ids.ndim != 1:
             raise ValueError(f"context_ids must be 1-D (or (1, n)), got shape {tuple(context_ids.shape)}")
+        check_tensor("context_ids", context_ids, floating=False)
         context_ids = context_ids.tolist()
     elif not isinstance(context_ids, (list, tuple)):
         raise TypeError(f"context_ids must be a tensor or a list of ints, got {type(context_ids).__name__}")
-    _check_int(max_ngram, "max_ngram", 1)
-    _check_int(num_pred, "num_pred", 1)
+    else:
+        for i, t in enumerate(context_ids):
+            check_int(f"context_ids[{i}]", t)
+    check_int("max_ngram", max_ngram, low=1)
+    check_int("num_pred", num_pred, low=1)
     seq = list(context_ids)
     n_tok = len(seq)
     for n in range(min(max_ngram, n_tok - 1), 0, -1):
@@ -232,10 +239,11 @@ class NgramDrafter(nn.Module):
 
     def __init__(self, model: nn.Module, max_ngram: int = 4, num_pred: int = 6) -> None:
         super().__init__()
+        _check_causal_lm(model, "model")
         self.model = model
         self.config = model.config
-        self.max_ngram = _check_int(max_ngram, "max_ngram", 1)
-        self.num_pred = _check_int(num_pred, "num_pred", 1)
+        self.max_ngram = check_int("max_ngram", max_ngram, low=1)
+        self.num_pred = check_int("num_pred", num_pred, low=1)
         self.model_forwards = 0
         self.lookahead_hits = 0
         params = inspect.signature(model.forward).parameters
@@ -313,8 +321,8 @@ def generate(
         raise ValueError(
             f"input_ids: batch size must be 1 (batched FLy is not supported), got {input_ids.shape[0]}"
         )
-    _check_int(max_new_tokens, "max_new_tokens", 1)
-    _check_int(k, "k", 1)
+    check_int("max_new_tokens", max_new_tokens, low=1)
+    check_int("k", k, low=1)
     v_t = int(target.get_output_embeddings().weight.shape[0])
     v_d = int(drafter.get_output_embeddings().weight.shape[0])
     if v_t != v_d:

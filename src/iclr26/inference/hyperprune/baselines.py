@@ -12,10 +12,11 @@ from torch import nn
 from torch.func import functional_call
 from transformers.pytorch_utils import Conv1D
 
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.inference.hyperprune.layers import (
     _gram_hook,
     block_linears,
-    check_calib_ids,
+    check_calib_ids_for,
     find_blocks,
     get_weight,
     run_sequential,
@@ -58,6 +59,23 @@ def _check_model_nm(model: nn.Module, n: int, m: int) -> list[tuple[str, nn.Modu
     return out
 
 
+def _check_gram(weight: torch.Tensor, gram: torch.Tensor) -> None:
+    """``gram`` must be the (d_in, d_in) input Gram matrix of a (d_out, d_in) ``weight``, finite."""
+    check_tensor("weight", weight, ndim=2, floating=True)
+    d_in = weight.shape[1]
+    check_tensor("gram", gram, floating=True, shape=(d_in, d_in), finite=True)
+
+
+def _check_tau(tau: object) -> tuple[float, float]:
+    """A (tau_start, tau_end) pair of finite temperatures > 0."""
+    if not isinstance(tau, (tuple, list)) or len(tau) != 2:
+        raise ValueError(f"tau must be a (tau_start, tau_end) pair, got {tau!r}")
+    return (
+        check_float("tau[0]", tau[0], low=0.0, low_open=True),
+        check_float("tau[1]", tau[1], low=0.0, low_open=True),
+    )
+
+
 def _qualified(model: nn.Module, idx: int, name: str) -> str:
     blocks = find_blocks(model)
     prefix = next(n for n, mod in model.named_modules() if mod is blocks)
@@ -66,6 +84,7 @@ def _qualified(model: nn.Module, idx: int, name: str) -> str:
 
 def wanda_scores(weight: torch.Tensor, gram: torch.Tensor) -> torch.Tensor:
     """Wanda importance ``|W_ij| * ||X_j||_2`` from the input Gram matrix ``X^T X / N`` (scale-free)."""
+    _check_gram(weight, gram)
     return weight.abs() * gram.diagonal().clamp_min(0).sqrt()[None, :]
 
 
@@ -93,7 +112,7 @@ def wanda_prune(model: nn.Module, calib_ids: torch.Tensor, n: int = 2, m: int = 
             masks[_qualified(model, idx, name)] = mask
             set_weight(mod, apply_nm_mask(w, mask))
 
-    run_sequential(model, check_calib_ids(calib_ids), fn)
+    run_sequential(model, check_calib_ids_for(model, calib_ids), fn)
     return masks
 
 
@@ -117,13 +136,19 @@ def sparsegpt_matrix(
     every weight and returns ``weight`` unchanged).
     """
     _check_matrix(weight, m)
+    check_tensor("weight", weight, floating=True)
+    check_int("blocksize", blocksize, low=1)
+    check_float("percdamp", percdamp, low=0.0)
     if prune_mask is None:
         _check_nm(n, m)
         if blocksize % m:
             raise ValueError(f"blocksize must be a multiple of m={m}, got {blocksize}")
+    else:
+        check_tensor("prune_mask", prune_mask, shape=tuple(weight.shape))
     d_out, d_in = weight.shape
     if gram.shape != (d_in, d_in):
         raise ValueError(f"gram must be ({d_in}, {d_in}), got {tuple(gram.shape)}")
+    check_tensor("gram", gram, floating=True, finite=True)
     dt = torch.float64 if weight.dtype == torch.float64 else torch.float32
     w_all = weight.clone().to(dt)
     h = gram.clone().to(dt)
@@ -131,7 +156,12 @@ def sparsegpt_matrix(
     h[dead, dead] = 1.0
     w_all[:, dead] = 0.0
     h += percdamp * h.diagonal().mean() * torch.eye(d_in, dtype=dt)
-    hinv = torch.linalg.cholesky(torch.cholesky_inverse(torch.linalg.cholesky(h)), upper=True)
+    try:
+        hinv = torch.linalg.cholesky(torch.cholesky_inverse(torch.linalg.cholesky(h)), upper=True)
+    except torch.linalg.LinAlgError:
+        raise ValueError(
+            "gram (+ percdamp damping) is not positive definite: pass the Gram matrix X^T X / N of real inputs"
+        ) from None
     prune = torch.zeros(d_out, d_in, dtype=torch.bool)
     for i1 in range(0, d_in, blocksize):
         i2 = min(i1 + blocksize, d_in)
@@ -180,7 +210,7 @@ def sparsegpt_prune(
             masks[_qualified(model, idx, name)] = keep
             set_weight(mod, apply_nm_mask(w_new, keep))
 
-    run_sequential(model, check_calib_ids(calib_ids), fn)
+    run_sequential(model, check_calib_ids_for(model, calib_ids), fn)
     return masks
 
 
@@ -209,10 +239,14 @@ def maskllm_lite_prune(
     ``batch_size`` calibration sequences for ``steps`` steps (tau annealed geometrically). The final mask is the
     argmax pattern; weights are not updated.
     """
-    calib_ids = check_calib_ids(calib_ids)
     named = _check_model_nm(model, n, m)
-    if steps < 0:
-        raise ValueError(f"steps must be >= 0, got {steps}")
+    calib_ids = check_calib_ids_for(model, calib_ids)
+    check_int("steps", steps, low=0)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_float("prior_scale", prior_scale)
+    check_int("batch_size", batch_size, low=1)
+    tau = _check_tau(tau)
+    check_int("seed", seed, low=0)
     pats = nm_patterns(n, m)
     grams: dict[str, torch.Tensor] = {}
     counts: dict[str, int] = {}

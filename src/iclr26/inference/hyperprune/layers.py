@@ -15,6 +15,8 @@ import torch
 from torch import nn
 from transformers.pytorch_utils import Conv1D
 
+from iclr26.checks import check_tensor, check_token_ids
+
 __all__ = [
     "block_linears",
     "check_calib_ids",
@@ -45,6 +47,8 @@ def find_blocks(model: nn.Module) -> nn.ModuleList:
 
 def block_linears(block: nn.Module) -> list[tuple[str, nn.Module]]:
     """``(relative name, module)`` of every ``nn.Linear`` / ``Conv1D`` inside one decoder block."""
+    if not isinstance(block, nn.Module):
+        raise TypeError(f"block must be an nn.Module (a decoder block), got {type(block).__name__}")
     found = [(name, mod) for name, mod in block.named_modules() if isinstance(mod, (nn.Linear, Conv1D))]
     if not found:
         raise ValueError(
@@ -68,6 +72,7 @@ def get_weight(module: nn.Module) -> torch.Tensor:
 def set_weight(module: nn.Module, weight: torch.Tensor) -> None:
     """Write a ``(d_out, d_in)`` weight back into a linear layer (transposing for ``Conv1D``)."""
     _check_linear(module)
+    check_tensor("weight", weight, ndim=2, floating=True, finite=True)
     w = weight.t() if isinstance(module, Conv1D) else weight
     if w.shape != module.weight.shape:
         raise ValueError(
@@ -88,6 +93,21 @@ def check_calib_ids(calib_ids: Any) -> torch.Tensor:
     if calib_ids.dtype not in (torch.int32, torch.int64):
         raise TypeError(f"calib_ids must hold integer token ids, got dtype {calib_ids.dtype}")
     return calib_ids.long()
+
+
+def check_calib_ids_for(model: nn.Module, calib_ids: Any) -> torch.Tensor:
+    """:func:`check_calib_ids`, plus ids inside the model's vocabulary and sequences within its positions."""
+    calib_ids = check_calib_ids(calib_ids)
+    emb = model.get_input_embeddings() if hasattr(model, "get_input_embeddings") else None
+    if isinstance(emb, nn.Embedding):
+        check_token_ids("calib_ids", calib_ids, emb.num_embeddings)
+    cfg = getattr(model, "config", None)
+    n_pos = getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
+    if isinstance(n_pos, int) and calib_ids.shape[1] > n_pos:
+        raise ValueError(
+            f"calib_ids sequences of length {calib_ids.shape[1]} exceed the model's {n_pos} positions"
+        )
+    return calib_ids
 
 
 def _gram_hook(name: str, grams: dict, counts: dict) -> Callable:
@@ -123,8 +143,10 @@ def run_sequential(model: nn.Module, calib_ids: torch.Tensor, fn: BlockFn) -> No
     ``l`` come from running the calibration batch through blocks ``0..l-1`` *after* ``fn`` pruned them
     (sequential calibration, as in SparseGPT). ``fn`` edits the block's weights in place.
     """
-    calib_ids = check_calib_ids(calib_ids)
     blocks = find_blocks(model)
+    calib_ids = check_calib_ids_for(model, calib_ids)
+    if not callable(fn):
+        raise TypeError(f"fn must be a callable fn(index, block, linears, grams), got {type(fn).__name__}")
     device = next(model.parameters()).device
     was_training = model.training
     model.eval()

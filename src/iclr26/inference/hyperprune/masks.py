@@ -12,6 +12,8 @@ import math
 
 import torch
 
+from iclr26.checks import check_float, check_int, check_tensor
+
 __all__ = [
     "apply_nm_mask",
     "anneal_tau",
@@ -67,6 +69,8 @@ def pattern_logits_from_scores(scores: torch.Tensor, n: int, m: int) -> torch.Te
     """Per group, the sum of ``scores`` over the kept positions of every pattern: ``(d_out, d_in/m, C(m,n))``."""
     _check_nm(n, m)
     _check_matrix(scores, m, "scores")
+    if bool(scores.isnan().any()):
+        raise ValueError("scores must hold no NaN (a NaN score would pick the first pattern silently)")
     pats = nm_patterns(n, m).to(scores.dtype)
     return scores.reshape(scores.shape[0], -1, m) @ pats.T
 
@@ -107,11 +111,17 @@ def apply_nm_mask(weight: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         raise TypeError("weight and mask must be torch.Tensors")
     if weight.shape != mask.shape:
         raise ValueError(f"mask shape {tuple(mask.shape)} must equal weight shape {tuple(weight.shape)}")
+    if mask.dtype != torch.bool and not bool(((mask == 0) | (mask == 1)).all()):
+        raise ValueError(f"mask must be a bool (or 0/1) keep mask, got dtype {mask.dtype} with other values")
     return torch.where(mask.bool(), weight, torch.zeros((), dtype=weight.dtype, device=weight.device))
 
 
 def anneal_tau(step: int, total: int, tau_start: float = 4.0, tau_end: float = 0.05) -> float:
     """Geometric temperature schedule from ``tau_start`` (step 0) to ``tau_end`` (step ``total - 1``)."""
+    check_int("total", total, low=1)
+    check_int("step", step, 0, total - 1)
+    check_float("tau_start", tau_start, low=0.0, low_open=True)
+    check_float("tau_end", tau_end, low=0.0, low_open=True)
     if total <= 1:
         return tau_end
     return float(tau_start * (tau_end / tau_start) ** (step / (total - 1)))
@@ -130,8 +140,13 @@ def gumbel_pattern_mask(
     if given, zero-noise when ``noise`` is a zero tensor). With ``hard=True`` the forward value is the hard
     pattern of ``argmax(logits + g)`` and the backward pass is the soft path's (straight-through).
     """
-    if tau <= 0:
-        raise ValueError(f"tau must be > 0, got {tau}")
+    check_float("tau", tau, low=0.0, low_open=True)
+    check_tensor("logits", logits, floating=True)
+    check_tensor("patterns", patterns, ndim=2)
+    if logits.ndim < 1:
+        raise ValueError(f"logits must be (..., P) pattern logits, got shape {tuple(logits.shape)}")
+    if noise is not None:
+        check_tensor("noise", noise, floating=True, shape=tuple(logits.shape))
     if logits.shape[-1] != patterns.shape[0]:
         raise ValueError(
             f"logits last dim {logits.shape[-1]} must equal the number of patterns {patterns.shape[0]}"

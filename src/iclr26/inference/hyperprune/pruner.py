@@ -22,9 +22,18 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from iclr26.inference.hyperprune.baselines import _check_model_nm, _qualified, wanda_scores
-from iclr26.inference.hyperprune.layers import check_calib_ids, get_weight, run_sequential, set_weight
+from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.inference.hyperprune.baselines import (
+    _check_gram,
+    _check_model_nm,
+    _check_tau,
+    _qualified,
+    wanda_scores,
+)
+from iclr26.inference.hyperprune.layers import check_calib_ids_for, get_weight, run_sequential, set_weight
 from iclr26.inference.hyperprune.masks import (
+    _check_matrix,
+    _check_nm,
     anneal_tau,
     apply_nm_mask,
     gumbel_pattern_mask,
@@ -49,6 +58,9 @@ def group_features(
     For each weight: standardised ``log|w|``, ``log(|w| ||X_j||)`` and ``log ||X_j||`` (standardised over the
     matrix); the prior is each pattern's sum of the standardised log-Wanda scores of its kept positions.
     """
+    _check_nm(n, m)
+    _check_matrix(weight, m)
+    _check_gram(weight, gram)
     xn = gram.diagonal().clamp_min(0).sqrt()
     f1 = _standardize(torch.log(weight.abs() + 1e-12))
     f2 = _standardize(torch.log(wanda_scores(weight, gram) + 1e-12))
@@ -60,6 +72,9 @@ def group_features(
 
 def reconstruction_error(weight: torch.Tensor, keep: torch.Tensor, gram: torch.Tensor) -> torch.Tensor:
     """``||(W - M o W) X||^2 / ||W X||^2`` from the Gram matrix ``X^T X / N`` (differentiable in ``keep``)."""
+    check_tensor("weight", weight, ndim=2, floating=True)
+    check_tensor("keep", keep, shape=tuple(weight.shape))
+    _check_gram(weight, gram)
     d = weight * (1 - keep.to(weight.dtype))
     return ((d @ gram) * d).sum() / ((weight @ gram) * weight).sum().clamp_min(1e-30)
 
@@ -81,6 +96,15 @@ class HyperNetwork(nn.Module):
         prior_scale: float = 3.0,
     ) -> None:
         super().__init__()
+        check_int("m", m, low=2)
+        for name, v in (
+            ("n_patterns", n_patterns),
+            ("n_comps", n_comps),
+            ("hidden", hidden),
+            ("emb_dim", emb_dim),
+        ):
+            check_int(name, v, low=1)
+        check_float("prior_scale", prior_scale)
         self.feat = nn.Linear(3 * m, hidden)
         self.ctx = nn.Linear(2 * emb_dim, hidden, bias=False)
         self.mid = nn.Linear(hidden, hidden)
@@ -175,19 +199,21 @@ class HyperPruner:
         self.named = _check_model_nm(model, n, m)
         if calib_ids is None:
             raise ValueError("calib_ids is required: a non-empty (n_seq, seq_len) tensor of token ids")
-        self.calib_ids = check_calib_ids(calib_ids)
-        for name, v in (("hidden", hidden), ("emb_dim", emb_dim)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-        if isinstance(steps_per_block, bool) or not isinstance(steps_per_block, int) or steps_per_block < 0:
-            raise ValueError(f"steps_per_block must be an int >= 0, got {steps_per_block!r}")
-        for name, v in (("beta", beta), ("gamma", gamma)):
-            if not isinstance(v, (int, float)) or not v >= 0:
-                raise ValueError(f"{name} must be a number >= 0, got {v!r}")
-        if not (isinstance(lr, (int, float)) and lr > 0):
-            raise ValueError(f"lr must be > 0, got {lr!r}")
-        if not (isinstance(row_fraction, (int, float)) and 0 < row_fraction <= 1):
-            raise ValueError(f"row_fraction must be in (0, 1], got {row_fraction!r}")
+        self.calib_ids = check_calib_ids_for(model, calib_ids)
+        check_int("hidden", hidden, low=1)
+        check_int("emb_dim", emb_dim, low=1)
+        check_int("steps_per_block", steps_per_block, low=0)
+        check_float("beta", beta, low=0.0)
+        check_float("gamma", gamma, low=0.0)
+        check_float("lr", lr, low=0.0, low_open=True)
+        check_float("row_fraction", row_fraction, 0.0, 1.0, low_open=True)
+        tau = _check_tau(tau)
+        check_int("replay", replay, low=0)
+        check_int("seed", seed, low=0)
+        if scorer is not None and not callable(scorer):
+            raise TypeError(
+                f"scorer must be a callable scorer(weight, gram) -> pattern logits, got {type(scorer).__name__}"
+            )
         if scorer is not None and steps_per_block:
             raise ValueError("scorer replaces the trained hypernetwork: it requires steps_per_block == 0")
         self.model, self.n, self.m = model, n, m

@@ -12,6 +12,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from iclr26.checks import check_choice, check_float, check_int, check_tensor, check_token_ids
+
 __all__ = ["Anchor", "DigitsData", "TinyCNN", "TinyMixer", "digits_data", "make_anchor", "train_anchor"]
 
 N_TOKENS = 16  # 8x8 digits as 16 patches of 2x2 (mixer) or a 4x4 feature map (CNN)
@@ -30,6 +32,8 @@ def digits_data(seed: int, n_train: int = 1200) -> DigitsData:
     """Shuffle the 1797 bundled digits with `seed` and split off `n_train` training images."""
     from sklearn.datasets import load_digits
 
+    check_int("seed", seed, low=0)
+    check_int("n_train", n_train)
     x, y = load_digits(return_X_y=True)
     if not 0 < n_train < len(x):
         raise ValueError(f"n_train must lie in (0, {len(x)}), got {n_train}")
@@ -76,12 +80,28 @@ class Anchor(nn.Module):
         return out
 
 
+def _check_images(x: torch.Tensor) -> None:
+    """A (B, 64) floating batch of flattened 8x8 images, B >= 1."""
+    check_tensor("x", x, floating=True)
+    if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] != 64:
+        raise ValueError(
+            f"x must be a (B >= 1, 64) batch of flattened 8x8 images, got shape {tuple(x.shape)}"
+        )
+
+
+def _check_arch(width: int, depth: int, n_classes: int) -> None:
+    check_int("width", width, low=1)
+    check_int("depth", depth, low=1)
+    check_int("n_classes", n_classes, low=2)
+
+
 class PatchEmbed(nn.Module):
     def __init__(self, d: int) -> None:
         super().__init__()
         self.proj = nn.Linear(4, d)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _check_images(x)
         b = x.shape[0]
         patches = x.view(b, 4, 2, 4, 2).permute(0, 1, 3, 2, 4).reshape(b, N_TOKENS, 4)
         return self.proj(patches)
@@ -108,6 +128,7 @@ class TinyMixer(Anchor):
 
     def __init__(self, width: int, depth: int, n_classes: int = 10) -> None:
         super().__init__()
+        _check_arch(width, depth, n_classes)
         self.width, self.n_classes = width, n_classes
         self.embed = PatchEmbed(width)
         self.blocks = nn.ModuleList(MixerBlock(width) for _ in range(depth))
@@ -120,6 +141,7 @@ class ConvEmbed(nn.Module):
         self.conv = nn.Conv2d(1, d, kernel_size=2, stride=2)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _check_images(x)
         z = self.conv(x.view(-1, 1, 8, 8))  # (B, d, 4, 4)
         return z.flatten(2).transpose(1, 2)
 
@@ -144,6 +166,7 @@ class TinyCNN(Anchor):
 
     def __init__(self, width: int, depth: int, n_classes: int = 10) -> None:
         super().__init__()
+        _check_arch(width, depth, n_classes)
         self.width, self.n_classes = width, n_classes
         self.embed = ConvEmbed(width)
         self.blocks = nn.ModuleList(ConvBlock(width) for _ in range(depth))
@@ -152,8 +175,9 @@ class TinyCNN(Anchor):
 
 def make_anchor(family: str, width: int, depth: int, seed: int, n_classes: int = 10) -> Anchor:
     """Build a seeded ``"mixer"`` or ``"cnn"`` anchor."""
-    if width < 1 or depth < 1:
-        raise ValueError(f"width and depth must be >= 1, got width={width}, depth={depth}")
+    check_choice("family", family, ("mixer", "cnn"))
+    _check_arch(width, depth, n_classes)
+    check_int("seed", seed, low=0)
     torch.manual_seed(seed)
     if family == "mixer":
         return TinyMixer(width, depth, n_classes)
@@ -172,6 +196,15 @@ def train_anchor(
     batch: int = 64,
 ) -> nn.Module:
     """Adam on cross-entropy for `epochs` passes in a seeded order; returns the model in eval mode."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    _check_images(x)
+    check_tensor("y", y, shape=(x.shape[0],))
+    check_token_ids("y", y, int(getattr(model, "n_classes", 0)) or int(y.max()) + 1)
+    check_int("epochs", epochs, low=1)
+    check_int("seed", seed, low=0)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_int("batch", batch, low=1)
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     model.train()

@@ -24,6 +24,8 @@ import torch
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
+
 __all__ = [
     "StitchedNet",
     "candidate_flops",
@@ -75,12 +77,22 @@ class StitchedNet(nn.Module):
         super().__init__()
         _check_pair(anchor_a, anchor_b)
         n_a, n_b = len(anchor_a.blocks), len(anchor_b.blocks)
+        check_int("i", i)
+        check_int("j", j)
         if not 0 <= i <= n_a:
             raise ValueError(f"i must lie in [0, {n_a}] (anchor_a's depth), got {i}")
         if not 0 <= j <= n_b:
             raise ValueError(f"j must lie in [0, {n_b}] (anchor_b's depth), got {j}")
         if not isinstance(stitch, nn.Linear):
             raise TypeError(f"stitch must be an nn.Linear, got {type(stitch).__name__}")
+        d_a, d_b = getattr(anchor_a, "width", None), getattr(anchor_b, "width", None)
+        if (d_a is not None and stitch.in_features != d_a) or (
+            d_b is not None and stitch.out_features != d_b
+        ):
+            raise ValueError(
+                f"stitch must map anchor_a's width {d_a} to anchor_b's width {d_b}, "
+                f"got nn.Linear({stitch.in_features}, {stitch.out_features})"
+            )
         self.i, self.j = i, j
         self.front = nn.ModuleList([anchor_a.embed, *list(anchor_a.blocks)[:i]])
         self.stitch = stitch
@@ -108,6 +120,13 @@ class StitchedNet(nn.Module):
 
 def count_flops(module: nn.Module, example: torch.Tensor) -> int:
     """FLOPs per sample of ``module(example)`` counted by ``torch.utils.flop_counter.FlopCounterMode``."""
+    if not isinstance(module, nn.Module):
+        raise TypeError(f"module must be an nn.Module, got {type(module).__name__}")
+    check_tensor("example", example)
+    if example.ndim < 1 or example.shape[0] < 1:
+        raise ValueError(
+            f"example must be a batch with at least one sample, got shape {tuple(example.shape)}"
+        )
     counter = FlopCounterMode(display=False)
     with torch.no_grad(), counter:
         module(example)
@@ -128,12 +147,21 @@ def fit_stitch_ls(H_a: torch.Tensor, H_b: torch.Tensor, ridge: float = 1e-4) -> 
     -------
     nn.Linear(d_A, d_B) in the dtype of `H_a`.
     """
+    for name, h in (("H_a", H_a), ("H_b", H_b)):
+        check_tensor(name, h, floating=True)
+        if h.ndim < 2 or h.shape[-1] < 1:
+            raise ValueError(
+                f"{name} must be (..., d) activations with at least one row, got shape {tuple(h.shape)}"
+            )
     if H_a.shape[:-1] != H_b.shape[:-1]:
         raise ValueError(
             f"H_a and H_b must have the same leading shape, got {tuple(H_a.shape)} and {tuple(H_b.shape)}"
         )
-    if ridge < 0:
-        raise ValueError(f"ridge must be >= 0, got {ridge}")
+    if H_a.numel() == 0:
+        raise ValueError(f"H_a must hold at least one row, got shape {tuple(H_a.shape)}")
+    for name, h in (("H_a", H_a), ("H_b", H_b)):
+        check_tensor(name, h, finite=True)
+    check_float("ridge", ridge, low=0.0)
     xa = H_a.detach().reshape(-1, H_a.shape[-1])
     xb = H_b.detach().reshape(-1, H_b.shape[-1]).to(xa.dtype)
     c, d_a = xa.shape
@@ -158,6 +186,10 @@ def fit_stitch_ls(H_a: torch.Tensor, H_b: torch.Tensor, ridge: float = 1e-4) -> 
 def _stack(calib: torch.Tensor | Iterable) -> torch.Tensor:
     if isinstance(calib, torch.Tensor):
         return calib
+    if calib is None or not isinstance(calib, Iterable):
+        raise TypeError(
+            f"calib_loader must be a tensor or an iterable of batches, got {type(calib).__name__}"
+        )
     parts = [b[0] if isinstance(b, (tuple, list)) else b for b in calib]
     if not parts:
         raise ValueError("calib_loader is empty")
@@ -184,10 +216,10 @@ def kl_similarity_matrix(
     `calib_loader` is a tensor of inputs or an iterable of batches (``x`` or ``(x, y)``).
     """
     _check_pair(anchor_a, anchor_b)
-    if variant not in ("repr", "head"):
-        raise ValueError(f"variant must be 'repr' or 'head', got {variant!r}")
-    if not T > 0:
-        raise ValueError(f"T must be > 0, got {T}")
+    check_choice("variant", variant, ("repr", "head"))
+    if isinstance(T, bool) or not isinstance(T, (int, float)) or not 0 < T < float("inf"):
+        raise ValueError(f"T must be > 0 and finite (a temperature), got {T!r}")
+    check_float("ridge", ridge, low=0.0)
     x = _stack(calib_loader)
     fa, fb = anchor_a.features(x), anchor_b.features(x)
     n_a, n_b = len(fa) - 1, len(fb) - 1
@@ -213,6 +245,11 @@ def linear_cka(X: torch.Tensor | np.ndarray, Y: torch.Tensor | np.ndarray) -> fl
     """Linear CKA (Kornblith et al. 2019): ||Yc^T Xc||_F^2 / (||Xc^T Xc||_F ||Yc^T Yc||_F), in [0, 1]."""
     x = np.asarray(X, dtype=np.float64)
     y = np.asarray(Y, dtype=np.float64)
+    for name, a in (("X", x), ("Y", y)):
+        if a.ndim != 2 or a.shape[0] < 2 or a.shape[1] < 1:
+            raise ValueError(f"{name} must be a (n >= 2, d) matrix of representations, got shape {a.shape}")
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} must hold finite values (no NaN or infinity)")
     if x.shape[0] != y.shape[0]:
         raise ValueError(f"X and Y must have the same number of rows, got {x.shape[0]} and {y.shape[0]}")
     x, y = x - x.mean(0), y - y.mean(0)
@@ -279,8 +316,12 @@ def select_stitches(
     kl, flops = np.asarray(kl, dtype=float), np.asarray(flops, dtype=float)
     if kl.shape != flops.shape:
         raise ValueError(f"kl and flops must have the same shape, got {kl.shape} and {flops.shape}")
-    if not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be an int >= 1, got {n_bins!r}")
+    check_int("n_bins", n_bins, low=1)
+    if flops_range is not None:
+        if not isinstance(flops_range, (tuple, list)) or len(flops_range) != 2:
+            raise ValueError(f"flops_range must be a (lo, hi) pair, got {flops_range!r}")
+        check_float("flops_range[0]", flops_range[0])
+        check_float("flops_range[1]", flops_range[1])
     lo, hi = flops_range if flops_range is not None else (float(np.nanmin(flops)), float(np.nanmax(flops)))
     if not hi >= lo:
         raise ValueError(f"flops_range must have lo <= hi, got ({lo}, {hi})")
@@ -300,8 +341,9 @@ def snnet_scores(n_a: int, n_b: int, window: int = 1) -> np.ndarray:
 
     Candidates (i, j) are kept when j lies within `window` layers of the depth-matched layer round(i n_B / n_A).
     """
-    if n_a < 1 or n_b < 1 or window < 0:
-        raise ValueError(f"need n_a, n_b >= 1 and window >= 0, got {n_a}, {n_b}, {window}")
+    check_int("n_a", n_a, low=1)
+    check_int("n_b", n_b, low=1)
+    check_int("window", window, low=0)
     i = np.arange(1, n_a + 1)[:, None]
     j = np.arange(1, n_b + 1)[None, :]
     score = np.abs(i / n_a - j / n_b)
@@ -311,6 +353,12 @@ def snnet_scores(n_a: int, n_b: int, window: int = 1) -> np.ndarray:
 
 def random_scores(shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
     """Uniform random scores: selecting their minimum per bin is random selection within each bin."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    if not isinstance(shape, tuple) or len(shape) != 2:
+        raise ValueError(f"shape must be an (n_a, n_b) tuple, got {shape!r}")
+    for k, n in enumerate(shape):
+        check_int(f"shape[{k}]", n, low=0)
     return rng.random(shape)
 
 
@@ -319,12 +367,19 @@ def pareto_auc(flops: Sequence[float], acc: Sequence[float], f_lo: float, f_hi: 
 
     The frontier at x is the best accuracy among points with normalised FLOPs <= x (0 before the first point).
     """
+    check_float("f_lo", f_lo)
+    check_float("f_hi", f_hi)
     if not f_hi > f_lo:
         raise ValueError(f"need f_hi > f_lo, got {f_lo}, {f_hi}")
     f = np.clip((np.asarray(flops, dtype=float) - f_lo) / (f_hi - f_lo), 0.0, 1.0)
     a = np.asarray(acc, dtype=float)
     if f.shape != a.shape:
         raise ValueError(f"flops and acc must have the same length, got {f.shape} and {a.shape}")
+    if f.ndim != 1 or not f.size:
+        raise ValueError(f"flops and acc must be non-empty 1-D sequences, got shape {f.shape}")
+    for name, v in (("flops", np.asarray(flops, dtype=float)), ("acc", a)):
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"{name} must hold finite values (no NaN or infinity)")
     order = np.argsort(f, kind="stable")
     xs = np.append(f[order], 1.0)
     best = np.maximum.accumulate(a[order])

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from iclr26.checks import check_float, check_int, check_tensor
+
 __all__ = [
     "CacheLog",
     "MeanCacheSampler",
@@ -42,10 +44,8 @@ VelocityFn = Callable[[torch.Tensor, float, Any], torch.Tensor]
 
 def shifted_sigmas(n_steps: int, shift: float = 3.0) -> list[float]:
     """SD3/FLUX-style shifted schedule sigma = shift s / (1 + (shift - 1) s), s = linspace(1, 0, n_steps + 1)."""
-    if n_steps < 1:
-        raise ValueError(f"n_steps must be >= 1, got {n_steps}")
-    if shift <= 0:
-        raise ValueError(f"shift must be > 0, got {shift}")
+    check_int("n_steps", n_steps, low=1)
+    check_float("shift", shift, low=0.0, low_open=True)
     s = np.linspace(1.0, 0.0, n_steps + 1)
     return [float(x) for x in shift * s / (1.0 + (shift - 1.0) * s)]
 
@@ -64,6 +64,8 @@ def check_sigmas(sigmas: Sequence[float]) -> list[float]:
 
 def uniform_schedule(n_steps: int, budget: int) -> list[bool]:
     """Compute `budget` steps spread evenly over 0..N-1 (first and last step included)."""
+    check_int("n_steps", n_steps, low=1)
+    check_int("budget", budget)
     if not 1 <= budget <= n_steps:
         raise ValueError(f"budget must lie in [1, n_steps={n_steps}], got {budget}")
     idx = {int(round(x)) for x in np.linspace(0, n_steps - 1, budget)}
@@ -102,15 +104,43 @@ class CacheLog:
         return (self.v[i0] - u_avg) / span
 
 
+def _check_velocity_fn(velocity_fn: object) -> None:
+    if not callable(velocity_fn):
+        raise ValueError("velocity_fn must be callable v(z, sigma, cond)")
+
+
+def _check_z(name: str, z: object) -> torch.Tensor:
+    return check_tensor(name, z, floating=True)
+
+
+def _velocity(velocity_fn: VelocityFn, z: torch.Tensor, sigma: float, cond: Any) -> torch.Tensor:
+    """``velocity_fn(z, sigma, cond)``, refused unless it is a tensor shaped like ``z``."""
+    v = velocity_fn(z, sigma, cond)
+    if not isinstance(v, torch.Tensor) or v.shape != z.shape:
+        raise ValueError(
+            f"velocity_fn must return a tensor shaped like z {tuple(z.shape)}, got {getattr(v, 'shape', type(v))}"
+        )
+    return v
+
+
 def _check_schedule(
     schedule: Sequence[bool], jvp_window: Sequence[int] | None, n: int
 ) -> tuple[list[bool], list[int]]:
+    if isinstance(schedule, (str, bytes)):
+        raise TypeError(f"schedule must be a sequence of bools, got {schedule!r}")
+    for i, flag in enumerate(schedule):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"schedule[{i}] must be a bool (True = call the network), got {flag!r}")
     sched = [bool(s) for s in schedule]
     if len(sched) != n:
         raise ValueError(f"schedule length must equal the number of steps N={n}, got {len(sched)}")
     if not sched[0]:
         raise ValueError("schedule: the first step must be computed (schedule[0] must be True)")
-    win = [1] * n if jvp_window is None else [int(k) for k in jvp_window]
+    win = (
+        [1] * n
+        if jvp_window is None
+        else [check_int(f"jvp_window[{i}]", k) for i, k in enumerate(jvp_window)]
+    )
     if len(win) != n:
         raise ValueError(f"jvp_window length must equal the number of steps N={n}, got {len(win)}")
     for i in range(n):
@@ -147,8 +177,7 @@ class MeanCacheSampler:
         schedule: Sequence[bool],
         jvp_window: Sequence[int] | None = None,
     ) -> None:
-        if not callable(velocity_fn):
-            raise ValueError("velocity_fn must be callable v(z, sigma, cond)")
+        _check_velocity_fn(velocity_fn)
         self.velocity_fn = velocity_fn
         self.sigmas = check_sigmas(sigmas)
         self.n_steps = len(self.sigmas) - 1
@@ -157,12 +186,13 @@ class MeanCacheSampler:
 
     def sample(self, z_init: torch.Tensor, cond: Any = None) -> tuple[torch.Tensor, int]:
         """Integrate from `z_init` at sigma_0 to sigma_N; return (z_N, number of network evaluations)."""
+        _check_z("z_init", z_init)
         self.log = log = CacheLog()
         z, nfe, sig = z_init, 0, self.sigmas
         for i in range(self.n_steps):
             dt = sig[i + 1] - sig[i]
             if self.schedule[i]:
-                v = self.velocity_fn(z, sig[i], cond)
+                v = _velocity(self.velocity_fn, z, sig[i], cond)
                 nfe += 1
             else:
                 k = self.jvp_window[i]
@@ -182,11 +212,12 @@ def euler_sample(
     velocity_fn: VelocityFn, sigmas: Sequence[float], z_init: torch.Tensor, cond: Any = None
 ) -> tuple[torch.Tensor, int]:
     """Plain Euler over `sigmas` (every step computed); returns (z_N, N)."""
+    _check_velocity_fn(velocity_fn)
     sig = check_sigmas(sigmas)
-    z = z_init
+    z = _check_z("z_init", z_init)
     for i in range(len(sig) - 1):
         dt = sig[i + 1] - sig[i]
-        z = z + dt * velocity_fn(z, sig[i], cond)
+        z = z + dt * _velocity(velocity_fn, z, sig[i], cond)
     return z, len(sig) - 1
 
 
@@ -201,13 +232,14 @@ def taylorseer_sample(
 
     (a, b) are the last two computed steps; with one computed step so far, plain reuse.
     """
+    _check_velocity_fn(velocity_fn)
     sig = check_sigmas(sigmas)
     sched, _ = _check_schedule(schedule, None, len(sig) - 1)
-    z, nfe, hist = z_init, 0, []  # hist: (sigma, v) of computed steps
+    z, nfe, hist = _check_z("z_init", z_init), 0, []  # hist: (sigma, v) of computed steps
     for i in range(len(sig) - 1):
         dt = sig[i + 1] - sig[i]
         if sched[i]:
-            v = velocity_fn(z, sig[i], cond)
+            v = _velocity(velocity_fn, z, sig[i], cond)
             nfe += 1
             hist = (hist + [(sig[i], v)])[-2:]
         elif len(hist) == 1:
@@ -228,17 +260,17 @@ def teacache_sample(
 ) -> tuple[torch.Tensor, int]:
     """TeaCache-style adaptive reuse: recompute when the accumulated relative L1 change of the network input
     (z_t, over the batch) since the last computed step exceeds `threshold`; first and last step always computed."""
+    _check_velocity_fn(velocity_fn)
     sig = check_sigmas(sigmas)
-    if not threshold >= 0:
-        raise ValueError(f"threshold must be >= 0, got {threshold}")
+    check_float("threshold", threshold, low=0.0)
     n = len(sig) - 1
-    z, nfe, acc, v, z_prev = z_init, 0, 0.0, None, None
+    z, nfe, acc, v, z_prev = _check_z("z_init", z_init), 0, 0.0, None, None
     for i in range(n):
         dt = sig[i + 1] - sig[i]
         if z_prev is not None:
             acc += float((z - z_prev).abs().mean() / z_prev.abs().mean().clamp_min(1e-12))
         if v is None or i == n - 1 or acc >= threshold:
-            v = velocity_fn(z, sig[i], cond)
+            v = _velocity(velocity_fn, z, sig[i], cond)
             nfe += 1
             acc = 0.0
         z_prev = z
@@ -255,6 +287,13 @@ def tune_teacache(
     iters: int = 30,
 ) -> tuple[float, torch.Tensor, int]:
     """Bisect the TeaCache threshold for the largest NFE <= `budget`; returns (threshold, z_N, nfe)."""
+    n = len(check_sigmas(sigmas)) - 1
+    check_int("budget", budget)
+    if not 2 <= budget <= n:
+        raise ValueError(
+            f"budget must lie in [2, N={n}] (TeaCache always computes the first and last step), got {budget}"
+        )
+    check_int("iters", iters, low=1)
     lo, hi = 0.0, 1.0
     while teacache_sample(velocity_fn, sigmas, z_init, cond, hi)[1] > budget:
         hi *= 2.0

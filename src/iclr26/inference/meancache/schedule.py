@@ -19,7 +19,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from iclr26.inference.meancache.sampler import CacheLog, VelocityFn, check_sigmas
+from iclr26.checks import check_float, check_int
+from iclr26.inference.meancache.sampler import (
+    CacheLog,
+    VelocityFn,
+    _check_velocity_fn,
+    _check_z,
+    _velocity,
+    check_sigmas,
+)
 
 __all__ = [
     "estimate_edge_costs",
@@ -44,15 +52,20 @@ def estimate_edge_costs(
     the reference history up to step i; 0 for j = i + 1; inf for j <= i or when K exceeds the i + 1 logged steps.
     Only the N reference network calls are made (estimated steps need none).
     """
+    _check_velocity_fn(velocity_fn)
     sig = check_sigmas(sigmas)
+    if isinstance(K_values, (str, bytes)):
+        raise ValueError(f"K_values must be a non-empty list of ints >= 1, got {K_values!r}")
     ks = [int(k) for k in K_values]
     if not ks or any(k < 1 for k in ks):
         raise ValueError(f"K_values must be a non-empty list of ints >= 1, got {list(K_values)}")
+    for i, k in enumerate(K_values):
+        check_int(f"K_values[{i}]", k, low=1)
     n = len(sig) - 1
     ref = CacheLog()
-    z = calib_inputs
+    z = _check_z("calib_inputs", calib_inputs)
     for i in range(n):
-        v = velocity_fn(z, sig[i], cond)
+        v = _velocity(velocity_fn, z, sig[i], cond)
         z_next = z + (sig[i + 1] - sig[i]) * v
         ref.add(z, z_next, sig[i], sig[i + 1], v, True)
         z = z_next
@@ -82,22 +95,29 @@ def estimate_edge_costs(
     return cost
 
 
-def _prepare(C: Any, budget: int, gamma: float) -> tuple[np.ndarray, np.ndarray, int]:  # noqa: N803
-    c = np.asarray(C, dtype=float)
+def _costs(C: Any) -> np.ndarray:  # noqa: N803
+    """C as an (N+1, N+1, n_K) float array, N >= 1."""
+    try:
+        c = np.asarray(C, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"C must be an array of edge costs, got {type(C).__name__}") from None
     if c.ndim == 2:
         c = c[:, :, None]
     if c.ndim != 3 or c.shape[0] != c.shape[1] or c.shape[0] < 2 or c.shape[2] < 1:
         raise ValueError(f"C must have shape (N+1, N+1) or (N+1, N+1, n_K) with N >= 1, got {np.shape(C)}")
+    return c
+
+
+def _prepare(C: Any, budget: int, gamma: float) -> tuple[np.ndarray, np.ndarray, int]:  # noqa: N803
+    c = _costs(C)
     n = c.shape[0] - 1
     upper = c[np.triu_indices(n + 1, 1)]
     if np.isnan(upper).any() or (upper < 0).any():
         raise ValueError("C must hold non-negative costs (inf marks a missing edge; NaN is not allowed)")
-    if isinstance(budget, bool) or int(budget) != budget:
-        raise ValueError(f"budget must be an int, got {budget!r}")
+    check_int("budget", budget)
     if not 2 <= budget <= n:
         raise ValueError(f"budget must lie in [2, N={n}] network calls, got {budget}")
-    if not (np.isfinite(gamma) and gamma > 0):
-        raise ValueError(f"gamma must be a finite number > 0, got {gamma}")
+    check_float("gamma", gamma, low=0.0, low_open=True)
     best_k = c.argmin(axis=2)
     w = np.take_along_axis(c, best_k[:, :, None], axis=2)[:, :, 0] ** gamma
     w[np.tril_indices(n + 1)] = np.inf
@@ -141,7 +161,11 @@ def pssp_schedule(
     """
     w, best_k, n = _prepare(C, budget, gamma)
     n_k = int(np.prod(np.shape(C)[2:], dtype=int))
-    kv = list(range(1, n_k + 1)) if K_values is None else [int(k) for k in K_values]
+    kv = (
+        list(range(1, n_k + 1))
+        if K_values is None
+        else [check_int(f"K_values[{i}]", k, low=1) for i, k in enumerate(K_values)]
+    )
     if len(kv) != n_k:
         raise ValueError(f"K_values must have one entry per K index of C ({n_k}), got {len(kv)}")
     dp = np.full((budget + 1, n + 1), np.inf)
@@ -164,9 +188,15 @@ def pssp_schedule(
 
 def path_cost(C: Any, compute_steps: Sequence[int], gamma: float = 2.0) -> float:  # noqa: N803
     """sum over the path's edges of min_K C(e, K)^gamma for the path given by `compute_steps` (+ terminal N)."""
-    c = np.asarray(C, dtype=float)
-    c = c[:, :, None] if c.ndim == 2 else c
-    nodes = [*compute_steps, c.shape[0] - 1]
+    c = _costs(C)
+    check_float("gamma", gamma, low=0.0, low_open=True)
+    n = c.shape[0] - 1
+    steps = [check_int(f"compute_steps[{i}]", s, 0, n - 1) for i, s in enumerate(compute_steps)]
+    if not steps or steps[0] != 0 or any(b <= a for a, b in zip(steps, steps[1:])):
+        raise ValueError(
+            f"compute_steps must be strictly increasing step indices starting at 0, got {list(compute_steps)}"
+        )
+    nodes = [*steps, n]
     return float(sum(c[a, b].min() ** gamma for a, b in zip(nodes, nodes[1:])))
 
 
@@ -187,9 +217,11 @@ def pssp_brute_force(C: Any, budget: int, gamma: float = 2.0) -> tuple[list[int]
 
 def force_compute(C: Any, steps: Sequence[int]) -> np.ndarray:  # noqa: N803
     """Copy of C with every edge that would skip one of `steps` set to inf (those steps are always computed)."""
+    _costs(C)
     c = np.array(C, dtype=float, copy=True)
     n = c.shape[0] - 1
-    for f in steps:
+    for i, f in enumerate(steps):
+        check_int(f"steps[{i}]", f)
         if not 0 <= f < n:
             raise ValueError(f"forced step {f} outside 0..N-1={n - 1}")
         c[:f, f + 1 :] = np.inf

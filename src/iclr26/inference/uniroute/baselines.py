@@ -19,7 +19,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPClassifier
 from sklearn.utils.validation import check_is_fitted
 
-from iclr26.inference.uniroute.checks import check_cost, check_errors
+from iclr26.checks import check_float, check_int
+from iclr26.inference.uniroute.checks import check_cost, check_costs, check_errors, check_rng
 from iclr26.inference.uniroute.curve import DeferralCurve, lambda_grid, normalize_costs
 from iclr26.inference.uniroute.distances import nearest
 from iclr26.inference.uniroute.pool_router import PoolRouter
@@ -45,8 +46,8 @@ def lower_hull(costs: np.ndarray, errors: np.ndarray) -> np.ndarray:
     >>> lower_hull(np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.5, 0.45, 0.2, 0.3])).tolist()
     [0, 2]
     """
-    costs = np.asarray(costs, dtype=float)
-    errors = np.asarray(errors, dtype=float)
+    costs = check_costs(costs, positive=False)
+    errors = check_costs(errors, "errors", size=costs.size, positive=False)
     order = np.lexsort((errors, costs))
     hull: list[int] = []
     for i in order:
@@ -133,6 +134,8 @@ class ZeroRouter(PoolRouter):
 
         A budget below the cheapest vertex's cost routes to it; above the most accurate vertex's, to that one.
         """
+        budget = check_float("budget", budget)
+        check_rng(rng)
         n = self.predict_error(prompt_emb).shape[0]
         hull = self.hull_vertices()
         c = self.llm_costs_[hull]
@@ -163,7 +166,11 @@ class KNNRouter(PoolRouter):
     def fit(self, val_prompt_emb: Any) -> KNNRouter:
         """Store the validation prompts S_val (every LLM is described by its errors on them, in this order)."""
         V = self._embed(val_prompt_emb, "val_prompt_emb")
-        if not isinstance(self.n_neighbors, (int, np.integer)) or not 1 <= self.n_neighbors <= V.shape[0]:
+        if (
+            isinstance(self.n_neighbors, bool)
+            or not isinstance(self.n_neighbors, (int, np.integer))
+            or not 1 <= self.n_neighbors <= V.shape[0]
+        ):
             raise ValueError(
                 f"n_neighbors must be an int in [1, N = {V.shape[0]}] (the number of validation prompts), "
                 f"got {self.n_neighbors!r}"
@@ -213,6 +220,16 @@ class ClairvoyantRouter(PoolRouter):
         self, train_prompt_emb: Any, train_errors: Any, costs: Any, names: Any = None
     ) -> ClairvoyantRouter:
         """Train on (n, D) prompts with the (n, pool) 0/1 errors of the pool's LLMs and their (pool,) costs."""
+        sizes = self.hidden_layer_sizes
+        if not isinstance(sizes, (tuple, list)) or not sizes:
+            raise ValueError(f"hidden_layer_sizes must be a non-empty tuple of ints >= 1, got {sizes!r}")
+        for i, h in enumerate(sizes):
+            check_int(f"hidden_layer_sizes[{i}]", h, low=1)
+        check_float("alpha", self.alpha, low=0.0)
+        check_int("max_iter", self.max_iter, low=1)
+        check_int("batch_size", self.batch_size, low=1)
+        if self.random_state is not None:
+            check_int("random_state", self.random_state, low=0)
         X = self._embed(train_prompt_emb, "train_prompt_emb")
         E = check_errors(train_errors, "train_errors", (X.shape[0], None))
         if not np.all((E == 0) | (E == 1)):
@@ -259,7 +276,7 @@ class ClairvoyantRouter(PoolRouter):
 
 def best_single_llm(val_errors: np.ndarray) -> int:
     """The pool index of the LLM with the lowest mean validation error (chosen without test labels)."""
-    return int(np.argmin(np.asarray(val_errors, dtype=float).mean(axis=0)))
+    return int(np.argmin(check_errors(val_errors, "val_errors", (None, None)).mean(axis=0)))
 
 
 def random_mixture_curve(
@@ -269,8 +286,10 @@ def random_mixture_curve(
     to the cheapest LLM, for p in linspace(0, 1, n_points). The curve is the exact expectation over the coin
     flips (a straight segment). ``lams`` holds p.
     """
-    test_errors = np.asarray(test_errors, dtype=float)
-    costs = np.asarray(costs, dtype=float)
+    check_int("n_points", n_points, low=2)
+    test_errors = check_errors(test_errors, "test_errors", (None, None))
+    costs = check_costs(costs, size=test_errors.shape[1])
+    check_errors(val_errors, "val_errors", (None, test_errors.shape[1]))
     best, cheap = best_single_llm(val_errors), int(np.argmin(costs))
     p = np.linspace(0.0, 1.0, n_points)
     norm = normalize_costs(costs)

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["check_cost", "check_embeddings", "check_errors", "is_text"]
+from iclr26.checks import check_float
+
+__all__ = ["check_cost", "check_costs", "check_embeddings", "check_errors", "check_rng", "is_text"]
 
 
 def is_text(X: object) -> bool:
@@ -68,10 +70,32 @@ def check_errors(E: object, name: str, shape: tuple[int | None, ...] | None = No
 
 def check_cost(cost: object, name: str = "cost") -> float:
     """`cost` as a finite float > 0."""
+    return check_float(name, cost, low=0.0, low_open=True)
+
+
+def check_costs(
+    costs: object, name: str = "costs", size: int | None = None, positive: bool = True
+) -> np.ndarray:
+    """`costs` as a non-empty finite 1-D float array (of `size` entries when given; all > 0 if `positive`)."""
     try:
-        value = float(cost)  # type: ignore[arg-type]
+        arr = np.asarray(costs, dtype=float)
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a number > 0, got {cost!r}") from err
-    if not np.isfinite(value) or value <= 0.0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
+        raise ValueError(f"{name} must be a numeric 1-D array of costs, got {type(costs).__name__}") from err
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array (one cost per LLM), got shape {arr.shape}")
+    if size is not None and arr.size != size:
+        raise ValueError(f"{name} must have one entry per LLM ({size}), got {arr.size}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    if positive and np.any(arr <= 0):
+        raise ValueError(f"{name} must all be > 0, got minimum {arr.min():g}")
+    return arr
+
+
+def check_rng(rng: object, name: str = "rng") -> np.random.Generator:
+    """`rng` if it is a ``numpy.random.Generator``."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"{name} must be a numpy.random.Generator (np.random.default_rng(seed)), got {type(rng).__name__}"
+        )
+    return rng

@@ -21,6 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
+from iclr26.inference.uniroute.checks import check_costs, check_errors
+
 __all__ = [
     "DeferralCurve",
     "audc",
@@ -40,7 +43,7 @@ def normalize_costs(costs: np.ndarray) -> np.ndarray:
     >>> normalize_costs(np.array([2.0, 4.0, 10.0])).tolist()
     [0.0, 0.25, 1.0]
     """
-    costs = np.asarray(costs, dtype=float)
+    costs = check_costs(costs, positive=False)
     span = float(costs.max() - costs.min())
     if span <= 0.0:
         return np.zeros_like(costs)
@@ -54,7 +57,12 @@ def route_scores(gamma: np.ndarray, costs: np.ndarray, lam: float) -> np.ndarray
     ones, to the lowest predicted error.
     """
     gamma = np.asarray(gamma, dtype=float)
-    costs = np.asarray(costs, dtype=float)
+    if gamma.ndim != 2 or gamma.shape[1] == 0:
+        raise ValueError(f"gamma must be an (n, pool) array of predicted errors, got shape {gamma.shape}")
+    if not np.all(np.isfinite(gamma)):
+        raise ValueError("gamma contains non-finite values (NaN or inf)")
+    costs = check_costs(costs, size=gamma.shape[1], positive=False)
+    lam = check_float("lam", lam, low=0.0, finite=False)
     if np.isinf(lam):
         cheapest = np.flatnonzero(costs == costs.min())
         return cheapest[np.argmin(gamma[:, cheapest], axis=1)]
@@ -74,8 +82,8 @@ def lambda_grid(costs: np.ndarray, n: int = 200, lo: float = 1e-4) -> np.ndarray
     >>> g[0], bool(g[-1] * 0.25 > 1.0)
     (np.float64(0.0), True)
     """
-    if n < 2:
-        raise ValueError(f"n must be >= 2, got {n}")
+    check_int("n", n, low=2)
+    lo = check_float("lo", lo, low=0.0, low_open=True)
     c = normalize_costs(costs)
     gaps = c[c > c.min()] - c.min()
     hi = 2.0 / float(gaps.min()) if gaps.size else 1.0
@@ -99,8 +107,12 @@ def audc(cost: np.ndarray, accuracy: np.ndarray) -> float:
         raise ValueError(
             f"cost and accuracy must be non-empty and of equal length, got {cost.size}, {accuracy.size}"
         )
+    if not (np.all(np.isfinite(cost)) and np.all(np.isfinite(accuracy))):
+        raise ValueError("cost and accuracy must be finite (no NaN or inf)")
     if np.any(cost < -1e-12) or np.any(cost > 1 + 1e-12):
         raise ValueError(f"cost must be normalised to [0, 1], got range [{cost.min()}, {cost.max()}]")
+    if np.any(accuracy < 0) or np.any(accuracy > 1):
+        raise ValueError(f"accuracy must lie in [0, 1], got range [{accuracy.min()}, {accuracy.max()}]")
     order = np.lexsort((accuracy, cost))
     x = np.clip(cost[order], 0.0, 1.0)
     y = accuracy[order]
@@ -122,6 +134,13 @@ def quality_neutral_cost(cost: np.ndarray, accuracy: np.ndarray, target: float) 
     """
     cost = np.asarray(cost, dtype=float).ravel()
     accuracy = np.asarray(accuracy, dtype=float).ravel()
+    if cost.size != accuracy.size or cost.size == 0:
+        raise ValueError(
+            f"cost and accuracy must be non-empty and of equal length, got {cost.size}, {accuracy.size}"
+        )
+    if not (np.all(np.isfinite(cost)) and np.all(np.isfinite(accuracy))):
+        raise ValueError("cost and accuracy must be finite (no NaN or inf)")
+    check_float("target", target)
     order = np.lexsort((accuracy, cost))
     x, y = cost[order], accuracy[order]
     if y[0] >= target:
@@ -169,10 +188,23 @@ def curve_from_routes(
     test_errors : (n, pool) 0/1 (or soft) errors of every pool LLM on the test prompts.
     costs : (pool,) costs in the pool's own units.
     """
+    test_errors = check_errors(test_errors, "test_errors", (None, None))
+    n, pool = test_errors.shape
+    costs = check_costs(costs, size=pool)
+    raw = np.asarray(routes)
+    if raw.ndim != 2 or raw.shape[1] != n or raw.dtype.kind not in "iu":
+        raise ValueError(
+            f"routes must be an integer (n_lams, n={n}) array of pool indices, got {raw.dtype} of shape {raw.shape}"
+        )
+    if raw.size and (raw.min() < 0 or raw.max() >= pool):
+        raise ValueError(
+            f"routes must hold pool indices in [0, {pool}), got values in [{raw.min()}, {raw.max()}]"
+        )
+    if np.asarray(lams).size != raw.shape[0]:
+        raise ValueError(
+            f"lams must have one entry per row of routes ({raw.shape[0]}), got {np.asarray(lams).size}"
+        )
     routes = np.asarray(routes, dtype=int)
-    test_errors = np.asarray(test_errors, dtype=float)
-    costs = np.asarray(costs, dtype=float)
-    n = test_errors.shape[0]
     rows = np.arange(n)[None, :]
     err = test_errors[rows, routes].mean(axis=1)
     norm = normalize_costs(costs)

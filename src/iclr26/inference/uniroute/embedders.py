@@ -15,6 +15,8 @@ import numpy as np
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from iclr26.checks import check_int
+
 __all__ = ["HFMeanPoolEmbedder", "TfidfSvdEmbedder"]
 
 
@@ -41,8 +43,8 @@ class TfidfSvdEmbedder:
     """
 
     def __init__(self, n_components: int = 64, random_state: int = 0) -> None:
-        if not isinstance(n_components, int) or n_components < 1:
-            raise ValueError(f"n_components must be an int >= 1, got {n_components!r}")
+        check_int("n_components", n_components, low=1)
+        check_int("random_state", random_state, low=0)
         self.n_components = n_components
         self.random_state = random_state
         self.fitted = False
@@ -94,8 +96,8 @@ class HFMeanPoolEmbedder:
             model = AutoModel.from_pretrained(model)
         if tokenizer is None:
             raise ValueError("tokenizer is required when model is a model object")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+        check_int("batch_size", batch_size, low=1)
+        check_int("max_length", max_length, low=1)
         self.model = model.to(device).eval()
         self.tokenizer = tokenizer
         self.max_length = max_length

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
+from iclr26.checks import check_float, check_int
+from iclr26.inference.uniroute.checks import check_embeddings, check_errors
 from iclr26.inference.uniroute.distances import nearest
 
 __all__ = ["cluster_map_loss", "fit_cluster_map", "init_theta_from_centroids", "soft_assign"]
@@ -26,8 +28,23 @@ def _with_bias(X: np.ndarray) -> np.ndarray:
     return np.hstack([X, np.ones((X.shape[0], 1))])
 
 
+def _check_theta(theta: object, X: object) -> tuple[np.ndarray, np.ndarray]:
+    X = check_embeddings(X, "X")
+    theta = check_embeddings(theta, "theta")
+    if theta.shape[1] != X.shape[1] + 1:
+        raise ValueError(
+            f"theta must have shape (K, D + 1) = (K, {X.shape[1] + 1}) for X of shape {X.shape}, got {theta.shape}"
+        )
+    return theta, X
+
+
 def soft_assign(theta: np.ndarray, X: np.ndarray) -> np.ndarray:
     """z_theta(x) = softmax(Theta [x; 1]) for every row of X (n, D); theta is (K, D + 1). Returns (n, K)."""
+    theta, X = _check_theta(theta, X)
+    return _soft_assign(theta, X)
+
+
+def _soft_assign(theta: np.ndarray, X: np.ndarray) -> np.ndarray:
     logits = _with_bias(X) @ theta.T
     logits -= logits.max(axis=1, keepdims=True)
     z = np.exp(logits)
@@ -53,9 +70,19 @@ def cluster_map_loss(
     theta : (K, D + 1); X : (n, D) training prompt embeddings; errors : (n, m) training LLMs' errors;
     psi : (m, K) the training LLMs' per-cluster validation errors. Returns (loss, grad of shape (K, D + 1)).
     """
+    theta, X = _check_theta(theta, X)
+    errors = check_errors(errors, "errors", (X.shape[0], None))
+    psi = check_errors(psi, "psi", (errors.shape[1], theta.shape[0]))
+    check_float("weight_decay", weight_decay, low=0.0)
+    return _loss(theta, X, errors, psi, weight_decay)
+
+
+def _loss(
+    theta: np.ndarray, X: np.ndarray, errors: np.ndarray, psi: np.ndarray, weight_decay: float
+) -> tuple[float, np.ndarray]:
     Xb = _with_bias(X)
     n, m = errors.shape
-    z = soft_assign(theta, X)  # (n, K)
+    z = _soft_assign(theta, X)  # (n, K)
     p_raw = z @ psi.T  # (n, m): gamma(x, h) = z(x)^T Psi(h)
     p = np.clip(p_raw, _EPS, 1.0 - _EPS)
     bce = -(errors * np.log(p) + (1.0 - errors) * np.log1p(-p))
@@ -80,10 +107,15 @@ def fit_cluster_map(
     max_iter: int = 200,
 ) -> tuple[np.ndarray, float, float]:
     """Minimise :func:`cluster_map_loss` from `theta0` with L-BFGS-B. Returns (theta, initial loss, final loss)."""
+    theta0, X = _check_theta(theta0, X)
+    errors = check_errors(errors, "errors", (X.shape[0], None))
+    psi = check_errors(psi, "psi", (errors.shape[1], theta0.shape[0]))
+    check_float("weight_decay", weight_decay, low=0.0)
+    check_int("max_iter", max_iter, low=0)
     shape = theta0.shape
 
     def fun(flat: np.ndarray) -> tuple[float, np.ndarray]:
-        loss, grad = cluster_map_loss(flat.reshape(shape), X, errors, psi, weight_decay)
+        loss, grad = _loss(flat.reshape(shape), X, errors, psi, weight_decay)
         return loss, grad.ravel()
 
     start, _ = fun(theta0.ravel())

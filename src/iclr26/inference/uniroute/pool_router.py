@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from iclr26.checks import check_float
 from iclr26.inference.uniroute.checks import check_cost, check_embeddings, check_errors, is_text
 from iclr26.inference.uniroute.curve import (
     DeferralCurve,
@@ -118,9 +119,7 @@ class PoolRouter(BaseEstimator):
 
         ``lam = 0`` picks the lowest predicted error, ``lam = inf`` the cheapest LLM; ties go to the lower index.
         """
-        lam = float(lam)
-        if not lam >= 0.0:
-            raise ValueError(f"lam must be >= 0, got {lam}")
+        lam = check_float("lam", lam, low=0.0, finite=False)
         return route_scores(self.predict_error(prompt_emb), self.llm_costs_, lam)
 
     def deferral_curve(

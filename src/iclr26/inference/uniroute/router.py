@@ -23,6 +23,7 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.inference.uniroute.checks import check_embeddings, check_errors, is_text
 from iclr26.inference.uniroute.distances import nearest
 from iclr26.inference.uniroute.learned_map import fit_cluster_map, init_theta_from_centroids, soft_assign
@@ -44,7 +45,19 @@ def cluster_errors(val_errors: np.ndarray, assign: np.ndarray, n_clusters: int) 
     >>> cluster_errors(np.array([1.0, 0.0, 1.0, 1.0]), np.array([0, 0, 1, 1]), 3).tolist()
     [0.5, 1.0, 0.75]
     """
-    E = np.asarray(val_errors, dtype=float)
+    check_int("n_clusters", n_clusters, low=1)
+    E = check_errors(val_errors, "val_errors")
+    if E.ndim not in (1, 2):
+        raise ValueError(f"val_errors must be (N,) or (N, m), got shape {E.shape}")
+    a = np.asarray(assign)
+    if a.shape != (E.shape[0],) or a.dtype.kind not in "iu":
+        raise ValueError(
+            f"assign must be an integer array of shape ({E.shape[0]},), got {a.dtype} of shape {a.shape}"
+        )
+    if a.min() < 0 or a.max() >= n_clusters:
+        raise ValueError(
+            f"assign must hold cluster ids in [0, {n_clusters}), got values in [{a.min()}, {a.max()}]"
+        )
     single = E.ndim == 1
     E = E[:, None] if single else E
     counts = np.bincount(assign, minlength=n_clusters).astype(float)
@@ -115,16 +128,14 @@ class UniRouter(PoolRouter):
 
     # --- fitting ----------------------------------------------------------------------------------------------
     def _check_params(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
-        if self.centroids is None and (
-            not isinstance(self.n_clusters, (int, np.integer)) or self.n_clusters < 1
-        ):
-            raise ValueError(f"n_clusters must be an int >= 1, got {self.n_clusters!r}")
-        if not (isinstance(self.weight_decay, (int, float)) and self.weight_decay >= 0):
-            raise ValueError(f"weight_decay must be a number >= 0, got {self.weight_decay!r}")
-        if not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 0:
-            raise ValueError(f"max_iter must be an int >= 0, got {self.max_iter!r}")
+        check_choice("mode", self.mode, MODES)
+        if self.centroids is None:
+            check_int("n_clusters", self.n_clusters, low=1)
+        check_float("weight_decay", self.weight_decay, low=0.0)
+        check_int("max_iter", self.max_iter, low=0)
+        check_int("n_init", self.n_init, low=1)
+        if self.random_state is not None:
+            check_int("random_state", self.random_state, low=0)
 
     def fit(
         self,

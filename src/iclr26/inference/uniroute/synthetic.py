@@ -27,6 +27,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.tree import DecisionTreeClassifier
 
+from iclr26.checks import check_float, check_int
+from iclr26.inference.uniroute.checks import check_costs, check_errors, check_rng
+
 __all__ = ["RoutingData", "make_irt_pool", "make_multidomain_pool", "split_llms", "split_prompts"]
 
 
@@ -54,11 +57,15 @@ class RoutingData:
     info: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        check_errors(self.errors, "errors", (None, None))
         n, m = self.errors.shape
         if self.embeddings.shape[0] != n:
             raise ValueError(f"embeddings has {self.embeddings.shape[0]} rows but errors has {n} prompts")
         if self.costs.shape != (m,) or len(self.llm_names) != m:
             raise ValueError(f"costs and llm_names must have one entry per LLM ({m})")
+        check_costs(self.costs, size=m)
+        if not np.all(np.isfinite(np.asarray(self.embeddings, dtype=float))):
+            raise ValueError("embeddings contains non-finite values (NaN or inf)")
 
     @property
     def n_prompts(self) -> int:
@@ -71,6 +78,9 @@ class RoutingData:
 
 def split_llms(n_llms: int, n_train: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A random split of LLM indices into `n_train` training LLMs and the rest (unseen test LLMs), sorted."""
+    check_int("n_llms", n_llms, low=2)
+    check_int("n_train", n_train)
+    check_rng(rng)
     if not 1 <= n_train < n_llms:
         raise ValueError(f"n_train must lie in [1, {n_llms - 1}] for {n_llms} LLMs, got {n_train}")
     perm = rng.permutation(n_llms)
@@ -81,8 +91,10 @@ def split_prompts(
     n_prompts: int, rng: np.random.Generator, fractions: tuple[float, float, float] = (0.6, 0.1, 0.3)
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A random train / S_val / test split of prompt indices with the given fractions (default 60/10/30)."""
+    check_int("n_prompts", n_prompts, low=3)
+    check_rng(rng)
     f = np.asarray(fractions, dtype=float)
-    if f.shape != (3,) or np.any(f <= 0) or abs(f.sum() - 1.0) > 1e-9:
+    if f.shape != (3,) or not np.all(f > 0) or not abs(f.sum() - 1.0) <= 1e-9:
         raise ValueError(f"fractions must be three positive numbers summing to 1, got {fractions}")
     perm = rng.permutation(n_prompts)
     a, b = int(round(f[0] * n_prompts)), int(round((f[0] + f[1]) * n_prompts))
@@ -116,8 +128,9 @@ def make_irt_pool(
     ((100, 3), (100, 16), True)
     """
     for value, name in ((n_prompts, "n_prompts"), (n_llms, "n_llms"), (n_topics, "n_topics"), (dim, "dim")):
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        check_int(name, value, low=1)
+    check_float("embed_noise", embed_noise, low=0.0)
+    check_int("seed", seed, low=0)
     rng = np.random.default_rng(seed)
     topic = rng.integers(0, n_topics, n_prompts)
     t = 3.0 * np.eye(n_topics)[topic] + rng.normal(0.0, 0.3, (n_prompts, n_topics))
@@ -217,9 +230,22 @@ def make_multidomain_pool(
     >>> data.errors.shape, sorted(set(data.domains.tolist()))
     ((320, 4), [0, 1, 2, 3])
     """
-    for value, name in ((n_prompts, "n_prompts"), (n_llms, "n_llms"), (n_domains, "n_domains")):
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    for value, name in (
+        (n_prompts, "n_prompts"),
+        (n_llms, "n_llms"),
+        (n_domains, "n_domains"),
+        (n_features, "n_features"),
+        (dim, "dim"),
+        (mlp_max_iter, "mlp_max_iter"),
+    ):
+        check_int(name, value, low=1)
+    check_float("embed_noise", embed_noise, low=0.0)
+    check_int("seed", seed, low=0)
+    for name, pair in (("domains_per_llm", domains_per_llm), ("train_per_domain", train_per_domain)):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"{name} must be a (lo, hi) pair of ints, got {pair!r}")
+        check_int(f"{name}[0]", pair[0])
+        check_int(f"{name}[1]", pair[1])
     if n_prompts < n_domains:
         raise ValueError(f"n_prompts = {n_prompts} must be >= n_domains = {n_domains}")
     lo_dom, hi_dom = domains_per_llm

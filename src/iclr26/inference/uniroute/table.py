@@ -236,6 +236,8 @@ def save_routing_table(
     split : a ``train`` / ``val`` / ``test`` label per prompt; default ``data.split`` (the column is omitted when
         both are None).
     """
+    if not isinstance(data, RoutingData):
+        raise TypeError(f"data must be a RoutingData, got {type(data).__name__}")
     labels = split if split is not None else data.split
     ids = data.prompt_ids or [f"p{i}" for i in range(data.n_prompts)]
     columns = ["prompt_id", "embedding", "llm", "correct", "cost"] + (["split"] if labels is not None else [])

@@ -15,7 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.lab.moe.router import Router, check_positive_int
+from iclr26.checks import check_choice, check_int
+from iclr26.lab.moe.router import Router, check_module
 from iclr26.lab.transformer import BlockSpec, check_sequence_input
 
 __all__ = ["ExpertBank", "MoEFFN", "moe_aux_loss", "moe_ffn", "moe_layers"]
@@ -31,9 +32,9 @@ class ExpertBank(nn.Module):
         self, d_model: int, d_hidden: int, n_experts: int, activation: str = "gelu", bias: bool = True
     ) -> None:
         super().__init__()
-        self.d_model = check_positive_int("d_model", d_model)
-        self.d_hidden = check_positive_int("d_hidden", d_hidden)
-        self.n_experts = check_positive_int("n_experts", n_experts)
+        self.d_model = check_int("d_model", d_model, low=1)
+        self.d_hidden = check_int("d_hidden", d_hidden, low=1)
+        self.n_experts = check_int("n_experts", n_experts, low=1)
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
         self.activation = activation
@@ -119,6 +120,7 @@ class MoEFFN(nn.Module):
             )
         if dispatch not in DISPATCH:
             raise ValueError(f"dispatch must be one of {DISPATCH}, got {dispatch!r}")
+        check_int("layer", layer, low=0)
         self.d_model, self.n_experts, self.layer, self.dispatch = d_model, n_experts, layer, dispatch
         self.router = router
         self.experts = ExpertBank(d_model, d_hidden, n_experts, activation, bias)
@@ -165,7 +167,15 @@ def moe_ffn(
     >>> model(torch.zeros(1, 6, dtype=torch.long)).shape
     torch.Size([1, 6, 10])
     """
-    check_positive_int("n_experts", n_experts, 2)
+    if not callable(router_factory):
+        raise TypeError(
+            f"router_factory must be a callable (d_model, n_experts) -> Router, got {router_factory!r}"
+        )
+    check_int("n_experts", n_experts, low=2)
+    if d_hidden is not None:
+        check_int("d_hidden", d_hidden, low=1)
+    check_choice("dispatch", dispatch, DISPATCH)
+    check_choice("activation", activation, ACTIVATIONS)
 
     def factory(spec: BlockSpec) -> MoEFFN:
         router = router_factory(spec.d_model, n_experts)
@@ -177,6 +187,7 @@ def moe_ffn(
 
 def moe_layers(model: nn.Module) -> list[MoEFFN]:
     """The MoE FFNs inside `model`, in module order."""
+    check_module("model", model)
     return [m for m in model.modules() if isinstance(m, MoEFFN)]
 
 

@@ -12,36 +12,26 @@ the trainer tells it where it is with :func:`set_progress` (a fraction in [0, 1]
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["LinearRamp", "Router", "TauSchedule", "set_progress"]
 
 
-def check_positive_int(name: str, value: object, low: int = 1) -> int:
-    """Return `value` if it is an int >= `low`, else raise ValueError naming `name`."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
-
-
-def check_positive(name: str, value: object) -> float:
-    """Return `value` as float if it is a finite number > 0, else raise ValueError naming `name`."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
+def check_module(name: str, model: object) -> nn.Module:
+    """`model` if it is an ``nn.Module``, else a TypeError naming `name`."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{name} must be an nn.Module, got {type(model).__name__}")
+    return model
 
 
 def check_progress(progress: float) -> float:
     """Training progress must be a number in [0, 1]."""
-    if isinstance(progress, bool) or not isinstance(progress, (int, float)) or not 0.0 <= progress <= 1.0:
-        raise ValueError(f"progress must be a number in [0, 1], got {progress!r}")
-    return float(progress)
+    return check_float("progress", progress, 0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -63,10 +53,9 @@ class TauSchedule:
     anneal_frac: float = 0.7
 
     def __post_init__(self) -> None:
-        check_positive("tau start", self.start)
-        check_positive("tau end", self.end)
-        if not 0.0 < self.anneal_frac <= 1.0:
-            raise ValueError(f"anneal_frac must lie in (0, 1], got {self.anneal_frac!r}")
+        check_float("tau start", self.start, low=0.0, low_open=True)
+        check_float("tau end", self.end, low=0.0, low_open=True)
+        check_float("anneal_frac", self.anneal_frac, 0.0, 1.0, low_open=True)
 
     def __call__(self, progress: float) -> float:
         p = min(check_progress(progress) / self.anneal_frac, 1.0)
@@ -80,8 +69,7 @@ class LinearRamp:
     frac: float = 0.1
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.frac <= 1.0:
-            raise ValueError(f"ramp frac must lie in [0, 1], got {self.frac!r}")
+        check_float("ramp frac", self.frac, 0.0, 1.0)
 
     def __call__(self, progress: float) -> float:
         p = check_progress(progress)
@@ -91,7 +79,7 @@ class LinearRamp:
 def as_tau_schedule(tau_schedule: TauSchedule | float | Callable[[float], float]) -> Callable[[float], float]:
     """A constant ``tau`` (float) becomes a constant schedule; a schedule is returned as is."""
     if isinstance(tau_schedule, (int, float)) and not isinstance(tau_schedule, bool):
-        tau = check_positive("tau", tau_schedule)
+        tau = check_float("tau", tau_schedule, low=0.0, low_open=True)
         return TauSchedule(tau, tau, 1.0)
     if not callable(tau_schedule):
         raise TypeError(f"tau_schedule must be a TauSchedule, a float or a callable, got {tau_schedule!r}")
@@ -110,8 +98,8 @@ class Router(nn.Module):
 
     def __init__(self, d_model: int, n_experts: int) -> None:
         super().__init__()
-        self.d_model = check_positive_int("d_model", d_model)
-        self.n_experts = check_positive_int("n_experts", n_experts, 2)
+        self.d_model = check_int("d_model", d_model, low=1)
+        self.n_experts = check_int("n_experts", n_experts, low=2)
         self.progress = 0.0
 
     def set_progress(self, progress: float) -> None:
@@ -129,6 +117,8 @@ class Router(nn.Module):
             )
         if not h.is_floating_point():
             raise ValueError(f"h must be a floating-point tensor, got {h.dtype}")
+        if h.numel() == 0:
+            raise ValueError(f"h must hold at least one token, got shape {tuple(h.shape)}")
 
     def route(self, h: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
         """The router's gates and aux dict for a checked input (implemented by subclasses)."""
@@ -142,6 +132,7 @@ class Router(nn.Module):
 
 def set_progress(model: nn.Module, progress: float) -> None:
     """Set the training progress of every :class:`Router` inside `model`."""
+    check_module("model", model)
     check_progress(progress)
     for module in model.modules():
         if isinstance(module, Router):

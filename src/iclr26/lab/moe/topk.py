@@ -7,13 +7,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.lab.moe.router import Router, check_positive_int
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
+from iclr26.lab.moe.router import Router
 
 __all__ = ["TopKSoftmaxRouter", "check_k", "init_linear", "switch_balance_loss"]
 
 
 def check_k(k: int, n_experts: int) -> int:
-    check_positive_int("k", k)
+    check_int("k", k, low=1)
     if k >= n_experts:
         raise ValueError(f"k must be < n_experts={n_experts}, got {k}")
     return k
@@ -32,6 +33,23 @@ def switch_balance_loss(probs: Tensor, indices: Tensor, n_experts: int) -> Tenso
     `probs` (..., E) are the full softmax probabilities; `indices` (..., k) the selected experts; ``f_e`` counts
     top-k assignments per token (so it sums to k), ``P_e`` is the mean probability.
     """
+    check_int("n_experts", n_experts, low=1)
+    check_tensor("probs", probs, floating=True)
+    if probs.ndim < 1 or probs.shape[-1] != n_experts or probs.numel() == 0:
+        raise ValueError(
+            f"probs must be a non-empty (..., n_experts={n_experts}) tensor, got shape {tuple(probs.shape)}"
+        )
+    check_token_ids("indices", indices, n_experts)
+    n_tokens = probs.numel() // n_experts
+    if indices.numel() == 0 or indices.numel() % n_tokens:
+        raise ValueError(
+            f"indices must hold k >= 1 expert ids for each of the {n_tokens} tokens of probs, "
+            f"got shape {tuple(indices.shape)}"
+        )
+    return _switch_balance(probs, indices, n_experts)
+
+
+def _switch_balance(probs: Tensor, indices: Tensor, n_experts: int) -> Tensor:
     p = probs.reshape(-1, n_experts)
     f = F.one_hot(indices.reshape(p.shape[0], -1), n_experts).sum(1).to(p.dtype).mean(0)
     return n_experts * (f * p.mean(0)).sum()
@@ -51,8 +69,7 @@ class TopKSoftmaxRouter(Router):
     def __init__(self, d_model: int, n_experts: int, k: int = 2, balance_coef: float = 1e-2) -> None:
         super().__init__(d_model, n_experts)
         self.k = check_k(k, n_experts)
-        if not balance_coef >= 0:
-            raise ValueError(f"balance_coef must be >= 0, got {balance_coef!r}")
+        check_float("balance_coef", balance_coef, low=0.0)
         self.balance_coef = float(balance_coef)
         self.gate = nn.Linear(d_model, n_experts, bias=False)
         self.reset_parameters()
@@ -66,7 +83,7 @@ class TopKSoftmaxRouter(Router):
         probs = torch.softmax(logits, dim=-1)
         top, idx = probs.topk(self.k, dim=-1)
         gates = torch.zeros_like(probs).scatter(-1, idx, top / top.sum(-1, keepdim=True))
-        balance = switch_balance_loss(probs, idx, self.n_experts)
+        balance = _switch_balance(probs, idx, self.n_experts)
         aux = {
             "loss": self.balance_coef * balance,
             "balance": balance,

@@ -40,6 +40,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int
 from iclr26.harness.progress import track
 from iclr26.lab.transformer import MultiHeadAttention, Transformer
 from iclr26.mechanisms.continuous_cot.reachability import ReachabilityData
@@ -63,16 +64,13 @@ __all__ = [
 METHODS = ("coconut", "coconut_bfs", "no_cot", "cot")
 
 
-def _check_int(name: str, value: object, low: int) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return int(value)
-
-
 def make_model(
     data: ReachabilityData, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, init_seed: int = 0
 ) -> Transformer:
     """A GPT-2-style decoder (pre-LN, learned positions, tied embeddings) sized for `data` with D thoughts."""
+    if not isinstance(data, ReachabilityData):
+        raise TypeError(f"data must be a ReachabilityData, got {type(data).__name__}")
+    check_int("init_seed", init_seed, low=0)
     seq_len = int(data.prompt.shape[1]) + data.depth + 2
     return Transformer(
         vocab_size=data.vocab_size,
@@ -136,7 +134,7 @@ class CoconutWrapper(nn.Module):
         far, so gradients flow through the whole chain). ``thoughts`` (batch, C, d_model) replaces the generated
         thoughts by given vectors (``thoughts = embed(tokens)`` reproduces the discrete forward on those tokens).
         """
-        n_thoughts = _check_int("n_thoughts", n_thoughts, 0)
+        n_thoughts = check_int("n_thoughts", n_thoughts, low=0)
         if not isinstance(prefix, Tensor) or prefix.ndim != 2 or prefix.shape[1] < 1:
             raise ValueError(
                 f"prefix must be a (batch, seq >= 1) tensor of token ids, got {getattr(prefix, 'shape', prefix)}"
@@ -265,10 +263,16 @@ class TrainConfig:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         if not self.epochs_per_stage or any(int(e) < 0 for e in self.epochs_per_stage):
             raise ValueError(f"epochs_per_stage must be non-negative ints, got {self.epochs_per_stage}")
+        for i, e in enumerate(self.epochs_per_stage):
+            check_int(f"epochs_per_stage[{i}]", e, low=0)
         if not 0.0 <= self.uniform_prob <= 1.0:
             raise ValueError(f"uniform_prob must lie in [0, 1], got {self.uniform_prob}")
         if self.lr <= 0 or self.batch_size < 1:
             raise ValueError(f"lr must be > 0 and batch_size >= 1, got {self.lr}, {self.batch_size}")
+        check_float("uniform_prob", self.uniform_prob, 0.0, 1.0)
+        check_float("lr", self.lr, low=0.0, low_open=True)
+        check_float("weight_decay", self.weight_decay, low=0.0)
+        check_int("batch_size", self.batch_size, low=1)
 
 
 def _answer_suffix(data: ReachabilityData, n: int) -> Tensor:
@@ -283,9 +287,11 @@ def stage_loss(
     wrapper: CoconutWrapper, data: ReachabilityData, stage: int, method: str, generator: torch.Generator
 ) -> Tensor:
     """Per-sample loss (n,) of `data` at curriculum `stage` (ignored by the baselines)."""
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
     d, n = data.depth, len(data)
     if method in ("coconut", "coconut_bfs"):
-        stage = _check_int("stage", stage, 0)
+        stage = check_int("stage", stage, low=0)
         if stage > d:
             raise ValueError(f"stage must be <= depth={d}, got {stage}")
         if stage < d:
@@ -333,6 +339,13 @@ def train(
     Returns per-epoch records ``{"epoch", "stage", "loss"}`` (mean training loss of the epoch).
     ``callback(epoch, stage)`` runs after each epoch (epoch counted from 1).
     """
+    if not isinstance(wrapper, CoconutWrapper):
+        raise TypeError(f"wrapper must be a CoconutWrapper, got {type(wrapper).__name__}")
+    if not isinstance(data, ReachabilityData):
+        raise TypeError(f"data must be a ReachabilityData, got {type(data).__name__}")
+    if not isinstance(cfg, TrainConfig):
+        raise TypeError(f"cfg must be a TrainConfig, got {type(cfg).__name__}")
+    check_int("seed", seed, low=0)
     if len(cfg.epochs_per_stage) != data.depth + 1 and cfg.method in ("coconut", "coconut_bfs"):
         raise ValueError(
             f"epochs_per_stage needs depth + 1 = {data.depth + 1} entries, got {len(cfg.epochs_per_stage)}"
@@ -412,6 +425,10 @@ def _modules(model: nn.Module, suffix: str) -> list[nn.Module]:
 def capture_attention(wrapper: CoconutWrapper, embeds: Tensor) -> dict[str, list[Tensor]]:
     """Per layer: pre-softmax ``scores`` and ``pattern`` (batch, heads, q, k) and ``q``/``k`` (batch, seq, heads,
     d_head) read from the LM's hook points during one forward pass on `embeds`."""
+    if not isinstance(embeds, Tensor) or not embeds.is_floating_point() or embeds.ndim != 3:
+        raise TypeError(
+            f"embeds must be a floating-point (batch, seq, d_model) tensor, got {getattr(embeds, 'dtype', type(embeds).__name__)}"
+        )
     names = ("scores", "pattern", "q", "k")
     out: dict[str, list[Tensor]] = {n: [] for n in names}
     handles = []
@@ -458,7 +475,7 @@ def _gap(scores: Tensor, mask: Tensor) -> Tensor:
 @torch.no_grad()
 def track_index_matching_logit(wrapper: CoconutWrapper, batch: ReachabilityData, step: int) -> IndexMatching:
     """Attention logits from the position holding thought `step` (1..D) to the edge tokens, frontier R_step."""
-    step = _check_int("step", step, 1)
+    step = check_int("step", step, low=1)
     if step > batch.depth:
         raise ValueError(f"step must be <= depth={batch.depth}, got {step}")
     out = wrapper(batch.prompt, step)

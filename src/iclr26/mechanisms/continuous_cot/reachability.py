@@ -30,6 +30,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int
+
 __all__ = [
     "SPECIALS",
     "ReachabilityData",
@@ -47,18 +49,12 @@ def special_id(name: str, n_node_tokens: int) -> int:
     """Token id of a special symbol (they follow the ``n_node_tokens`` node ids)."""
     if name not in SPECIALS:
         raise ValueError(f"name must be one of {SPECIALS}, got {name!r}")
-    return n_node_tokens + SPECIALS.index(name)
+    return check_int("n_node_tokens", n_node_tokens, low=2) + SPECIALS.index(name)
 
 
 def vocab_size(n_node_tokens: int) -> int:
     """Vocabulary size: node ids plus the special symbols."""
-    return n_node_tokens + len(SPECIALS)
-
-
-def _check_int(name: str, value: object, low: int) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return int(value)
+    return check_int("n_node_tokens", n_node_tokens, low=2) + len(SPECIALS)
 
 
 def bfs_layers(edges: Iterable[tuple[int, int]], root: int) -> list[list[int]]:
@@ -157,8 +153,8 @@ def build_instance(
     ``candidates`` is given in prompt order; exactly one must be reachable from `root` and it must lie at hop
     distance `depth`, otherwise ValueError.
     """
-    depth = _check_int("depth", depth, 1)
-    n_node_tokens = _check_int("n_node_tokens", n_node_tokens, 2)
+    depth = check_int("depth", depth, low=1)
+    n_node_tokens = check_int("n_node_tokens", n_node_tokens, low=2)
     nodes = {int(v) for e in edges for v in e} | {int(root), *map(int, candidates)}
     if min(nodes) < 0 or max(nodes) >= n_node_tokens:
         raise ValueError(f"node ids must lie in [0, n_node_tokens={n_node_tokens}), got {sorted(nodes)}")
@@ -274,18 +270,18 @@ def make_prosqa_like(
         ``n_nodes - 2`` tree arcs.
     n_node_tokens : size of the node-id pool (default `n_nodes`); ``n_nodes > n_node_tokens`` is an error.
     """
-    n_graphs = _check_int("n_graphs", n_graphs, 1)
-    n_nodes = _check_int("n_nodes", n_nodes, 4)
-    depth = _check_int("depth", depth, 1)
-    seed = _check_int("seed", seed, 0)
-    n_node_tokens = n_nodes if n_node_tokens is None else _check_int("n_node_tokens", n_node_tokens, 2)
+    n_graphs = check_int("n_graphs", n_graphs, low=1)
+    n_nodes = check_int("n_nodes", n_nodes, low=4)
+    depth = check_int("depth", depth, low=1)
+    seed = check_int("seed", seed, low=0)
+    n_node_tokens = n_nodes if n_node_tokens is None else check_int("n_node_tokens", n_node_tokens, low=2)
     if n_nodes > n_node_tokens:
         raise ValueError(f"n_nodes={n_nodes} exceeds the node vocabulary n_node_tokens={n_node_tokens}")
     if n_nodes < 2 * (depth + 1):
         raise ValueError(
             f"n_nodes must be >= 2 * (depth + 1) = {2 * (depth + 1)} for two components, got {n_nodes}"
         )
-    n_edges = round(4 * n_nodes / 3) if n_edges is None else _check_int("n_edges", n_edges, 1)
+    n_edges = round(4 * n_nodes / 3) if n_edges is None else check_int("n_edges", n_edges, low=1)
     if n_edges < n_nodes - 2:
         raise ValueError(f"n_edges must be >= n_nodes - 2 = {n_nodes - 2} (the tree arcs), got {n_edges}")
     rng = np.random.default_rng(seed)

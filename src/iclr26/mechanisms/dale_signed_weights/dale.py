@@ -8,6 +8,8 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+from iclr26.checks import check_float, check_int, check_tensor
+
 __all__ = [
     "ablate_readout",
     "dale_index",
@@ -30,6 +32,7 @@ def _check_weight(weight: torch.Tensor, axis: int) -> int:
         raise ValueError(
             f"weight must have at least 2 dims (Linear or Conv), got shape {tuple(weight.shape)}"
         )
+    check_int("axis", axis)
     if not -weight.dim() <= axis < weight.dim():
         raise ValueError(f"axis {axis} out of range for weight with {weight.dim()} dims")
     return axis % weight.dim()
@@ -100,8 +103,7 @@ def graded_ablation(weight: torch.Tensor, alpha: float, sign: str) -> torch.Tens
     _check_weight(weight, 0)
     if weight.dim() != 2:
         raise ValueError(f"weight must be 2-D (out, in) for graded_ablation, got shape {tuple(weight.shape)}")
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"alpha must lie in [0, 1], got {alpha}")
+    check_float("alpha", alpha, 0.0, 1.0)
     if sign not in ("positive", "negative"):
         raise ValueError(f"sign must be 'positive' or 'negative', got {sign!r}")
     w = weight.detach().clone()
@@ -128,6 +130,8 @@ def random_sign_split(weight: torch.Tensor, generator: torch.Generator) -> torch
     _check_weight(weight, 0)
     if weight.dim() != 2:
         raise ValueError(f"weight must be 2-D (out, in), got shape {tuple(weight.shape)}")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
     mask = torch.zeros_like(weight, dtype=torch.bool)
     for r in range(weight.shape[0]):
         n_pos = int((weight[r] > 0).sum())
@@ -175,10 +179,19 @@ def feature_viz(
     """
     if param not in ("fourier", "pixel"):
         raise ValueError(f"param must be 'fourier' or 'pixel', got {param!r}")
-    if not isinstance(steps, int) or steps < 1:
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be a positive int, got {steps!r}")
     if not callable(objective):
         raise TypeError("objective must be callable: objective(model_output) -> scalar")
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    for name, value in (("n_images", n_images), ("size", size), ("channels", channels)):
+        check_int(name, value, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_float("l2", l2, low=0.0)
+    check_int("jitter", jitter, low=0)
+    check_int("seed", seed, low=0)
+    check_float("decay", decay)
     gen = torch.Generator().manual_seed(seed)
     if param == "fourier":
         shape = (n_images, channels, size, size // 2 + 1, 2)
@@ -219,6 +232,9 @@ def feature_viz(
 
 def input_attribution(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch.Tensor:
     """Gradient x input of the per-example scalar ``fn(x)`` (shape (n,)), summed over channels: (n, H, W)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be callable fn(x) -> (n,) scores, got {type(fn).__name__}")
+    check_tensor("x", x, ndim=4, floating=True)
     x = x.detach().clone().requires_grad_(True)
     out = fn(x)
     if out.shape != (x.shape[0],):
@@ -231,6 +247,8 @@ def input_attribution(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tenso
 
 def mask_fraction(attribution: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Per example, the share of |attribution| that falls inside the object mask (values in [0, 1])."""
+    check_tensor("attribution", attribution, floating=True)
+    check_tensor("mask", mask)
     if attribution.shape != mask.shape:
         raise ValueError(
             f"attribution and mask must have the same shape, got {attribution.shape}, {mask.shape}"
@@ -246,6 +264,7 @@ def mask_fraction(attribution: torch.Tensor, mask: torch.Tensor) -> torch.Tensor
 
 def spatial_spread(attribution: torch.Tensor) -> torch.Tensor:
     """Per example, the RMS distance (pixels) of |attribution| mass from its centroid (second moment)."""
+    check_tensor("attribution", attribution, floating=True)
     if attribution.dim() != 3:
         raise ValueError(f"attribution must be (n, H, W), got shape {tuple(attribution.shape)}")
     a = attribution.abs()
@@ -260,6 +279,7 @@ def spatial_spread(attribution: torch.Tensor) -> torch.Tensor:
 
 def spectral_centroid(images: torch.Tensor) -> torch.Tensor:
     """Per image, the power-weighted mean radial frequency (cycles/pixel) of the mean-removed image."""
+    check_tensor("images", images, floating=True)
     if images.dim() < 2:
         raise ValueError(f"images must have at least 2 dims (..., H, W), got shape {tuple(images.shape)}")
     x = images - images.mean(dim=(-2, -1), keepdim=True)

@@ -14,6 +14,8 @@ import torch
 import torch.nn.functional as F
 from sklearn.datasets import load_digits
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["TextureDigits", "make_texture_digits"]
 
 SCALES = (12, 16, 20, 24)
@@ -54,8 +56,11 @@ def make_texture_digits(n: int, seed: int, size: int = 32, mask_threshold: float
     The digit's intensity alpha in [0, 1] blends it (value 1) over the background; ``mask`` is alpha >
     ``mask_threshold``.
     """
-    if not isinstance(n, int) or n < 1:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive int, got {n!r}")
+    check_int("seed", seed, low=0)
+    check_int("size", size)
+    check_float("mask_threshold", mask_threshold, 0.0, 1.0, low_open=True, high_open=True)
     if size < max(SCALES):
         raise ValueError(f"size must be >= {max(SCALES)}, got {size}")
     if not 0.0 < mask_threshold < 1.0:

@@ -8,6 +8,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from iclr26.checks import check_choice, check_float, check_int, check_tensor, check_token_ids
+
 __all__ = ["SmallCNN", "ZooConfig", "accuracy", "pgd_attack", "train_cnn"]
 
 
@@ -18,10 +20,12 @@ class SmallCNN(nn.Module):
         self, width: int = 16, activation: str = "relu", n_classes: int = 10, in_ch: int = 1
     ) -> None:
         super().__init__()
-        if not isinstance(width, int) or width < 1:
+        if isinstance(width, bool) or not isinstance(width, int) or width < 1:
             raise ValueError(f"width must be a positive int, got {width!r}")
         if activation not in ("relu", "tanh"):
             raise ValueError(f"activation must be 'relu' or 'tanh', got {activation!r}")
+        check_int("n_classes", n_classes, low=2)
+        check_int("in_ch", in_ch, low=1)
         chans = [in_ch, width, width, 2 * width, 2 * width]
         self.convs = nn.ModuleList(nn.Conv2d(a, b, 3, padding=1) for a, b in zip(chans, chans[1:]))
         self.act = torch.relu if activation == "relu" else torch.tanh
@@ -32,8 +36,11 @@ class SmallCNN(nn.Module):
 
     def features(self, x: torch.Tensor, upto: int | None = None) -> torch.Tensor:
         """Pooled penultimate features (GAP), or the activation map after conv ``upto`` (0-based)."""
-        if x.dim() != 4:
-            raise ValueError(f"x must be (batch, channels, H, W), got shape {tuple(x.shape)}")
+        if not isinstance(x, torch.Tensor) or x.dim() != 4:
+            raise ValueError(f"x must be (batch, channels, H, W), got shape {tuple(getattr(x, 'shape', ()))}")
+        check_tensor("x", x, floating=True, shape=(None, self.convs[0].in_channels, None, None))
+        if upto is not None:
+            check_int("upto", upto, 0, len(self.convs) - 1)
         x = x - 0.5  # centre the [0, 1] images
         for i, conv in enumerate(self.convs):
             x = self.act(conv(x))
@@ -61,9 +68,32 @@ class ZooConfig:
     eps: float = 4 / 255
     pgd_steps: int = 3
 
+    def __post_init__(self) -> None:
+        check_int("width", self.width, low=1)
+        check_int("epochs", self.epochs, low=1)
+        check_int("seed", self.seed, low=0)
+        check_float("weight_decay", self.weight_decay, low=0.0)
+        check_choice("activation", self.activation, ("relu", "tanh"))
+        check_float("lr", self.lr, low=0.0, low_open=True)
+        check_int("batch", self.batch, low=1)
+        check_float("eps", self.eps, low=0.0)
+        check_int("pgd_steps", self.pgd_steps, low=1)
+
+
+def _check_xy(x: torch.Tensor, y: torch.Tensor, n_classes: int | None = None) -> None:
+    check_tensor("x", x, ndim=4, floating=True)
+    if x.shape[0] < 1:
+        raise ValueError("x must hold at least one image")
+    check_tensor("y", y, floating=False, shape=(x.shape[0],))
+    if n_classes is not None:
+        check_token_ids("y", y, n_classes)
+
 
 def pgd_attack(model: nn.Module, x: torch.Tensor, y: torch.Tensor, eps: float, steps: int) -> torch.Tensor:
     """L-inf PGD from a random start (step 2.5 eps / steps), images clipped to [0, 1]."""
+    check_float("eps", eps, low=0.0)
+    check_int("steps", steps, low=1)
+    _check_xy(x, y)
     step = 2.5 * eps / steps
     delta = (torch.rand_like(x) * 2 - 1) * eps
     for _ in range(steps):
@@ -76,6 +106,9 @@ def pgd_attack(model: nn.Module, x: torch.Tensor, y: torch.Tensor, eps: float, s
 
 def train_cnn(cfg: ZooConfig, x: torch.Tensor, y: torch.Tensor) -> SmallCNN:
     """Train a :class:`SmallCNN` with AdamW (optionally on PGD examples); deterministic given ``cfg.seed``."""
+    if not isinstance(cfg, ZooConfig):
+        raise TypeError(f"cfg must be a ZooConfig, got {type(cfg).__name__}")
+    _check_xy(x, y, 10)
     torch.manual_seed(cfg.seed)
     model = SmallCNN(cfg.width, cfg.activation)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
@@ -104,6 +137,10 @@ def train_cnn(cfg: ZooConfig, x: torch.Tensor, y: torch.Tensor) -> SmallCNN:
 @torch.no_grad()
 def accuracy(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch: int = 512) -> float:
     """Top-1 accuracy."""
+    check_int("batch", batch, low=1)
+    check_tensor("y", y, floating=False)
+    if len(y) == 0 or len(x) != len(y):
+        raise ValueError(f"x and y must be non-empty and of equal length, got {len(x)} and {len(y)}")
     hits = sum(
         int((model(x[i : i + batch]).argmax(1) == y[i : i + batch]).sum()) for i in range(0, len(y), batch)
     )

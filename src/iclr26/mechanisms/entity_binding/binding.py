@@ -178,7 +178,7 @@ def make_prompts(
     if set(va) & set(vb):
         raise ValueError("vocab_A and vocab_B must be disjoint")
     va, vb = sorted(set(va)), sorted(set(vb))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_check_int("seed", seed, 0))
     out = []
     for _ in range(count):
         a = [va[j] for j in rng.choice(len(va), n, replace=False)]
@@ -222,7 +222,7 @@ def make_counterfactual(
         )
     if query is not None:
         query = _check_int("query", query, 1, n)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_check_int("seed", seed, 0))
     perm = _derangement(n, rng)
     q_c = int(rng.integers(n)) if query is None else query - 1
     inv = int(np.flatnonzero(perm == q_c)[0])
@@ -254,6 +254,10 @@ def sample_training_batch(
 ) -> tuple[Tensor, Tensor]:
     """A batch of prompts with ``n`` groups, random templates/queries and ``filler`` fillers: (tokens, answers)."""
     n = _check_int("n", n, 2)
+    batch = _check_int("batch", batch, 1)
+    filler = _check_int("filler", filler, 0)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     rows, answers = [], []
     for _ in range(batch):
         a = (np.asarray(VOCAB_A)[rng.choice(N_ENTITIES, n, replace=False)]).tolist()

@@ -18,6 +18,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float
+
 __all__ = ["MECHANISMS", "SIGMA_MIN", "MixCausalModel", "agreement", "js_divergence"]
 
 MECHANISMS = ("positional", "lexical", "reflexive")
@@ -105,6 +107,9 @@ class MixCausalModel(torch.nn.Module):
         return (s0 + s1 * x + s2 * x * x).clamp_min(SIGMA_MIN)
 
     def _targets(self, targets: object) -> Tensor:
+        raw = targets if isinstance(targets, Tensor) else torch.as_tensor(np.asarray(targets))
+        if raw.is_floating_point() or raw.is_complex() or raw.dtype == torch.bool:
+            raise TypeError(f"targets must hold integer positions, got dtype {raw.dtype}")
         t = (
             torch.as_tensor(np.asarray(targets), dtype=torch.long)
             if not isinstance(targets, Tensor)
@@ -150,6 +155,7 @@ class MixCausalModel(torch.nn.Module):
             raise ValueError(f"steps must be an int >= 1, got {steps!r}")
         if not lr > 0:
             raise ValueError(f"lr must be positive, got {lr!r}")
+        check_float("lr", lr, low=0.0, low_open=True)
         opt = torch.optim.Adam(self.parameters(), lr=lr)
         losses = []
         for _ in range(steps):

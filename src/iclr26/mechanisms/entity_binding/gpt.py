@@ -9,6 +9,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int
 from iclr26.lab.cache import cached_torch
 from iclr26.lab.training import train_loop
 from iclr26.lab.transformer import Transformer
@@ -32,9 +33,21 @@ class GPTConfig:
     lr: float = 2e-3
     weight_decay: float = 0.01
 
+    def __post_init__(self) -> None:
+        for name in ("d_model", "n_layers", "n_heads", "steps", "batch"):
+            check_int(name, getattr(self, name), low=1)
+        check_int("n_min", self.n_min, low=2)
+        check_int("n_max", self.n_max, low=self.n_min)
+        check_int("filler_max", self.filler_max, low=0)
+        check_float("lr", self.lr, low=0.0, low_open=True)
+        check_float("weight_decay", self.weight_decay, low=0.0)
+
 
 def build_gpt(cfg: GPTConfig, seed: int = 0) -> Transformer:
     """An untrained model of ``cfg``'s size (learned absolute positions, GELU MLPs, tied embeddings)."""
+    if not isinstance(cfg, GPTConfig):
+        raise TypeError(f"cfg must be a GPTConfig, got {type(cfg).__name__}")
+    check_int("seed", seed, low=0)
     return Transformer(
         vocab_size=VOCAB_SIZE,
         seq_len=prompt_length(cfg.n_max, cfg.filler_max),
@@ -62,6 +75,9 @@ def train_binding_gpt(cfg: GPTConfig, seed: int, cache: bool = True, device: str
     The initial weights and the training batches are drawn on the CPU and moved, so the CPU run is the reference;
     a run on another device is cached under its own key (its floating-point result differs).
     """
+    if not isinstance(cfg, GPTConfig):
+        raise TypeError(f"cfg must be a GPTConfig, got {type(cfg).__name__}")
+    check_int("seed", seed, low=0)
 
     def build() -> dict[str, Tensor]:
         model = build_gpt(cfg, seed).to(device)

@@ -36,6 +36,9 @@ _EPS = 1e-5  # LayerNorm eps of the shared model
 
 def stack_models(models: Sequence[AttnOnlyTransformer]) -> dict[str, Tensor]:
     """Stack the parameters of same-shaped models along a new leading axis (P, ...), as leaf tensors."""
+    models = list(models)
+    if not models or not all(isinstance(m, AttnOnlyTransformer) for m in models):
+        raise TypeError("models must be a non-empty sequence of AttnOnlyTransformer")
     params, _ = stack_module_state(list(models))
     return params
 

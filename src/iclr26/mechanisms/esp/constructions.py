@@ -69,7 +69,7 @@ def _blank_model(n: int, heads: int, d: int, d_head: int) -> AttnOnlyTransformer
 
 
 def _check_d(d: int, low: int, what: str) -> None:
-    if not isinstance(d, int) or d < low:
+    if isinstance(d, bool) or not isinstance(d, int) or d < low:
         raise ValueError(f"d must be an int >= {low} for {what}, got {d!r}")
 
 

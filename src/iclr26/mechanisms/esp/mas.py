@@ -29,6 +29,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from iclr26.checks import check_float
 from iclr26.mechanisms.esp.task import check_graph
 
 __all__ = ["MaximumAcyclicSubgraph", "mas_exact", "optimal_1head_accuracy"]
@@ -141,6 +142,8 @@ def mas_exact(G: nx.DiGraph, method: str = "auto", time_limit: float | None = No
     n = G.number_of_nodes()
     if method not in ("auto", "dp", "milp"):
         raise ValueError(f"method must be 'auto', 'dp' or 'milp', got {method!r}")
+    if time_limit is not None:
+        check_float("time_limit", time_limit, low=0.0, low_open=True)
     if method == "auto":
         method = "dp" if n <= 16 else "milp"
     if method == "dp" and n > DP_MAX_N:

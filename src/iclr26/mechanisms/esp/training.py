@@ -32,6 +32,7 @@ import networkx as nx
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_int
 from iclr26.harness.progress import task
 from iclr26.lab.threads import limited_threads
 from iclr26.lab.transformer import AttnOnlyTransformer
@@ -74,10 +75,8 @@ class BatchedRuns:
 
 
 def _new_model(n: int, heads: int, d: int, init_seed: int | None) -> AttnOnlyTransformer:
-    if not isinstance(heads, int) or heads < 1:
-        raise ValueError(f"heads must be an int >= 1, got {heads!r}")
-    if not isinstance(d, int) or d < 1:
-        raise ValueError(f"d must be an int >= 1, got {d!r}")
+    check_int("heads", heads, low=1)
+    check_int("d", d, low=1)
     return AttnOnlyTransformer(
         n_layers=1, n_heads=heads, d_model=d, vocab_size=n + 3, seq_len=SEQ_LEN, tie=True, init_seed=init_seed
     )
@@ -131,10 +130,13 @@ def train_many(
         raise ValueError(
             f"graphs must all have the same number of vertices to share a vocabulary, got {sizes}"
         )
-    if not isinstance(steps, int) or steps < 0:
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         raise ValueError(f"steps must be a non-negative int, got {steps!r}")
-    if not isinstance(eval_every, int) or eval_every < 1:
-        raise ValueError(f"eval_every must be an int >= 1, got {eval_every!r}")
+    check_int("eval_every", eval_every, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_float("lr_min", lr_min, low=0.0)
+    for i, s in enumerate(init_seeds):
+        check_int(f"init_seeds[{i}]", s, low=0)
     n = sizes.pop()
     models = [_new_model(n, heads, d, int(s)) for s in init_seeds]
     params = {k: v.detach().to(device).requires_grad_() for k, v in stack_models(models).items()}

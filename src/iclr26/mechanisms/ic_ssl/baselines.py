@@ -21,6 +21,7 @@ from sklearn.neighbors import KNeighborsClassifier, kneighbors_graph
 from sklearn.semi_supervised import LabelSpreading
 from torch import nn
 
+from iclr26.checks import check_float, check_int
 from iclr26.mechanisms.ic_ssl.model import check_tokens
 from iclr26.mechanisms.ic_ssl.tasks import ManifoldTask
 
@@ -75,6 +76,15 @@ class PlainICLTransformer(nn.Module):
         use_unlabelled: bool = False,
     ) -> None:
         super().__init__()
+        for name, value in (
+            ("d", d),
+            ("n_classes", n_classes),
+            ("width", width),
+            ("depth", depth),
+            ("heads", heads),
+            ("mlp_ratio", mlp_ratio),
+        ):
+            check_int(name, value, low=1)
         if width % heads:
             raise ValueError(f"width ({width}) must be divisible by heads ({heads})")
         self.d, self.n_classes, self.use_unlabelled = d, n_classes, use_unlabelled
@@ -117,7 +127,12 @@ def laplacian_eigenmap(x: np.ndarray, n_components: int, n_neighbors: int | None
     scikit-learn's ``max(n / 10, 1)``.
     """
     x = np.asarray(x, dtype=float)
+    if x.ndim != 2 or not np.all(np.isfinite(x)):
+        raise ValueError(f"x must be a finite (n, d) array, got shape {x.shape}")
     n = x.shape[0]
+    check_int("n_components", n_components)
+    if n_neighbors is not None:
+        check_int("n_neighbors", n_neighbors)
     if not 1 <= n_components < n:
         raise ValueError(f"n_components must lie in [1, {n - 1}] for {n} points, got {n_components}")
     n_neighbors = max(n // 10, 1) if n_neighbors is None else n_neighbors
@@ -145,6 +160,7 @@ def eigenmap_logreg(
     8; ``n_neighbors`` defaults to scikit-learn's ``max(n / 10, 1)``. ``seed`` is kept for API stability: the
     eigen-solve is deterministic.
     """
+    check_int("seed", seed, low=0)
     x_lab, y_lab = _labelled(task)
     k = min(8, max(2, y_lab.size)) if k is None else k
     emb = laplacian_eigenmap(np.concatenate([task.x_ctx, task.x_qry]), k, n_neighbors)
@@ -157,6 +173,8 @@ def eigenmap_logreg(
 
 def label_spreading(task: ManifoldTask, n_neighbors: int = 7, alpha: float = 0.99) -> np.ndarray:
     """sklearn LabelSpreading (kNN kernel, clamping `alpha`) on context + queries; returns query labels."""
+    check_int("n_neighbors", n_neighbors, low=1)
+    check_float("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
     _labelled(task)
     x_all = np.concatenate([task.x_ctx, task.x_qry])
     y_all = np.concatenate([task.y_ctx, np.full(task.x_qry.shape[0], -1)])

@@ -29,6 +29,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from iclr26.checks import check_float, check_int, check_tensor
+
 __all__ = [
     "GDSoftmaxLayer",
     "ICSSLTransformer",
@@ -44,6 +46,7 @@ def check_tokens(tokens: torch.Tensor, is_query: torch.Tensor, d: int, n_classes
     """Validate a token batch: shape (B, N, d + C), bool mask (B, N), at least one context token per task."""
     if not isinstance(tokens, torch.Tensor) or not isinstance(is_query, torch.Tensor):
         raise TypeError("tokens and is_query must be torch tensors")
+    check_tensor("tokens", tokens, floating=True)
     if tokens.ndim != 3:
         raise ValueError(
             f"tokens must have shape (batch, n_tokens, d + n_classes), got {tuple(tokens.shape)}"
@@ -61,6 +64,12 @@ def check_tokens(tokens: torch.Tensor, is_query: torch.Tensor, d: int, n_classes
 
 def orthonormalize(phi: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
     """Orthonormal basis (QR, positive diag R) of the context rows of `phi` (B, N, k); query rows become zero."""
+    check_tensor("phi", phi, ndim=3, floating=True)
+    check_tensor("ctx", ctx, shape=tuple(phi.shape[:2]))
+    return _orthonormalize(phi, ctx)
+
+
+def _orthonormalize(phi: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
     q, r = torch.linalg.qr(phi * ctx.unsqueeze(-1))
     sign = torch.sign(torch.diagonal(r, dim1=-2, dim2=-1))
     return q * torch.where(sign == 0, torch.ones_like(sign), sign).unsqueeze(-2)
@@ -88,6 +97,9 @@ class RBFAttention(nn.Module):
             raise ValueError(f"h must be a positive bandwidth, got {h}")
         if not scale_init > 0:
             raise ValueError(f"scale_init must be positive, got {scale_init}")
+        if h is not None:
+            check_float("h", h, low=0.0, low_open=True)
+        check_float("scale_init", scale_init, low=0.0, low_open=True)
         self.h = h
         self.log_scale = nn.Parameter(torch.tensor(math.log(scale_init)), requires_grad=h is None)
 
@@ -137,8 +149,10 @@ class PowerIterLayer(nn.Module):
 
     def __init__(self, k: int, eta: float = 0.5, learn: bool = True) -> None:
         super().__init__()
+        check_int("k", k, low=1)
         if not 0 < eta < 1:
             raise ValueError(f"eta must lie in (0, 1), got {eta}")
+        check_float("eta", eta, 0.0, 1.0, low_open=True, high_open=True)
         self.eta_logit = nn.Parameter(torch.tensor(math.log(eta / (1 - eta))), requires_grad=learn)
         self.mix = nn.Parameter(torch.eye(k), requires_grad=learn)
 
@@ -149,7 +163,7 @@ class PowerIterLayer(nn.Module):
     def forward(self, phi: torch.Tensor, p: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
         """`phi` (B, N, k), random-walk matrix `p` (B, N, N), context mask `ctx` (B, N) -> new orthonormal phi."""
         eta = self.eta
-        return orthonormalize((1 - eta) * phi + eta * (p @ phi) @ self.mix, ctx)
+        return _orthonormalize((1 - eta) * phi + eta * (p @ phi) @ self.mix, ctx)
 
 
 class GDSoftmaxLayer(nn.Module):
@@ -161,8 +175,8 @@ class GDSoftmaxLayer(nn.Module):
 
     def __init__(self, k: int, lr: float = 0.5, learn: bool = True) -> None:
         super().__init__()
-        if not lr > 0:
-            raise ValueError(f"lr must be positive, got {lr}")
+        check_int("k", k, low=1)
+        check_float("lr", lr, low=0.0, low_open=True)
         self.log_lr = nn.Parameter(torch.tensor(math.log(lr)), requires_grad=learn)
         self.qk = nn.Parameter(torch.eye(k), requires_grad=learn)
 
@@ -228,7 +242,7 @@ class ICSSLTransformer(nn.Module):
         ctx = ~is_query
         p = self.rbf.weights(x, x, key_mask=ctx)
         phi = torch.cat([torch.ones_like(x[..., :1]), self.init_proj(x)], -1)
-        phi = orthonormalize(phi, ctx)
+        phi = _orthonormalize(phi, ctx)
         for layer in self.power:
             phi = layer(phi, p, ctx)
         n_ctx = ctx.sum(1).to(x.dtype).sqrt()[:, None, None]
@@ -253,6 +267,11 @@ def softmax_regression_gd(
     phi_lab: torch.Tensor, y_lab: torch.Tensor, phi_eval: torch.Tensor, lr: float, steps: int
 ) -> torch.Tensor:
     """Reference: `steps` of full-batch GD from W = 0 on mean CE of ``softmax(W phi)``; logits of `phi_eval`."""
+    check_tensor("phi_lab", phi_lab, ndim=2, floating=True)
+    check_tensor("y_lab", y_lab, floating=True, shape=(phi_lab.shape[0], None))
+    check_tensor("phi_eval", phi_eval, ndim=2, floating=True, shape=(None, phi_lab.shape[1]))
+    check_float("lr", lr)
+    check_int("steps", steps, low=0)
     w = torch.zeros(y_lab.shape[-1], phi_lab.shape[-1], dtype=phi_lab.dtype, device=phi_lab.device)
     for _ in range(steps):
         grad = (F.softmax(phi_lab @ w.T, -1) - y_lab).T @ phi_lab / phi_lab.shape[0]

@@ -18,6 +18,8 @@ import numpy as np
 import torch
 from sklearn.datasets import load_digits, make_circles, make_moons, make_swiss_roll
 
+from iclr26.checks import check_float, check_int
+
 __all__ = [
     "FAMILIES",
     "ID_FAMILIES",
@@ -96,8 +98,7 @@ def _raw(family: str, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
 def _check_int(name: str, value: int, low: int) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
+    check_int(name, value, low=low)
 
 
 def make_task(
@@ -122,6 +123,9 @@ def make_task(
     _check_int("n_context", n_context, 2)
     _check_int("n_query", n_query, 1)
     _check_int("labels_per_class", labels_per_class, 0)
+    check_float("noise", noise, low=0.0)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     n_cls = N_CLASSES[family]
     if n_cls * labels_per_class > n_context:
         raise ValueError(
@@ -157,6 +161,9 @@ def tokens_from_task(
         raise ValueError(
             f"x_ctx and x_qry must be 2-D (points, dim), got {tuple(x_ctx.shape)}, {tuple(x_qry.shape)}"
         )
+    if not (bool(torch.isfinite(x_ctx).all()) and bool(torch.isfinite(x_qry).all())):
+        raise ValueError("x_ctx and x_qry must be finite (no NaN or infinity)")
+    check_int("n_classes", n_classes, low=1)
     if x_ctx.shape[1] != x_qry.shape[1]:
         raise ValueError(f"feature dims differ: x_ctx has {x_ctx.shape[1]}, x_qry has {x_qry.shape[1]}")
     if y_ctx.shape != (x_ctx.shape[0],):
@@ -186,7 +193,12 @@ def task_batch(
 
     ``labels`` holds the query labels at query positions and -1 elsewhere.
     """
+    if isinstance(families, str) or not families or any(f not in FAMILIES for f in families):
+        raise ValueError(f"families must be a non-empty sequence of {FAMILIES}, got {families!r}")
+    _check_int("batch", batch, 1)
     lpcs = [labels_per_class] if isinstance(labels_per_class, (int, np.integer)) else list(labels_per_class)
+    if not lpcs:
+        raise ValueError("labels_per_class must be an int or a non-empty sequence of ints")
     toks, qs, labs, tasks = [], [], [], []
     for _ in range(batch):
         fam = families[int(rng.integers(len(families)))]

@@ -30,6 +30,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_tensor
+
 __all__ = [
     "bma",
     "bma_direct",
@@ -80,6 +82,8 @@ def sample_task(d: int, alpha: float = 1.0, eps: float = 0.1, seed: int = 0) -> 
         raise ValueError(f"alpha must be a finite number > 0, got {alpha!r}")
     if not isinstance(eps, (int, float)) or not 0.0 <= eps < 1.0:
         raise ValueError(f"eps must lie in [0, 1), got {eps!r}")
+    check_float("alpha", alpha, low=0.0, low_open=True)
+    check_float("eps", eps, 0.0, 1.0, high_open=True)
     rng = np.random.default_rng(_int_at_least("seed", seed, 0))
     rows = rng.dirichlet(np.full(d, float(alpha)), size=d)
     rows = (1.0 - eps) * rows + eps / d
@@ -261,17 +265,24 @@ def unigram_predict(tokens: Tensor, pi: Tensor, prior: float = 0.5) -> Tensor:
     t, _, _ = _tokens(tokens, p.shape[0])
     if not prior > 0:
         raise ValueError(f"prior must be > 0, got {prior!r}")
+    check_float("prior", prior, low=0.0, low_open=True)
     counts = torch.nn.functional.one_hot(t[:, :-1], p.shape[0]).sum(1).to(torch.float64) + prior
     return counts / counts.sum(-1, keepdim=True)
 
 
 def log_loss(pred: Tensor, targets: Tensor) -> Tensor:
     """Per-position negative log-likelihood ``-log pred[b, h, targets[b, h]]``, shape (B, H)."""
+    check_tensor("pred", pred, floating=True)
+    check_tensor("targets", targets, floating=False, shape=tuple(pred.shape[:-1]))
+    if targets.numel() and (int(targets.min()) < 0 or int(targets.max()) >= pred.shape[-1]):
+        raise ValueError(f"targets must hold symbols in [0, {pred.shape[-1]})")
     return -torch.log(pred.gather(-1, targets[..., None].long()).squeeze(-1).clamp_min(1e-300))
 
 
 def kl_divergence(p: Tensor, q: Tensor) -> Tensor:
     """Per-position ``KL(p || q) = sum_c p log(p / q)`` over the last axis (0 log 0 = 0)."""
+    check_tensor("p", p, floating=True)
+    check_tensor("q", q, floating=True, shape=tuple(p.shape))
     p = p.to(torch.float64)
     q = q.to(torch.float64).clamp_min(1e-300)
     ratio = torch.where(p > 0, p * (torch.log(p.clamp_min(1e-300)) - torch.log(q)), torch.zeros_like(p))

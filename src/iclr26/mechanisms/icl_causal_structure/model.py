@@ -33,6 +33,7 @@ import math
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float
 from iclr26.lab.transformer import HookedModule, HookPoint, Site, Transformer
 from iclr26.mechanisms.icl_causal_structure.causal_mc import check_kernel
 
@@ -101,6 +102,9 @@ class DisentangledRPETransformer(HookedModule):
         self.K = _check_int("n_heads", n_heads, 1) if n_heads is not None else L
         if readout not in ("logit", "mixture"):
             raise ValueError(f"readout must be 'logit' or 'mixture', got {readout!r}")
+        _check_int("init_seed", init_seed, 0)
+        check_float("init_scale", init_scale, low=0.0)
+        check_float("rpe_init", rpe_init, low=0.0)
         self.readout = readout
         self.T = (L + 1) * H
         self.D = d * (self.K + 1)
@@ -178,6 +182,7 @@ def construct_bma_transformer(
     p = check_kernel(pi)
     if not rpe_scale > 0:
         raise ValueError(f"rpe_scale must be > 0, got {rpe_scale!r}")
+    check_float("rpe_scale", rpe_scale, low=0.0, low_open=True)
     d = p.shape[0]
     model = DisentangledRPETransformer(d, L, H, readout=readout).double()
     logpi = torch.log(p.clamp_min(1e-300))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.harness.progress import track
 from iclr26.mechanisms.icl_causal_structure.causal_mc import (
     bma_predict,
@@ -42,9 +43,19 @@ class TrainConfig:
     all_examples: bool = False
     log_every: int = 25
 
+    def __post_init__(self) -> None:
+        check_int("steps", self.steps, low=1)
+        check_int("batch", self.batch, low=1)
+        check_float("lr", self.lr, low=0.0, low_open=True)
+        check_int("log_every", self.log_every, low=1)
+
 
 def parent_selection_loss(attn: Tensor, parents: Tensor) -> Tensor:
     """Mean over contexts and positions h >= 1 of ``-log attn[b, h, parents[b, h]]`` (attn: (B, H, H))."""
+    check_tensor("attn", attn, ndim=3, floating=True)
+    check_tensor("parents", parents, floating=False, shape=tuple(attn.shape[:2]))
+    if parents.shape[1] > 1 and int(parents[:, 1:].max()) >= attn.shape[-1]:
+        raise ValueError(f"parents must hold positions < {attn.shape[-1]}, got {int(parents[:, 1:].max())}")
     pa = parents[:, 1:].clamp_min(0)
     picked = attn[:, 1:].gather(-1, pa[..., None]).squeeze(-1)
     return -torch.log(picked.to(torch.float64).clamp_min(1e-300)).mean()
@@ -64,6 +75,11 @@ def train(
 
     Contexts are drawn on the CPU and moved to the model's device; BMA and L_pa are computed on the CPU.
     """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    if not isinstance(cfg, TrainConfig):
+        raise TypeError(f"cfg must be a TrainConfig, got {type(cfg).__name__}")
+    check_int("seed", seed, low=0)
     torch.manual_seed(seed)
     device = next(model.parameters()).device
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
@@ -96,6 +112,10 @@ def evaluate(model: nn.Module, pi: Tensor, n: int, seed: int, L: int, H: int) ->
     Returns scalars (KL(BMA || ·) and log-loss of the model and every baseline, L_pa of model and BMA) and
     per-position KL curves, plus one example context for the figures.
     """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    check_int("n", n, low=1)
+    check_int("seed", seed, low=0)
     device = next(model.parameters()).device
     tokens, parents = sample_contexts(pi, n, L, H, seed=seed)
     w, p_bma = bma_predict(tokens, pi)

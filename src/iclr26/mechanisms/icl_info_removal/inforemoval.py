@@ -33,6 +33,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils import parametrizations
 
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.lab.transformer import Site, Transformer
 from iclr26.mechanisms.icl_info_removal.task import ICLBatch
 
@@ -89,6 +90,8 @@ class LowRankFilter(nn.Module):
     def __init__(self, d: int, r: int, h_mean: Tensor | None = None, init_seed: int | None = None) -> None:
         super().__init__()
         _check_rank(d, r)
+        if init_seed is not None:
+            check_int("init_seed", init_seed, low=0)
         self.d, self.r = d, r
         gen = torch.Generator().manual_seed(init_seed) if init_seed is not None else None
         basis = nn.Linear(r, d, bias=False)
@@ -140,11 +143,21 @@ class LowRankFilter(nn.Module):
         return fn
 
 
+def _check_pos(tokens: Tensor, pos: int) -> int:
+    """`pos` as a valid (possibly negative) index into the sequence axis of (n, seq) `tokens`."""
+    check_tensor("tokens", tokens, ndim=2, floating=False)
+    seq = tokens.shape[1]
+    return check_int("pos", pos, -seq, seq - 1)
+
+
 def run_filtered(
     model: Transformer, tokens: Tensor, layer: int, filt: LowRankFilter, pos: int = -1
 ) -> Tensor:
     """Logits with the filter applied to the residual stream entering block `layer` at position `pos`."""
     _check_layer(model, layer)
+    if not isinstance(filt, LowRankFilter):
+        raise TypeError(f"filt must be a LowRankFilter, got {type(filt).__name__}")
+    _check_pos(tokens, pos)
     with model.hooks({Site("resid_pre", layer).name: filt.hook(pos)}):
         return model(tokens)
 
@@ -152,6 +165,7 @@ def run_filtered(
 def hidden_states(model: Transformer, tokens: Tensor, layer: int, pos: int = -1) -> tuple[Tensor, Tensor]:
     """(logits at `pos` (n, vocab), residual stream entering block `layer` at `pos` (n, d))."""
     _check_layer(model, layer)
+    _check_pos(tokens, pos)
     site = Site("resid_pre", layer)
     with torch.no_grad():
         logits, cache = model.run_with_cache(tokens, [site])
@@ -173,6 +187,11 @@ def learn_filter(
     _check_layer(model, layer)
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
+    check_int("steps", steps, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_int("seed", seed, low=0)
+    check_tensor("tokens", tokens, ndim=2, floating=False)
+    check_tensor("targets", targets, floating=False, shape=(tokens.shape[0],))
     filt = LowRankFilter(model.d_model, r, h_mean, init_seed=seed)
     frozen = [p.requires_grad for p in model.parameters()]
     for p in model.parameters():
@@ -194,6 +213,8 @@ def learn_filter(
 def random_filter(d: int, r: int, h_mean: Tensor, generator: torch.Generator) -> LowRankFilter:
     """Baseline: a uniformly random r-dimensional subspace (QR of a Gaussian matrix)."""
     _check_rank(d, r)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
     q, _ = torch.linalg.qr(torch.randn(d, r, generator=generator))
     return LowRankFilter(d, r, h_mean).set_basis(q)
 
@@ -203,6 +224,7 @@ def pca_filter(hidden: Tensor, r: int, h_mean: Tensor) -> LowRankFilter:
     if hidden.ndim != 2:
         raise ValueError(f"hidden must have shape (n, d), got {tuple(hidden.shape)}")
     _check_rank(hidden.shape[1], r)
+    check_tensor("hidden", hidden, floating=True, finite=True)
     c = hidden - hidden.mean(0)
     _, _, vh = torch.linalg.svd(c.double(), full_matrices=False)
     basis = vh[:r].T.float()
@@ -231,6 +253,13 @@ def selectivity(probs: Tensor, label_sets: Tensor, tasks: Tensor | int) -> Tenso
             f"probs must be (n, vocab) and label_sets (tasks, labels), got {tuple(probs.shape)}, "
             f"{tuple(label_sets.shape)}"
         )
+    check_tensor("probs", probs, floating=True)
+    if label_sets.numel() and int(label_sets.max()) >= probs.shape[1]:
+        raise ValueError(
+            f"label_sets hold token ids up to {int(label_sets.max())}, beyond probs' vocab of {probs.shape[1]}"
+        )
+    if bool(probs.isnan().any()):
+        raise ValueError("probs must hold no NaN")
     tasks = torch.as_tensor(tasks, device=probs.device).long().expand(probs.shape[0])
     if int(tasks.min()) < 0 or int(tasks.max()) >= label_sets.shape[0]:
         raise ValueError(f"tasks must lie in [0, {label_sets.shape[0]})")
@@ -242,6 +271,8 @@ def selectivity(probs: Tensor, label_sets: Tensor, tasks: Tensor | int) -> Tenso
 
 def alignment(fewshot: Tensor, filtered_zero: Tensor, fewshot_mean: Tensor, h_mean: Tensor) -> Tensor:
     """Per row: cosine between the centred few-shot state and the centred filtered zero-shot state."""
+    check_tensor("fewshot", fewshot, ndim=2, floating=True)
+    check_tensor("filtered_zero", filtered_zero, floating=True, shape=tuple(fewshot.shape))
     return nn.functional.cosine_similarity(fewshot - fewshot_mean, filtered_zero - h_mean, dim=-1)
 
 
@@ -289,6 +320,7 @@ def _check_heads(model: Transformer, heads: Sequence[tuple[int, int]]) -> list[t
 
 def head_means(model: Transformer, tokens: Tensor, pos: int = -1) -> Tensor:
     """(n_layers, n_heads, d_model): each head's output z_h W_O[h] at `pos`, averaged over the prompts."""
+    _check_pos(tokens, pos)
     sites = [Site("result", layer) for layer in range(model.n_layers)]
     with torch.no_grad():
         _, cache = model.run_with_cache(tokens, sites)

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+from iclr26.checks import check_float, check_int
 from iclr26.lab.cache import cached_torch
 from iclr26.lab.training import sequence_loss, train_loop
 from iclr26.lab.transformer import Transformer
@@ -33,9 +34,25 @@ class GPTConfig:
     lr: float = 3e-3
     weight_decay: float = 0.01
 
+    def __post_init__(self) -> None:
+        for name in ("d_model", "n_layers", "n_heads", "steps", "batch"):
+            check_int(name, getattr(self, name), low=1)
+        check_int("max_shots", self.max_shots, low=0)
+        check_float("lr", self.lr, low=0.0, low_open=True)
+        check_float("weight_decay", self.weight_decay, low=0.0)
+
+
+def _check_args(cfg: object, family: object) -> None:
+    if not isinstance(cfg, GPTConfig):
+        raise TypeError(f"cfg must be a GPTConfig, got {type(cfg).__name__}")
+    if not isinstance(family, TaskFamily):
+        raise TypeError(f"family must be a TaskFamily, got {type(family).__name__}")
+
 
 def build_model(cfg: GPTConfig, family: TaskFamily, init_seed: int) -> Transformer:
     """An untrained GPT for `family` (sequence length 2 * max_shots + 1)."""
+    _check_args(cfg, family)
+    check_int("init_seed", init_seed, low=0)
     return Transformer(
         vocab_size=family.vocab_size,
         seq_len=2 * cfg.max_shots + 1,
@@ -52,6 +69,8 @@ def train_icl_model(
     """Train (or load from cache) the analogue for `seed` on `device`; returns the model in eval mode (on
     `device`) and its loss curve. Weights are initialised and batches drawn on the CPU, then moved, so the CPU
     run does not depend on the device code path."""
+    _check_args(cfg, family)
+    check_int("seed", seed, low=0)
     model = build_model(cfg, family, init_seed=7919 * seed + 1).to(device)
 
     def train() -> dict:

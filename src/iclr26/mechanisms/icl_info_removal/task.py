@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int
 from iclr26.lab.tasks import IGNORE_INDEX
 
 __all__ = ["ICLBatch", "TaskFamily", "icl_prompts", "make_task_family", "training_sequences"]
@@ -34,10 +35,9 @@ __all__ = ["ICLBatch", "TaskFamily", "icl_prompts", "make_task_family", "trainin
 LABEL_CONDITIONS = ("random", "present", "absent")
 
 
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
+def _check_generator(generator: object) -> None:
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
 
 
 @dataclass(frozen=True)
@@ -61,11 +61,12 @@ class TaskFamily:
 
 def make_task_family(n_inputs: int = 64, n_tasks: int = 4, n_labels: int = 8, seed: int = 0) -> TaskFamily:
     """Draw the T random functions f_t: inputs -> own label set (each label used ~n_inputs/n_labels times)."""
-    _check_int("n_inputs", n_inputs, 2)
-    _check_int("n_tasks", n_tasks, 1)
-    _check_int("n_labels", n_labels, 2)
+    check_int("n_inputs", n_inputs, low=2)
+    check_int("n_tasks", n_tasks, low=1)
+    check_int("n_labels", n_labels, low=2)
     if n_labels > n_inputs:
         raise ValueError(f"n_labels must be <= n_inputs={n_inputs}, got {n_labels}")
+    check_int("seed", seed, low=0)
     gen = torch.Generator().manual_seed(seed)
     rows = []
     for t in range(n_tasks):
@@ -139,8 +140,9 @@ def icl_prompts(
     label_condition : ``"random"`` (demos uniform among inputs != query), ``"present"`` (the query's answer
         occurs among the demo labels) or ``"absent"`` (it never does).
     """
-    _check_int("n", n, 1)
-    _check_int("k", k, 0)
+    check_int("n", n, low=1)
+    check_int("k", k, low=0)
+    _check_generator(generator)
     if label_condition not in LABEL_CONDITIONS:
         raise ValueError(f"label_condition must be one of {LABEL_CONDITIONS}, got {label_condition!r}")
     if k > family.n_inputs - 1:
@@ -177,8 +179,9 @@ def training_sequences(
     The k + 1 inputs are distinct uniform symbols; the target at every input position is its label (so every
     prefix ending at an input is a k-shot prompt, k = 0..max_shots), label positions are ignored.
     """
-    _check_int("n", n, 1)
-    _check_int("max_shots", max_shots, 0)
+    check_int("n", n, low=1)
+    check_int("max_shots", max_shots, low=0)
+    _check_generator(generator)
     pairs = max_shots + 1
     if pairs > family.n_inputs:
         raise ValueError(f"max_shots + 1 must be <= n_inputs={family.n_inputs}, got {pairs}")

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int, check_tensor
 from iclr26.lab.moe import MoEFFN
 
 __all__ = [
@@ -274,6 +275,7 @@ def influence(sub: Tensor) -> dict[str, Tensor]:
     """Per-token influence of one component's sub-scores (tokens, N): variance across experts, APS and ANS."""
     if not isinstance(sub, Tensor) or sub.ndim != 2 or sub.shape[1] < 2:
         raise ValueError(f"sub must be a (tokens, n_experts >= 2) tensor, got {getattr(sub, 'shape', sub)!r}")
+    check_tensor("sub", sub, floating=True)
     return {
         "var": sub.var(-1, unbiased=False),
         "aps": sub.clamp(min=0).mean(-1),
@@ -297,6 +299,8 @@ def rank_change(scores: Tensor, sub: Tensor, k: int) -> Tensor:
         )
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= scores.shape[1]:
         raise ValueError(f"k must be an int in [1, {scores.shape[1]}], got {k!r}")
+    check_tensor("scores", scores, floating=True, finite=True)
+    check_tensor("sub", sub, floating=True, finite=True)
     before, after = _ranks(scores), _ranks(scores - sub)
     top = before < k
     return ((before - after).abs().double() * top).sum(-1) / k
@@ -402,8 +406,11 @@ def cofiring(
             f"firing_a and firing_b must be (tokens, experts) with equal tokens, got "
             f"{tuple(firing_a.shape)} and {tuple(firing_b.shape)}"
         )
-    if n_shuffles < 1:
-        raise ValueError(f"n_shuffles must be >= 1, got {n_shuffles}")
+    check_int("n_shuffles", n_shuffles, low=1)
+    check_int("seed", seed, low=0)
+    for name, f in (("firing_a", firing_a), ("firing_b", firing_b)):
+        if f.is_floating_point() and not bool(torch.isfinite(f).all()):
+            raise ValueError(f"{name} must be finite (0/1 firing indicators)")
     a, b = firing_a.double().cpu().numpy(), firing_b.double().cpu().numpy()
 
     def corr(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+from iclr26.checks import check_float, check_int
 from iclr26.lab.cache import cached_torch
 from iclr26.lab.moe import TopKSoftmaxRouter, moe_aux_loss, moe_ffn
 from iclr26.lab.training import sequence_loss, train_loop
@@ -39,9 +40,34 @@ class TinyMoEConfig:
     batch: int = 32
     lr: float = 3e-3
 
+    def __post_init__(self) -> None:
+        for name in (
+            "n_layers",
+            "d_model",
+            "n_heads",
+            "k",
+            "d_hidden",
+            "seq_len",
+            "corpus_chars",
+            "steps",
+            "batch",
+        ):
+            check_int(name, getattr(self, name), low=1)
+        check_int("n_experts", self.n_experts, low=2)
+        check_int("vocab_size", self.vocab_size, low=2)
+        check_float("balance_coef", self.balance_coef, low=0.0)
+        check_float("lr", self.lr, low=0.0, low_open=True)
+
+
+def _check_cfg(cfg: object) -> None:
+    if not isinstance(cfg, TinyMoEConfig):
+        raise TypeError(f"cfg must be a TinyMoEConfig, got {type(cfg).__name__}")
+
 
 def tiny_moe_lm(cfg: TinyMoEConfig, init_seed: int = 0) -> Transformer:
     """A :class:`Transformer` whose every FFN is a top-k MoE (no biases, learned positions, tied unembedding)."""
+    _check_cfg(cfg)
+    check_int("init_seed", init_seed, low=0)
     if cfg.k > cfg.n_experts:
         raise ValueError(f"k={cfg.k} must be <= n_experts={cfg.n_experts}")
     ffn = moe_ffn(
@@ -93,6 +119,8 @@ def train_tiny_moe(
     """Train (or load from the cache) the tiny MoE LM for `seed` on `device`; returns the model in eval mode (on
     `device`) and its held-out loss next to the unigram floor. Weights are initialised and batches drawn on the
     CPU, then moved, so the CPU run does not depend on the device code path."""
+    _check_cfg(cfg)
+    check_int("seed", seed, low=0)
     data = corpus_tokens(cfg)
     train, test = data["train"], data["test"]
 

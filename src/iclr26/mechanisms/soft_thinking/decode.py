@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
+
 __all__ = [
     "MODES",
     "SoftDecodeResult",
@@ -40,17 +42,13 @@ MODES = ("greedy", "sample", "soft", "dirichlet", "gumbel")
 def _positive(name: str, value: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if not value > 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    return float(value)
+    return check_float(name, value, low=0.0, low_open=True)
 
 
 def _check_k(k: int) -> int:
     if isinstance(k, bool) or not isinstance(k, int):
         raise TypeError(f"k must be an int, got {type(k).__name__}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1 (top-k support size), got {k}")
-    return k
+    return check_int("k (top-k support size)", k, low=1)
 
 
 def as_embedding_lm(model: nn.Module) -> tuple[Tensor, Callable[[Tensor], Tensor]]:
@@ -86,6 +84,10 @@ def soft_weights(
     temperature = _positive("temperature", temperature)
     if not 0 < top_p <= 1:
         raise ValueError(f"top_p must lie in (0, 1], got {top_p!r}")
+    check_float("top_p", top_p, 0.0, 1.0, low_open=True)
+    check_tensor("logits", logits, floating=True)
+    if logits.ndim < 1 or logits.shape[-1] < 1 or bool(logits.isnan().any()):
+        raise ValueError(f"logits must be (..., V) with V >= 1 and no NaN, got shape {tuple(logits.shape)}")
     k = min(k, logits.shape[-1])
     probs = torch.softmax(logits.double() / temperature, dim=-1)
     w, ids = probs.topk(k, dim=-1)
@@ -97,9 +99,18 @@ def soft_weights(
     return ids, w.to(logits.dtype)
 
 
+def _check_dist(p: Tensor, generator: object) -> None:
+    check_tensor("p", p, floating=True)
+    if p.ndim < 1 or not bool(((p >= 0) & torch.isfinite(p)).all()):
+        raise ValueError("p must hold finite non-negative weights along its last axis")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+
+
 def dirichlet_weights(p: Tensor, beta: float = 4.0, generator: torch.Generator | None = None) -> Tensor:
     """q ~ Dir(beta * p) over the support of `p` (zero-weight entries stay 0); larger beta: closer to p."""
     beta = _positive("beta", beta)
+    _check_dist(p, generator)
     support = p > 0
     # Gamma(alpha, 1) draws normalised give a Dirichlet; torch's sampler takes no generator, so seed via one.
     conc = torch.where(support, beta * p, torch.ones_like(p)).double()
@@ -118,6 +129,7 @@ def dirichlet_weights(p: Tensor, beta: float = 4.0, generator: torch.Generator |
 def gumbel_weights(p: Tensor, tau: float = 0.5, generator: torch.Generator | None = None) -> Tensor:
     """q = softmax((log p + g) / tau), g ~ Gumbel(0, 1), over the support of `p` (zero-weight entries stay 0)."""
     tau = _positive("tau", tau)
+    _check_dist(p, generator)
     u = torch.rand(p.shape, generator=generator, dtype=torch.float64).clamp(1e-300, 1 - 1e-16)
     g = -torch.log(-torch.log(u))
     logp = torch.where(p > 0, p.double().log(), torch.full_like(g, -torch.inf))
@@ -126,6 +138,9 @@ def gumbel_weights(p: Tensor, tau: float = 0.5, generator: torch.Generator | Non
 
 def mix_embeddings(embedding: Tensor, ids: Tensor, weights: Tensor) -> Tensor:
     """s = sum_i w_i E[ids_i]: (..., k) ids and weights -> (..., d)."""
+    check_tensor("embedding", embedding, ndim=2, floating=True)
+    check_token_ids("ids", ids, embedding.shape[0])
+    check_tensor("weights", weights, shape=tuple(ids.shape))
     rows = embedding[ids]
     return (weights.to(rows.dtype).unsqueeze(-1) * rows).sum(-2)
 
@@ -204,6 +219,10 @@ def soft_decode(
     if not isinstance(prompt, Tensor) or prompt.ndim != 2 or prompt.dtype not in (torch.int64, torch.int32):
         raise ValueError("prompt must be an integer tensor of shape (batch, seq)")
     n_vocab = table.shape[0]
+    check_int("end_think_id", end_think_id, 0, n_vocab - 1)
+    check_int("eos_id", eos_id, 0, n_vocab - 1)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     if prompt.numel() == 0 or int(prompt.min()) < 0 or int(prompt.max()) >= n_vocab:
         raise ValueError(f"prompt must be a non-empty tensor of ids in [0, {n_vocab})")
     batch = prompt.shape[0]

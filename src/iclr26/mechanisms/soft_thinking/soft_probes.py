@@ -25,6 +25,9 @@ def js_divergence(p: Tensor, q: Tensor) -> Tensor:
     """Jensen-Shannon divergence (natural log) between distributions along the last axis; in [0, ln 2]."""
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same shape, got {tuple(p.shape)} and {tuple(q.shape)}")
+    for name, t in (("p", p), ("q", q)):
+        if not bool(((t >= 0) & torch.isfinite(t)).all()):
+            raise ValueError(f"{name} must hold finite non-negative probabilities")
     p, q = p.double(), q.double()
     m = 0.5 * (p + q)
 

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_int, check_probability
 from iclr26.lab.cache import cached_torch
 from iclr26.lab.tasks import IGNORE_INDEX
 from iclr26.lab.training import sequence_loss, train_loop
@@ -115,8 +116,14 @@ def shortest_paths(
     return [p for p in out if len(p) == dist[g] + 1]
 
 
+def _check_rng(rng: object) -> None:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+
+
 def dag_problem(rng: np.random.Generator) -> tuple[Problem, list[list[int]]]:
     """A random layered DAG with at least two shortest start-goal paths; returns the problem and all of them."""
+    _check_rng(rng)
     while True:
         labels = rng.permutation(N_SYMBOLS)[: N_LAYERS_DAG * WIDTH_DAG].reshape(N_LAYERS_DAG, WIDTH_DAG)
         cand = [
@@ -142,6 +149,7 @@ def dag_problem(rng: np.random.Generator) -> tuple[Problem, list[list[int]]]:
 
 def mod_problem(rng: np.random.Generator) -> Problem:
     """A chain ``x0 op1 x1 ... opL xL`` mod 12 with running results as the trace."""
+    _check_rng(rng)
     xs = rng.integers(0, N_SYMBOLS, size=CHAIN_LEN + 1)
     ops = rng.integers(0, 2, size=CHAIN_LEN)
     prompt = [BOS, int(xs[0])]
@@ -161,7 +169,7 @@ def make_problems(n: int, kind: str, seed: int) -> list[Problem]:
         raise ValueError(f"kind must be 'dag' or 'mod', got {kind!r}")
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be an int >= 1, got {n!r}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int("seed", seed, low=0))
     return [dag_problem(rng)[0] if kind == "dag" else mod_problem(rng) for _ in range(n)]
 
 
@@ -175,6 +183,10 @@ def guess_accuracy(problem: Problem) -> float:
 
 def check_answer(problem: Problem, answer: list[int]) -> bool:
     """Whether `answer` (tokens after END, EOS stripped) solves `problem`."""
+    if not isinstance(problem, Problem):
+        raise TypeError(f"problem must be a Problem, got {type(problem).__name__}")
+    if not isinstance(answer, list):
+        raise TypeError(f"answer must be a list of token ids, got {type(answer).__name__}")
     if EOS in answer:
         answer = answer[: answer.index(EOS)]
     if problem.kind == "mod":
@@ -191,6 +203,9 @@ def _sequence(p: Problem) -> tuple[list[int], int]:
 
 def training_batch(rng: np.random.Generator, batch: int, dag_frac: float = 0.5) -> tuple[Tensor, Tensor]:
     """Inputs and next-token targets (loss only on the trace, END, answer and EOS), padded with PAD."""
+    _check_rng(rng)
+    check_int("batch", batch, low=1)
+    check_probability("dag_frac", dag_frac)
     seqs = []
     for _ in range(batch):
         p = dag_problem(rng)[0] if rng.random() < dag_frac else mod_problem(rng)
@@ -217,11 +232,20 @@ class TrainConfig:
     lr: float = 2e-3
     dag_frac: float = 0.6
 
+    def __post_init__(self) -> None:
+        for name in ("d_model", "n_layers", "n_heads", "steps", "batch"):
+            check_int(name, getattr(self, name), low=1)
+        check_float("lr", self.lr, low=0.0, low_open=True)
+        check_probability("dag_frac", self.dag_frac)
+
 
 def trained_model(cfg: TrainConfig, seed: int, use_cache: bool = True, device: str = "cpu") -> Transformer:
     """The tiny GPT for `cfg` and `seed`: loaded from the cache when present, else trained on `device` (and
     cached); returned in eval mode on `device`. Weights are initialised and batches drawn on the CPU, then moved,
     so the CPU run does not depend on the device code path."""
+    if not isinstance(cfg, TrainConfig):
+        raise TypeError(f"cfg must be a TrainConfig, got {type(cfg).__name__}")
+    check_int("seed", seed, low=0)
     model = Transformer(VOCAB_SIZE, SEQ_LEN, cfg.d_model, cfg.n_layers, cfg.n_heads, init_seed=seed).to(
         device
     )

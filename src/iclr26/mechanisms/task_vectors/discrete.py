@@ -14,6 +14,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.lab.tasks import IGNORE_INDEX
 from iclr26.lab.training import sequence_loss, train_loop
 from iclr26.lab.transformer import Transformer
@@ -55,16 +56,34 @@ def map_pool(seed: int, n_maps: int = 4, size: int = 16) -> MapPool:
     Sharing the domain makes the query ambiguous without context (as "to upper" vs "to French" are for an LLM):
     the prompt must say which map, and the task vector must carry it.
     """
-    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= 2 * size <= N_SYMBOLS:
-        raise ValueError(f"size must be an int in [1, {N_SYMBOLS // 2}], got {size!r}")
-    if isinstance(n_maps, bool) or not isinstance(n_maps, int) or n_maps < 1:
-        raise ValueError(f"n_maps must be an int >= 1, got {n_maps!r}")
+    check_int("seed", seed, low=0)
+    check_int("size", size, 1, N_SYMBOLS // 2)
+    check_int("n_maps", n_maps, low=1)
     rng = np.random.default_rng(seed)
     perm = rng.permutation(N_SYMBOLS)
     a, b = perm[:size], perm[size : 2 * size]
     src = np.tile(a, (n_maps, 1))
     dst = np.stack([b[rng.permutation(size)] for _ in range(n_maps)])
     return MapPool(src, dst)
+
+
+def _check_pool(pool: object) -> None:
+    if not isinstance(pool, MapPool):
+        raise TypeError(f"pool must be a MapPool (from map_pool), got {type(pool).__name__}")
+
+
+def _check_gpt(model: object, n: int) -> None:
+    """`model` must be a lab Transformer over the 66-token vocabulary with room for n-shot prompts."""
+    if not isinstance(model, Transformer):
+        raise TypeError(f"model must be a lab Transformer (from make_gpt), got {type(model).__name__}")
+    if model.vocab_size < VOCAB:
+        raise ValueError(
+            f"model must have vocab_size >= {VOCAB} (64 symbols, '->', ','), got {model.vocab_size}"
+        )
+    if model.seq_len < 4 * n + 2:
+        raise ValueError(
+            f"n = {n}-shot prompts have {4 * n + 2} tokens but the model's seq_len is {model.seq_len}"
+        )
 
 
 def _pairs(
@@ -94,12 +113,23 @@ def map_prompts(
 
     `k` (B,) fixes each prompt's map (drawn uniformly when None).
     """
-    if task not in TASK_TYPES:
-        raise ValueError(f"task must be one of {TASK_TYPES}, got {task!r}")
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ValueError(f"n must be an int >= 0, got {n!r}")
+    _check_pool(pool)
+    check_choice("task", task, TASK_TYPES)
+    check_int("n", n, low=0)
+    check_int("batch", batch, low=1)
+    check_int("seed", seed, low=0)
+    if k is not None:
+        k = np.asarray(k)
+        if k.dtype.kind not in "iu" or k.shape != (batch,):
+            raise ValueError(
+                f"k must be {batch} integer map indices (shape ({batch},)), got {k.dtype} shape {k.shape}"
+            )
+        if k.size and (k.min() < 0 or k.max() >= pool.n_maps):
+            raise ValueError(
+                f"k must hold map indices in [0, {pool.n_maps - 1}], got values in [{k.min()}, {k.max()}]"
+            )
     rng = np.random.default_rng(seed)
-    ks = rng.integers(0, pool.n_maps, batch) if k is None else np.asarray(k)
+    ks = rng.integers(0, pool.n_maps, batch) if k is None else k
     toks = np.empty((batch, 4 * n + 2), dtype=np.int64)
     ans = np.empty(batch, dtype=np.int64)
     for b in range(batch):
@@ -132,6 +162,8 @@ def _training_batch(pool: MapPool, n: int, batch: int, gen: torch.Generator) -> 
 
 def make_gpt(n: int, d_model: int, n_layers: int, n_heads: int = 4, init_seed: int = 0) -> Transformer:
     """The lab's hookable softmax GPT sized for n-shot prompts over the 66-token vocabulary."""
+    check_int("n", n, low=1)
+    check_int("init_seed", init_seed, low=0)
     return Transformer(VOCAB, 4 * n + 2, d_model, n_layers, n_heads, init_seed=init_seed)
 
 
@@ -141,6 +173,13 @@ def train_gpt(
     """Train on mixed-task n-shot prompts (loss at every arrow) on the model's device; returns the loss curve.
 
     Batches are drawn on the CPU and moved, so the CPU run does not depend on the device code path."""
+    check_int("n", n, low=1)
+    _check_gpt(model, n)
+    _check_pool(pool)
+    check_int("steps", steps, low=1)
+    check_int("batch", batch, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_int("seed", seed, low=0)
     device = next(model.parameters()).device
 
     def loss_fn(m: Transformer, gen: torch.Generator) -> Tensor:
@@ -165,6 +204,20 @@ def evaluate_discrete(
     the injection layer is chosen on validation prompts (per-layer accuracies are returned as well). Prompts are
     drawn on the CPU and moved to the model's device.
     """
+    check_int("n", n, low=1)
+    _check_gpt(model, n)
+    if model.n_layers < 2:
+        raise ValueError(
+            f"model must have >= 2 layers (a block whose output feeds another), got {model.n_layers}"
+        )
+    _check_pool(pool)
+    check_int("n_eval", n_eval, low=1)
+    check_int("seed", seed, low=0)
+    if not isinstance(multi_shots, (tuple, list)):
+        raise TypeError(f"multi_shots must be a tuple of ints, got {type(multi_shots).__name__}")
+    for shots in multi_shots:
+        top = (model.seq_len - 2) // 4
+        check_int(f"multi_shots entry (shots whose prompts fit seq_len {model.seq_len})", shots, 1, top)
     device = next(model.parameters()).device
 
     def draw(*args, **kwargs) -> tuple[Tensor, Tensor, np.ndarray]:

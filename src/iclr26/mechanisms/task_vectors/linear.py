@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
+
 __all__ = [
     "FORMATS",
     "ICLBatch",
@@ -35,26 +37,24 @@ FORMATS = ("single", "pair", "triplet")
 
 
 def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+    check_choice("format", fmt, FORMATS)
 
 
-def _check_pos_int(name: str, value: object, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
+def _check_bool(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
 
 
 def prompt_length(fmt: str, n: int) -> int:
     """Number of tokens d_p of an n-shot prompt: n+1 (single), 2n+2 (pair) or 3n+3 (triplet)."""
     _check_format(fmt)
-    _check_pos_int("n", n, 0)
+    check_int("n", n, low=0)
     return {"single": n + 1, "pair": 2 * n + 2, "triplet": 3 * n + 3}[fmt]
 
 
 def arrow_positions(n: int) -> list[int]:
     """Positions of the arrow tokens of an n-shot triplet prompt (one per demo, then the query's)."""
-    _check_pos_int("n", n, 0)
+    check_int("n", n, low=0)
     return [3 * i + 1 for i in range(n + 1)]
 
 
@@ -108,13 +108,16 @@ def linear_icl_data(
     (5, 12, 4)
     """
     _check_format(format)
-    _check_pos_int("d", d)
-    _check_pos_int("n", n, 0)
-    _check_pos_int("batch", batch)
+    check_int("d", d, low=1)
+    check_int("n", n, low=0)
+    check_int("batch", batch, low=1)
     if rank is not None:
-        _check_pos_int("rank", rank)
+        check_int("rank", rank, low=1)
         if rank > d:
             raise ValueError(f"rank must be <= d = {d}, got {rank}")
+    check_int("seed", seed, low=0)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
     gen = torch.Generator().manual_seed(int(seed))
     if rank is None:
         W = torch.randn(batch, d, d, generator=gen, dtype=dtype)
@@ -131,6 +134,10 @@ def linear_icl_data(
 
 def copies_prompt(batch: ICLBatch) -> Tensor:
     """The same prompts with every demo replaced by a copy of the first one (a 1-shot prompt of n slots)."""
+    if not isinstance(batch, ICLBatch):
+        raise TypeError(f"batch must be an ICLBatch (from linear_icl_data), got {type(batch).__name__}")
+    if batch.X.shape[1] < 1:
+        raise ValueError("batch must hold n >= 1 demos (its first demo is copied), got n = 0")
     n = batch.X.shape[1]
     X = batch.X[:, :1].expand(-1, n, -1)
     Y = batch.Y[:, :1].expand(-1, n, -1)
@@ -139,8 +146,9 @@ def copies_prompt(batch: ICLBatch) -> Tensor:
 
 def zero_shot_prompt(xq: Tensor) -> Tensor:
     """The 3-token zero-shot triplet prompt [x_q; 0], arrow [0; 0], [0; 0] for queries xq (B, d)."""
-    if xq.ndim != 2:
-        raise ValueError(f"xq must have shape (batch, d), got {tuple(xq.shape)}")
+    check_tensor("xq", xq, floating=True)
+    if xq.ndim != 2 or xq.shape[1] < 1:
+        raise ValueError(f"xq must have shape (batch, d >= 1), got {tuple(xq.shape)}")
     z = xq.new_zeros(xq.shape[0], 3, 2 * xq.shape[1])
     z[:, 0, : xq.shape[1]] = xq
     return z
@@ -173,14 +181,16 @@ class LinearAttentionTransformer(nn.Module):
         init_seed: int = 0,
     ) -> None:
         super().__init__()
-        _check_pos_int("n_layers", n_layers)
-        _check_pos_int("d_model", d_model, 2)
+        check_int("n_layers", n_layers, low=1)
+        check_int("d_model", d_model, low=2)
         if d_model % 2:
             raise ValueError(f"d_model must be even (token = [x; y]), got {d_model}")
-        _check_pos_int("n_demos", n_demos)
+        check_int("n_demos", n_demos, low=1)
         _check_format(fmt)
-        if not 0.0 < keep_prob <= 1.0:
-            raise ValueError(f"keep_prob must be in (0, 1], got {keep_prob!r}")
+        _check_bool("constrained", constrained)
+        check_float("keep_prob", keep_prob, 0.0, 1.0, low_open=True)
+        check_float("init_scale", init_scale, low=0.0)
+        check_int("init_seed", init_seed, low=0)
         self.n_layers, self.d_model, self.d, self.n, self.fmt = n_layers, d_model, d_model // 2, n_demos, fmt
         self.constrained, self.keep_prob = constrained, keep_prob
         self.dp = prompt_length(fmt, n_demos)
@@ -198,16 +208,25 @@ class LinearAttentionTransformer(nn.Module):
     def set_layer(self, layer: int, **mats: Tensor) -> None:
         """Overwrite layer `layer`'s matrices (A, B, C, D constrained; V, Q unconstrained), e.g. in tests."""
         self._check_layer(layer, self.n_layers - 1)
+        names = ("A", "B", "C", "D") if self.constrained else ("V", "Q")
+        values = {}
+        for name, value in mats.items():
+            check_choice("matrix name", name, names)
+            param = getattr(self, name)
+            value = torch.as_tensor(value, dtype=param.dtype)
+            if value.shape != param.shape[1:]:
+                raise ValueError(f"{name} must have shape {tuple(param.shape[1:])}, got {tuple(value.shape)}")
+            values[name] = value
         with torch.no_grad():
-            for name, value in mats.items():
-                getattr(self, name)[layer] = torch.as_tensor(value, dtype=getattr(self, name).dtype)
+            for name, value in values.items():
+                getattr(self, name)[layer] = value
 
     def _check_layer(self, layer: object, high: int) -> None:
-        if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer <= high:
-            raise ValueError(f"layer must be an int in [0, {high}], got {layer!r}")
+        check_int(f"layer (a block in [0, {high}])", layer, 0, high)
 
     def value_query(self, layer: int) -> tuple[Tensor, Tensor]:
         """The full V (2d x 2d) and Q ((2d + d_p) square) of a layer."""
+        self._check_layer(layer, self.n_layers - 1)
         if not self.constrained:
             return self.V[layer], self.Q[layer]
         d, dp = self.d, self.dp
@@ -223,13 +242,17 @@ class LinearAttentionTransformer(nn.Module):
                     f"prompts have {t} tokens but the model's position code has {self.dp}; pass positions="
                 )
             positions = range(t)
-        idx = torch.as_tensor(list(positions), dtype=torch.long)
+        idx = torch.as_tensor(list(positions))
+        if idx.is_floating_point() or idx.is_complex() or idx.dtype == torch.bool:
+            raise ValueError(f"positions must be integer indices, got {idx.tolist()}")
+        idx = idx.long()
         if idx.numel() != t or idx.min() < 0 or idx.max() >= self.dp:
             raise ValueError(f"positions must be {t} indices in [0, {self.dp - 1}], got {idx.tolist()}")
         return idx
 
     def layer(self, layer: int, z: Tensor, pos: Tensor, generator: torch.Generator | None = None) -> Tensor:
         """Apply layer `layer` to token states z (B, T, 2d) with position indices pos (T,)."""
+        self._check_layer(layer, self.n_layers - 1)
         if self.constrained:  # same scores as the full form, without building [Z; P]
             x = z[..., : self.d]
             scores = (x @ self.C[layer].T) @ x.transpose(1, 2) + self.D[layer][pos][:, pos].T
@@ -260,16 +283,31 @@ class LinearAttentionTransformer(nn.Module):
         """Run the prompts, overwriting the output of layer ``l`` at token ``p`` for each ``(l, p)`` in
         `replace` (same convention as the lab transformer's ``(layer, pos)`` shorthand: 0-indexed block
         outputs). Returns the final token states (B, T, 2d), and the per-layer outputs if `return_states`."""
-        if prompts.ndim != 3 or prompts.shape[-1] != self.d_model:
+        check_tensor("prompts", prompts, floating=True)
+        if prompts.ndim != 3 or prompts.shape[1] < 1 or prompts.shape[-1] != self.d_model:
             raise ValueError(
-                f"prompts must have shape (batch, tokens, {self.d_model}), got {tuple(prompts.shape)}"
+                f"prompts must have shape (batch, tokens >= 1, {self.d_model}), got {tuple(prompts.shape)}"
             )
+        dtype = self.A.dtype if self.constrained else self.V.dtype
+        if prompts.dtype != dtype:
+            raise TypeError(f"prompts must have the model's dtype {dtype}, got {prompts.dtype}")
         pos = self._positions(prompts.shape[1], positions)
         items: dict[int, list[tuple[int, Tensor]]] = {}
+        b, t = prompts.shape[:2]
         for (lay, p), value in (replace or {}).items():
             self._check_layer(lay, self.n_layers - 1)
-            if not 0 <= p < prompts.shape[1]:
-                raise ValueError(f"replace position must be in [0, {prompts.shape[1] - 1}], got {p}")
+            check_int(f"replace position (a token in [0, {t - 1}])", p, 0, t - 1)
+            shape = tuple(torch.as_tensor(value).shape)
+            if not (
+                shape == (self.d_model,)
+                or len(shape) == 2
+                and shape[0] in (1, b)
+                and shape[1] == self.d_model
+            ):
+                raise ValueError(
+                    f"replace value at {(lay, p)} must have shape ({self.d_model},) or ({b}, {self.d_model}), "
+                    f"got {shape}"
+                )
             items.setdefault(lay, []).append((p, value))
         z, states = prompts, []
         for lay in range(self.n_layers):
@@ -305,6 +343,13 @@ class LinearAttentionTransformer(nn.Module):
 
 def normalized_risk(out: Tensor, yq: Tensor, eps: float = 1e-12) -> Tensor:
     """Per-prompt risk || out/|out| + y_q/|y_q| ||^2 on normalised vectors (a zero output gives 1)."""
+    check_tensor("out", out, floating=True)
+    check_tensor("yq", yq, floating=True)
+    if out.ndim < 1 or out.shape != yq.shape:
+        raise ValueError(
+            f"out and yq must have the same shape (..., d), got {tuple(out.shape)} and {tuple(yq.shape)}"
+        )
+    check_float("eps", eps, low=0.0, low_open=True)
     o = out / out.norm(dim=-1, keepdim=True).clamp_min(eps)
     y = yq / yq.norm(dim=-1, keepdim=True).clamp_min(eps)
     return ((o + y) ** 2).sum(-1)
@@ -312,8 +357,9 @@ def normalized_risk(out: Tensor, yq: Tensor, eps: float = 1e-12) -> Tensor:
 
 def rank_share(outputs: Tensor) -> float:
     """Fraction of the (uncentred) energy of the rows of `outputs` (m, d) on their top singular direction."""
-    if outputs.ndim != 2 or outputs.shape[0] < 2:
-        raise ValueError(f"outputs must have shape (m >= 2, d), got {tuple(outputs.shape)}")
+    check_tensor("outputs", outputs, finite=True)
+    if outputs.ndim != 2 or outputs.shape[0] < 2 or outputs.shape[1] < 1:
+        raise ValueError(f"outputs must have shape (m >= 2, d >= 1), got {tuple(outputs.shape)}")
     s = torch.linalg.svdvals(outputs.detach().double())
     total = float((s**2).sum())
     return float(s[0] ** 2 / total) if total > 0 else float("nan")

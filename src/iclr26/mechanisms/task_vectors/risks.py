@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_int
 from iclr26.lab.training import train_loop
 from iclr26.mechanisms.task_vectors.linear import (
     LinearAttentionTransformer,
@@ -17,7 +18,7 @@ from iclr26.mechanisms.task_vectors.linear import (
     rank_share,
     zero_shot_prompt,
 )
-from iclr26.mechanisms.task_vectors.vectors import extract, inject, multi_inject
+from iclr26.mechanisms.task_vectors.vectors import _check_layer, extract, inject, multi_inject
 
 __all__ = ["LinearRisks", "linear_risks", "train_linear"]
 
@@ -26,6 +27,13 @@ def train_linear(
     model: LinearAttentionTransformer, steps: int, batch: int, lr: float, seed: int, rank: int | None = None
 ) -> list[float]:
     """Minimise E || out + W x_q ||^2 on fresh prompts of the model's format and n; returns the loss curve."""
+    _check_model("model", model)
+    check_int("steps", steps, low=1)
+    check_int("batch", batch, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_int("seed", seed, low=0)
+    if rank is not None:
+        check_int(f"rank (None or an int <= d = {model.d})", rank, 1, model.d)
 
     def loss_fn(m: LinearAttentionTransformer, gen: torch.Generator) -> Tensor:
         s = int(torch.randint(0, 2**31 - 1, (1,), generator=gen))
@@ -36,6 +44,11 @@ def train_linear(
         model, loss_fn, steps=steps, lr=lr, seed=seed, description=f"linear {model.fmt} n={model.n}"
     )
     return res.losses
+
+
+def _check_model(name: str, model: object) -> None:
+    if not isinstance(model, LinearAttentionTransformer):
+        raise TypeError(f"{name} must be a LinearAttentionTransformer, got {type(model).__name__}")
 
 
 @dataclass
@@ -75,6 +88,20 @@ def linear_risks(
     prompt, rescaled to unit norm, injected into ``[x_q; 0], tau, [0; 0]`` for a new query of the same task.
     k-shot risks of the n-shot model use prompts whose last n - k demo slots are zero.
     """
+    _check_model("model", model)
+    _check_model("model_1shot", model_1shot)
+    if model.fmt != "triplet":
+        raise ValueError(f"model must use the triplet format, got {model.fmt!r}")
+    if model_1shot.fmt != "triplet" or model_1shot.n != 1 or model_1shot.d != model.d:
+        raise ValueError(
+            f"model_1shot must be a 1-shot triplet model of d = {model.d}, got format {model_1shot.fmt!r}, "
+            f"n_demos = {model_1shot.n}, d = {model_1shot.d}"
+        )
+    check_int("n_eval", n_eval, low=1)
+    check_int("seed", seed, low=0)
+    check_int("n_tv", n_tv, low=1)
+    check_int("n_xq", n_xq, low=2)
+    _check_layer(model, layer)
     model.eval()
     model_1shot.eval()
     d, n = model.d, model.n

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int, check_tensor
 from iclr26.lab.transformer import Site, Transformer
 from iclr26.mechanisms.task_vectors.linear import LinearAttentionTransformer, arrow_positions
 
@@ -22,12 +23,13 @@ ARROW_ID = 64  # the arrow token "->" of the discrete alphabet (symbols 0..63)
 
 def _check_layer(model: nn.Module, layer: object) -> int:
     n_layers = model.n_layers
-    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer <= n_layers - 2:
+    if n_layers < 2:
         raise ValueError(
-            f"layer must be an int in [0, {n_layers - 2}] (a block whose output feeds another block), "
-            f"got {layer!r}"
+            f"model has {n_layers} layer; task vectors need >= 2 (a block whose output feeds another block)"
         )
-    return layer
+    return check_int(
+        f"layer (a block in [0, {n_layers - 2}] whose output feeds another block)", layer, 0, n_layers - 2
+    )
 
 
 def _check_model(model: nn.Module) -> None:
@@ -35,11 +37,33 @@ def _check_model(model: nn.Module) -> None:
         raise TypeError(f"model must be a LinearAttentionTransformer or a lab Transformer, got {type(model)}")
 
 
+def _check_prompts(model: nn.Module, name: str, prompts: Tensor, arrow_id: int) -> None:
+    if isinstance(model, LinearAttentionTransformer):
+        check_tensor(name, prompts, floating=True)
+        if prompts.ndim != 3 or prompts.shape[1] < 1:
+            raise ValueError(
+                f"{name} must have shape (batch, tokens >= 1, {model.d_model}), got {tuple(prompts.shape)}"
+            )
+    else:
+        check_tensor(name, prompts, ndim=2, floating=False)
+        if prompts.shape[1] < 1:
+            raise ValueError(f"{name} must have shape (batch, tokens >= 1), got {tuple(prompts.shape)}")
+        check_int("arrow_id", arrow_id, 0, model.vocab_size - 1)
+    if prompts.shape[0] < 1:
+        raise ValueError(f"{name} must hold at least one prompt, got shape {tuple(prompts.shape)}")
+
+
+def _check_tau(model: nn.Module, name: str, tau: object, batch: int) -> None:
+    check_tensor(name, tau, floating=True)
+    width = model.d_model
+    if not (tau.shape == (width,) or tau.ndim == 2 and tau.shape[0] in (1, batch) and tau.shape[1] == width):
+        raise ValueError(f"{name} must have shape ({width},) or ({batch}, {width}), got {tuple(tau.shape)}")
+
+
 def _check_arrow(model: nn.Module, prompts: Tensor, positions: Sequence[int], arrow_id: int) -> None:
     t = prompts.shape[1]
     for p in positions:
-        if isinstance(p, bool) or not isinstance(p, int) or not -t <= p < t:
-            raise ValueError(f"pos must be an int position in a prompt of {t} tokens, got {p!r}")
+        check_int(f"pos (a position in a prompt of {t} tokens)", p, -t, t - 1)
     if isinstance(model, LinearAttentionTransformer):
         if model.fmt != "triplet":
             raise ValueError(f"task vectors need a triplet-format model, got format {model.fmt!r}")
@@ -80,7 +104,10 @@ def extract(
     """
     _check_model(model)
     _check_layer(model, layer)
+    _check_prompts(model, "prompts", prompts, arrow_id)
     _check_arrow(model, prompts, [pos], arrow_id)
+    if not isinstance(normalize, bool):
+        raise TypeError(f"normalize must be a bool, got {normalize!r}")
     if isinstance(model, LinearAttentionTransformer):
         _, states = model.run_with_hooks(
             prompts, positions=_linear_positions(model, prompts.shape[1]), return_states=True
@@ -114,7 +141,9 @@ def inject(
     """
     _check_model(model)
     _check_layer(model, layer)
+    _check_prompts(model, "zero_shot", zero_shot, arrow_id)
     _check_arrow(model, zero_shot, [pos], arrow_id)
+    _check_tau(model, "tau", tau, zero_shot.shape[0])
     return _run_patched(model, zero_shot, {(layer, pos): tau})
 
 
@@ -130,9 +159,20 @@ def multi_inject(
     """TaskV-M: write one task vector per arrow token (``taus[k]`` at ``positions[k]``) of few-shot prompts."""
     _check_model(model)
     _check_layer(model, layer)
+    _check_prompts(model, "prompts", prompts, arrow_id)
+    for name, seq in (("taus", taus), ("positions", positions)):
+        if not isinstance(seq, (Sequence, Tensor)):
+            raise TypeError(f"{name} must be a sequence, got {type(seq).__name__}")
     if len(taus) != len(positions):
         raise ValueError(
             f"taus and positions must have the same length, got {len(taus)} and {len(positions)}"
         )
+    if len(positions) == 0:
+        raise ValueError("positions must name at least one arrow token, got none")
     _check_arrow(model, prompts, list(positions), arrow_id)
+    sites = [p % prompts.shape[1] for p in positions]
+    if len(set(sites)) != len(sites):
+        raise ValueError(f"positions must be distinct tokens, got {list(positions)}")
+    for k, tau in enumerate(taus):
+        _check_tau(model, f"taus[{k}]", tau, prompts.shape[0])
     return _run_patched(model, prompts, {(layer, p): tv for p, tv in zip(positions, taus)})

@@ -30,6 +30,7 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.lab.transformer import Transformer
 from iclr26.optim.attent.selection import CostMeter, SubsetSampler
 
@@ -45,8 +46,10 @@ __all__ = [
 
 def digits_patches(seed: int, patch: int = 2, n_test: int = 360) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Digits as (N, (8/patch)^2, patch^2) patch tokens in [0, 1]; returns x_train, y_train, x_test, y_test."""
-    if patch not in (1, 2, 4, 8):
+    if isinstance(patch, bool) or patch not in (1, 2, 4, 8):
         raise ValueError(f"patch must divide 8 (1, 2, 4 or 8), got {patch!r}")
+    check_int("seed", seed, low=0)
+    check_int("n_test", n_test, 10, 1787)
     data = load_digits()
     img = data.images.astype(np.float32) / 16.0  # (1797, 8, 8)
     g = 8 // patch
@@ -64,7 +67,8 @@ def digits_patches(seed: int, patch: int = 2, n_test: int = 360) -> tuple[Tensor
 
 def sequence_property_labels(tokens: Tensor) -> Tensor:
     """label = (count of token 3 > count of token 5) XOR (first token is even), as int64."""
-    if tokens.ndim != 2:
+    check_tensor("tokens", tokens, floating=False)
+    if tokens.ndim != 2 or tokens.shape[1] < 1:
         raise ValueError(f"tokens must be (N, T), got {tuple(tokens.shape)}")
     more3 = (tokens == 3).sum(1) > (tokens == 5).sum(1)
     even = tokens[:, 0] % 2 == 0
@@ -76,9 +80,10 @@ def sequence_property_data(
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Uniform random token sequences with :func:`sequence_property_labels`; x_train, y_train, x_test, y_test."""
     for name, v in (("n_train", n_train), ("n_test", n_test), ("seq_len", seq_len)):
-        if not isinstance(v, int) or v < 1:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-    if not isinstance(vocab, int) or vocab < 6:
+    check_int("seed", seed, low=0)
+    if isinstance(vocab, bool) or not isinstance(vocab, int) or vocab < 6:
         raise ValueError(f"vocab must be an int >= 6 (tokens 3 and 5 are used), got {vocab!r}")
     g = torch.Generator().manual_seed(seed)
     x = torch.randint(0, vocab, (n_train + n_test, seq_len), generator=g)
@@ -108,8 +113,12 @@ class AttentionClassifier(nn.Module):
         super().__init__()
         if (patch_dim is None) == (vocab is None):
             raise ValueError("give exactly one of patch_dim (patch tokens) and vocab (token ids)")
-        if not isinstance(n_classes, int) or n_classes < 2:
+        if isinstance(n_classes, bool) or not isinstance(n_classes, int) or n_classes < 2:
             raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
+        if patch_dim is not None:
+            check_int("patch_dim", patch_dim, low=1)
+        if vocab is not None:
+            check_int("vocab", vocab, low=1)
         self.trunk = Transformer(
             vocab_size=n_classes,
             seq_len=seq_len + 1,
@@ -140,12 +149,14 @@ class AttentionClassifier(nn.Module):
         if self.patch_dim is not None:
             if x.ndim != 3 or x.shape[-1] != self.patch_dim:
                 raise ValueError(f"patch inputs must be (batch, T, {self.patch_dim}), got {tuple(x.shape)}")
+            check_tensor("x", x, floating=True)
             h = self.embed(x)
         else:
             if x.ndim != 2 or x.dtype not in (torch.int64, torch.int32):
                 raise ValueError(
                     f"token inputs must be integer ids of shape (batch, T), got {tuple(x.shape)}"
                 )
+            check_token_ids("x", x, self.vocab)
             h = self.embed(x)
         h = torch.cat([self.cls.expand(h.shape[0], -1, -1), h], dim=1)
         return self.trunk.forward_embeds(h)[:, 0]
@@ -191,10 +202,29 @@ def train_learner(
     Returns the per-epoch history; cost counts 3 units per trained example and 1 per example scored by the
     sampler.
     """
-    if not isinstance(epochs, int) or epochs < 1:
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
-    if not isinstance(batch_size, int) or batch_size < 1:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_float("weight_decay", weight_decay, low=0.0)
+    check_float("clip", clip, low=0.0)
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    for name, pair in (("train", train), ("test", test)):
+        if (
+            not isinstance(pair, (tuple, list))
+            or len(pair) != 2
+            or not all(isinstance(t, Tensor) for t in pair)
+        ):
+            raise ValueError(f"{name} must be an (inputs, labels) pair of tensors")
+        if pair[0].shape[0] != pair[1].shape[0] or pair[0].shape[0] == 0:
+            raise ValueError(f"{name} inputs and labels must be non-empty and of equal length")
+        check_tensor(f"{name} labels", pair[1], floating=False)
+    if not isinstance(sampler, SubsetSampler):
+        raise TypeError(f"sampler must be a SubsetSampler, got {type(sampler).__name__}")
+    if sampler.n != train[0].shape[0]:
+        raise ValueError(f"sampler covers a pool of {sampler.n} examples but train holds {train[0].shape[0]}")
     x, y = train
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)

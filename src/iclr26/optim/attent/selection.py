@@ -30,6 +30,8 @@ import torch
 from torch import Tensor, nn
 from torch.utils.data import Sampler
 
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
+
 __all__ = [
     "AtteNTSampler",
     "ConstantRatio",
@@ -57,18 +59,13 @@ ScoreFn = Callable[[Tensor, Tensor], Tensor]
 def _check_ratio(name: str, value: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number in (0, 1], got {value!r}")
-    value = float(value)
-    if not (0.0 < value <= 1.0) or not math.isfinite(value):
-        raise ValueError(f"{name} must lie in (0, 1], got {value}")
-    return value
+    return check_float(name, value, 0.0, 1.0, low_open=True)
 
 
 def _check_int(name: str, value: object, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int >= {low}, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value}")
-    return value
+    return check_int(name, value, low=low)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -110,8 +107,13 @@ class StepRatio(RatioSchedule):
     def __post_init__(self) -> None:
         _check_ratio("start", self.start)
         _check_int("every", self.every, 1)
-        if not isinstance(self.factor, (int, float)) or not self.factor > 1.0:
+        if (
+            isinstance(self.factor, bool)
+            or not isinstance(self.factor, (int, float))
+            or not self.factor > 1.0
+        ):
             raise ValueError(f"factor must be a number > 1, got {self.factor!r}")
+        check_float("factor", self.factor, low=1.0, low_open=True)
 
     def __call__(self, t: int) -> float:
         t = self._check_t(t)
@@ -170,6 +172,8 @@ def classification_score(logits: Tensor, targets: Tensor) -> Tensor:
         raise ValueError(
             f"logits must be (N, C) and targets (N,), got {tuple(logits.shape)}, {tuple(targets.shape)}"
         )
+    check_tensor("logits", logits, floating=True)
+    check_token_ids("targets", targets, logits.shape[1])
     p = torch.softmax(logits.double(), dim=-1)
     p[torch.arange(len(targets), device=targets.device), targets] -= 1.0
     return p.norm(dim=-1).to(logits.dtype)
@@ -178,6 +182,8 @@ def classification_score(logits: Tensor, targets: Tensor) -> Tensor:
 def regression_score(outputs: Tensor, targets: Tensor) -> Tensor:
     """|| f(S_i) - y_i ||_2 per example (|f - y| for scalar outputs): the gradient of (f - y)^2 / 2."""
     _check_pair(outputs, targets)
+    check_tensor("outputs", outputs, floating=True)
+    check_tensor("targets", targets, floating=True)
     if outputs.shape != targets.shape:
         raise ValueError(
             f"outputs and targets must have one shape, got {tuple(outputs.shape)}, {tuple(targets.shape)}"
@@ -197,7 +203,12 @@ def causal_lm_score(logits: Tensor, targets: Tensor, ignore_index: int = IGNORE_
         raise ValueError(
             f"logits must be (N, T, V) and targets (N, T), got {tuple(logits.shape)}, {tuple(targets.shape)}"
         )
+    check_tensor("logits", logits, floating=True)
+    check_tensor("targets", targets, floating=False)
+    check_int("ignore_index", ignore_index)
     valid = targets != ignore_index
+    if bool(valid.any()):
+        check_token_ids("targets (non-ignored)", targets[valid], logits.shape[-1])
     p = torch.softmax(logits.double(), dim=-1)
     onehot = torch.zeros_like(p)
     safe = torch.where(valid, targets, torch.zeros_like(targets))
@@ -212,6 +223,8 @@ def topk_indices(scores: Tensor, k: int) -> Tensor:
     if not isinstance(scores, Tensor) or scores.ndim != 1:
         raise ValueError("scores must be a 1-D tensor")
     _check_int("k", k, 1)
+    if bool(scores.isnan().any()):
+        raise ValueError("scores must hold no NaN (a NaN score cannot be ranked)")
     if k > scores.numel():
         raise ValueError(f"k must be <= the number of scores ({scores.numel()}), got {k}")
     order = torch.sort(-scores.double(), stable=True).indices
@@ -230,6 +243,12 @@ class CostMeter:
     scored: int = 0
     per_trained: float = 3.0
     per_scored: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_int("trained", self.trained, low=0)
+        check_int("scored", self.scored, low=0)
+        check_float("per_trained", self.per_trained, low=0.0)
+        check_float("per_scored", self.per_scored, low=0.0)
 
     def train(self, n: int) -> None:
         """Count `n` examples that went through a forward and a backward pass."""

@@ -23,6 +23,8 @@ from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["SoftLabelLogisticRegression", "soft_cross_entropy_and_grad"]
 
 
@@ -39,6 +41,21 @@ def soft_cross_entropy_and_grad(
     >>> round(loss, 4), dW.shape
     (0.6931, (2, 3))
     """
+    W, b, X, T = (np.asarray(a, dtype=np.float64) for a in (W, b, X, T))
+    if W.ndim != 2 or X.ndim != 2 or T.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(
+            f"W (C, d), X (n, d) and T (n, C) must be 2-D and n >= 1, got {W.shape}, {X.shape}, {T.shape}"
+        )
+    C, d = W.shape
+    if b.shape != (C,) or X.shape[1] != d or T.shape != (X.shape[0], C):
+        raise ValueError(f"shapes do not match: W {W.shape}, b {b.shape}, X {X.shape}, T {T.shape}")
+    check_float("alpha", alpha, low=0.0)
+    return _soft_ce(W, b, X, T, alpha)
+
+
+def _soft_ce(
+    W: np.ndarray, b: np.ndarray, X: np.ndarray, T: np.ndarray, alpha: float
+) -> tuple[float, np.ndarray, np.ndarray]:
     n = X.shape[0]
     Z = X @ W.T + b  # z = W x + b
     logP = log_softmax(Z, axis=1)
@@ -84,12 +101,9 @@ class SoftLabelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.tol = tol
 
     def _check_params(self) -> None:
-        if not (isinstance(self.alpha, (int, float)) and np.isfinite(self.alpha) and self.alpha >= 0):
-            raise ValueError(f"alpha must be a finite number >= 0, got {self.alpha!r}")
-        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be an int >= 1, got {self.max_iter!r}")
-        if not (isinstance(self.tol, (int, float)) and self.tol > 0):
-            raise ValueError(f"tol must be a number > 0, got {self.tol!r}")
+        check_float("alpha", self.alpha, low=0.0)
+        check_int("max_iter", self.max_iter, low=1)
+        check_float("tol", self.tol, low=0.0, low_open=True)
 
     def _targets(self, y: np.ndarray) -> np.ndarray:
         """Set ``classes_`` and return the (n, C) target matrix for labels or soft targets."""
@@ -127,7 +141,7 @@ class SoftLabelLogisticRegression(ClassifierMixin, BaseEstimator):
         def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
             W = theta[: C * d].reshape(C, d)
             b = theta[C * d :] if self.fit_intercept else np.zeros(C)
-            loss, dW, db = soft_cross_entropy_and_grad(W, b, X, T, float(self.alpha))
+            loss, dW, db = _soft_ce(W, b, X, T, float(self.alpha))
             grad = np.concatenate([dW.ravel(), db]) if self.fit_intercept else dW.ravel()
             return loss, grad
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iclr26.checks import check_float, check_int
+
 __all__ = [
     "MemorizationTask",
     "check_tau",
@@ -45,8 +47,25 @@ class MemorizationTask:
 
     def fresh(self, m: int, rng: np.random.Generator) -> np.ndarray:
         """``m`` fresh inputs x ~ N(0, I_d)/sqrt(d), standardised with the task's statistics."""
+        check_int("m", m, low=1)
+        _check_rng(rng)
         raw = rng.standard_normal((m, self.d)) / np.sqrt(self.d)
         return (raw - self.mean) / self.std
+
+
+def _check_rng(rng: object) -> None:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+
+
+def _labels(y: object) -> np.ndarray:
+    """``y`` as a non-empty 1-D array of non-negative integer labels."""
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size == 0 or y.dtype.kind not in "iu" or y.min() < 0:
+        raise ValueError(
+            f"y must be a non-empty 1-D array of integer labels >= 0, got {y.dtype} of shape {y.shape}"
+        )
+    return y
 
 
 def make_random_memorization_task(n_per_class: int, d: int, C: int, seed: int) -> MemorizationTask:
@@ -65,12 +84,10 @@ def make_random_memorization_task(n_per_class: int, d: int, C: int, seed: int) -
     >>> task.X.shape, sorted(np.bincount(task.y).tolist())
     ((15, 8), [5, 5, 5])
     """
-    if C < 2:
-        raise ValueError(f"C (number of classes) must be >= 2, got {C}")
-    if n_per_class < 1:
-        raise ValueError(f"n_per_class must be >= 1, got {n_per_class}")
-    if d < 1:
-        raise ValueError(f"d (input dimension) must be >= 1, got {d}")
+    check_int("C (number of classes)", C, low=2)
+    check_int("n_per_class", n_per_class, low=1)
+    check_int("d (input dimension)", d, low=1)
+    check_int("seed", seed, low=0)
     rng = np.random.default_rng(seed)
     n = n_per_class * C
     raw = rng.standard_normal((n, d)) / np.sqrt(d)  # x ~ N(0, I_d) / sqrt(d)
@@ -95,7 +112,11 @@ def stratified_split(
     >>> len(S), len(H)
     (7, 5)
     """
-    y = np.asarray(y)
+    y = _labels(y)
+    _check_rng(rng)
+    check_int("n_transfer", n_transfer)
+    if n_classes is not None:
+        check_int("n_classes", n_classes, low=int(y.max()) + 1)
     C = int(n_classes if n_classes is not None else y.max() + 1)
     counts = np.bincount(y, minlength=C)
     if not C <= n_transfer <= len(y) - C:
@@ -119,17 +140,13 @@ def split_by_fraction(
     y: np.ndarray, train_frac: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """The official split: a fraction ``train_frac`` in (0, 1) of each class goes to the transfer set."""
-    if not 0.0 < train_frac < 1.0:
-        raise ValueError(f"train_frac must lie in (0, 1), got {train_frac}")
+    check_float("train_frac", train_frac, 0.0, 1.0, low_open=True, high_open=True)
     return stratified_split(y, int(round(train_frac * len(y))), rng)
 
 
 def check_tau(tau: float, name: str = "tau") -> float:
     """Return ``tau`` as a float, or raise if it is not a finite positive temperature."""
-    tau = float(tau)
-    if not np.isfinite(tau) or tau <= 0:
-        raise ValueError(f"{name} (temperature) must be a finite number > 0, got {tau}")
-    return tau
+    return check_float(f"{name} (temperature)", tau, low=0.0, low_open=True)
 
 
 def soft_targets(logits: np.ndarray, tau: float) -> np.ndarray:
@@ -141,7 +158,10 @@ def soft_targets(logits: np.ndarray, tau: float) -> np.ndarray:
     [[0.25, 0.75]]
     """
     tau = check_tau(tau)
-    z = np.asarray(logits, dtype=np.float64) / tau  # z_T / tau
+    z = np.asarray(logits, dtype=np.float64)
+    if z.ndim != 2 or z.shape[1] < 1 or not np.all(np.isfinite(z)):
+        raise ValueError(f"logits must be a finite (n, C) array, got shape {z.shape}")
+    z = z / tau  # z_T / tau
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)  # softmax
@@ -149,6 +169,10 @@ def soft_targets(logits: np.ndarray, tau: float) -> np.ndarray:
 
 def one_hot(y: np.ndarray, C: int) -> np.ndarray:
     """One-hot targets (n, C) of integer labels."""
+    check_int("C", C, low=1)
+    y = _labels(y)
+    if y.size and (y.min() < 0 or y.max() >= C):
+        raise ValueError(f"y must hold labels in [0, {C}), got values in [{y.min()}, {y.max()}]")
     out = np.zeros((len(y), C))
     out[np.arange(len(y)), y] = 1.0
     return out
@@ -159,6 +183,10 @@ def shuffle_within_class(targets: np.ndarray, y: np.ndarray, rng: np.random.Gene
 
     The class marginals stay, the link between an input and its own soft label is destroyed.
     """
+    y = _labels(y)
+    _check_rng(rng)
+    if np.shape(targets)[:1] != y.shape:
+        raise ValueError(f"targets must have one row per label ({y.shape[0]}), got shape {np.shape(targets)}")
     out = np.array(targets, copy=True)
     for c in np.unique(y):
         idx = np.flatnonzero(y == c)

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.harness.progress import task
 from iclr26.optim.distillation_memorization.soft_logistic import SoftLabelLogisticRegression
 from iclr26.optim.distillation_memorization.task import check_tau, soft_targets
@@ -61,13 +62,11 @@ def make_mlp(
     >>> make_mlp(10, 16, 3)(torch.zeros(4, 10)).shape
     torch.Size([4, 3])
     """
-    for name, value in (("d", d), ("hidden", hidden), ("C", C)):
-        if value < 1:
-            raise ValueError(f"{name} must be >= 1, got {value}")
-    if C < 2:
-        raise ValueError(f"C (number of classes) must be >= 2, got {C}")
-    if depth < 0:
-        raise ValueError(f"depth must be >= 0, got {depth}")
+    for name, value in (("d", d), ("hidden", hidden)):
+        check_int(name, value, low=1)
+    check_int("C (number of classes)", C, low=2)
+    check_int("depth", depth, low=0)
+    check_int("seed", seed, low=0)
     gen = torch.Generator().manual_seed(seed)
     widths = [d] + [hidden] * depth + [C]
     layers: list[nn.Module] = []
@@ -83,14 +82,30 @@ def make_mlp(
     return nn.Sequential(*layers)
 
 
+def _check_inputs(model: object, X: object) -> None:
+    if not isinstance(model, (nn.Module, SoftLabelLogisticRegression)):
+        raise TypeError(
+            f"model must be a torch module or a SoftLabelLogisticRegression, got {type(model).__name__}"
+        )
+    a = (
+        np.asarray(X, dtype=np.float64)
+        if not isinstance(X, torch.Tensor)
+        else X.detach().double().cpu().numpy()
+    )
+    if a.ndim != 2 or a.shape[0] == 0 or not np.all(np.isfinite(a)):
+        raise ValueError(f"X must be a finite non-empty (n, d) array, got shape {a.shape}")
+
+
 def _as_input(model: nn.Module, X: np.ndarray) -> torch.Tensor:
     """``X`` as a tensor on the model's device, in its parameters' dtype."""
+    _check_inputs(model, X)
     p = next(model.parameters())
     return torch.as_tensor(np.asarray(X), device=p.device).to(p.dtype)
 
 
 def model_logits(model: Model, X: np.ndarray) -> np.ndarray:
     """The logits (n, C) of a torch module or a :class:`SoftLabelLogisticRegression`, as a float64 array."""
+    _check_inputs(model, X)
     if isinstance(model, SoftLabelLogisticRegression):
         return model.logits(X)
     with torch.no_grad():
@@ -110,6 +125,8 @@ def distillation_loss(
     """
     tau = check_tau(tau)
     tau_s = check_tau(student_temperature, "student_temperature")
+    check_tensor("student_logits", student_logits, ndim=2, floating=True)
+    check_tensor("teacher_logits", teacher_logits, floating=True, shape=tuple(student_logits.shape))
     p_teacher = torch.softmax(teacher_logits / tau, dim=1)  # p_T = softmax(z_T / tau)
     log_q = torch.log_softmax(student_logits / tau_s, dim=1)  # log softmax(z_S / tau_S)
     return -(p_teacher * log_q).sum(dim=1).mean()  # H(p_T, q_S)
@@ -130,15 +147,25 @@ def fit_on_targets(
     then multiplied by ``student_temperature`` so that softmax(z_S / tau_S) is the fitted distribution.
     """
     tau_s = check_tau(student_temperature, "student_temperature")
+    _check_inputs(student, X)
+    t_arr = np.asarray(targets, dtype=np.float64)
+    if t_arr.ndim != 2 or t_arr.shape[0] != np.shape(X)[0]:
+        raise ValueError(
+            f"targets must be (n, C) with one row per input ({np.shape(X)[0]}), got {t_arr.shape}"
+        )
+    if (
+        not np.all(np.isfinite(t_arr))
+        or t_arr.min() < 0
+        or not np.allclose(t_arr.sum(axis=1), 1.0, atol=1e-6)
+    ):
+        raise ValueError("targets must be finite probability rows (>= 0, summing to 1)")
     if isinstance(student, SoftLabelLogisticRegression):
         student.fit(X, targets)
         student.coef_ = student.coef_ * tau_s
         student.intercept_ = student.intercept_ * tau_s
         return student
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}")
-    if lr <= 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
+    check_int("epochs", epochs, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
     x = _as_input(student, X)
     t = torch.as_tensor(np.asarray(targets), device=x.device).to(x.dtype)
     opt = torch.optim.Adam(student.parameters(), lr=lr)
@@ -210,9 +237,22 @@ def train_teacher(
     >>> train_teacher(SoftLabelLogisticRegression(alpha=1e-3), X, y).train_accuracy
     1.0
     """
-    if not 0.0 < until_acc <= 1.0:
-        raise ValueError(f"until_acc must lie in (0, 1], got {until_acc}")
+    check_float("until_acc", until_acc, 0.0, 1.0, low_open=True)
+    _check_inputs(model, X)
     y = np.asarray(y)
+    if y.shape != (np.shape(X)[0],) or y.dtype.kind not in "iu":
+        raise ValueError(
+            f"y must be integer labels of shape ({np.shape(X)[0]},), got {y.dtype} of shape {y.shape}"
+        )
+    if not isinstance(model, SoftLabelLogisticRegression):
+        check_float("lr", lr, low=0.0, low_open=True)
+        check_int("max_epochs", max_epochs, low=1)
+        check_int("check_every", check_every, low=1)
+        outs = [m for m in model.modules() if isinstance(m, nn.Linear)]
+        if outs and (y.min() < 0 or y.max() >= outs[-1].out_features):
+            raise ValueError(
+                f"y must hold labels in [0, {outs[-1].out_features}), got values in [{y.min()}, {y.max()}]"
+            )
     if isinstance(model, SoftLabelLogisticRegression):
         refits, acc = 0, 0.0
         while refits < 7:

@@ -23,9 +23,28 @@ import torch
 from torch import nn
 from torch.func import jacrev, vmap
 
+from iclr26.checks import check_float, check_tensor
+
 __all__ = ["agop_matrix", "fact_matrix", "feature_agreement", "psd_power"]
 
 FACT_FORMS = ("raw", "symmetric", "sqrt")
+
+
+def _check_square(name: str, A: object) -> None:
+    """A finite square matrix (numpy array or tensor)."""
+    a = A.detach().cpu().numpy() if isinstance(A, torch.Tensor) else np.asarray(A, dtype=float)
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty square matrix, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite (no NaN or infinity)")
+
+
+def _check_model_input(model: object, X: object) -> None:
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    check_tensor("X", X, floating=True)
+    if X.ndim < 1 or X.shape[0] < 1:
+        raise ValueError(f"X must hold at least one row, got shape {tuple(X.shape)}")
 
 
 def psd_power(A: np.ndarray | torch.Tensor, power: float) -> np.ndarray | torch.Tensor:
@@ -37,6 +56,12 @@ def psd_power(A: np.ndarray | torch.Tensor, power: float) -> np.ndarray | torch.
     >>> psd_power(np.diag([4.0, -1.0]), 0.5).tolist()
     [[2.0, 0.0], [0.0, 0.0]]
     """
+    check_float("power", power)
+    _check_square("A", A)
+    return _psd_power(A, power)
+
+
+def _psd_power(A: np.ndarray | torch.Tensor, power: float) -> np.ndarray | torch.Tensor:
     if isinstance(A, torch.Tensor):
         vals, vecs = torch.linalg.eigh((A + A.T) / 2)
         return (vecs * vals.clamp(min=0.0) ** power) @ vecs.T
@@ -90,8 +115,11 @@ def fact_matrix(
     >>> fact_matrix(net, "0", X, Y, torch.nn.functional.mse_loss, 1e-2).shape
     torch.Size([3, 3])
     """
-    if not weight_decay > 0:
-        raise ValueError(f"weight_decay must be > 0 (FACT needs lambda > 0), got {weight_decay}")
+    check_float("weight_decay (FACT needs lambda > 0)", weight_decay, low=0.0, low_open=True)
+    _check_model_input(model, X)
+    check_tensor("Y", Y)
+    if not callable(loss_fn):
+        raise TypeError(f"loss_fn must be callable loss_fn(outputs, Y), got {type(loss_fn).__name__}")
     if form not in FACT_FORMS:
         raise ValueError(f"form must be one of {FACT_FORMS}, got {form!r}")
     if len(X) != len(Y):
@@ -120,7 +148,7 @@ def fact_matrix(
     if form == "symmetric":
         return (F + F.T) / 2
     if form == "sqrt":
-        return psd_power(F @ F.T, 0.5)
+        return _psd_power(F @ F.T, 0.5)
     return F
 
 
@@ -140,8 +168,8 @@ def agop_matrix(
     >>> torch.allclose(A, lin[0].weight.T @ lin[0].weight)
     True
     """
-    if not 0.0 < power <= 1.0:
-        raise ValueError(f"power must lie in (0, 1], got {power}")
+    check_float("power", power, 0.0, 1.0, low_open=True)
+    _check_model_input(model, X)
     module = _resolve_layer(model, layer)
     captured: list[torch.Tensor] = []
     handle = module.register_forward_hook(lambda mod, args, out: captured.append(args[0].detach()))
@@ -163,7 +191,7 @@ def agop_matrix(
     d_in = module.weight.shape[1]
     J = torch.cat([j.reshape(len(X), -1, d_in) for j in jacobians], dim=1)
     agop = torch.einsum("nki,nkj->ij", J, J) / len(X)  # AGOP = (1/n) sum_i J_i^T J_i
-    return agop if power == 1.0 else psd_power(agop, power)
+    return agop if power == 1.0 else _psd_power(agop, power)
 
 
 def feature_agreement(A: np.ndarray | torch.Tensor, B: np.ndarray | torch.Tensor) -> tuple[float, float]:
@@ -179,6 +207,8 @@ def feature_agreement(A: np.ndarray | torch.Tensor, B: np.ndarray | torch.Tensor
     b = B.detach().cpu().numpy() if isinstance(B, torch.Tensor) else np.asarray(B, dtype=float)
     if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape != b.shape:
         raise ValueError(f"A and B must be square matrices of the same shape, got {a.shape} and {b.shape}")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("A and B must be finite (no NaN or infinity)")
     iu = np.triu_indices(a.shape[0])
     ua, ub = a[iu] - a[iu].mean(), b[iu] - b[iu].mean()
     pearson = float(ua @ ub / np.sqrt((ua @ ua) * (ub @ ub)))

@@ -8,14 +8,13 @@ update ``M <- AGOP^s``; both take ``update`` in {"fact", "fact_geomean", "nfa"} 
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from iclr26.checks import check_float, check_int
 from iclr26.optim.fact_nfa.kernel_features import UPDATES, laplace_kernel, rfm_iterates
 
 __all__ = ["RFM", "FactRFM", "FactRFMClassifier", "RFMClassifier"]
@@ -37,14 +36,10 @@ class _RFMBase(BaseEstimator):
         self.nfa_power = nfa_power
 
     def _check_params(self) -> str:
-        if not isinstance(self.iters, Integral) or self.iters < 0:
-            raise ValueError(f"iters must be an int >= 0, got {self.iters!r}")
-        if not isinstance(self.bandwidth, Real) or not self.bandwidth > 0:
-            raise ValueError(f"bandwidth must be > 0, got {self.bandwidth!r}")
-        if not isinstance(self.ridge, Real) or not self.ridge > 0:
-            raise ValueError(f"ridge must be > 0 (the FACT kernel form needs it), got {self.ridge!r}")
-        if not isinstance(self.nfa_power, Real) or not 0 < self.nfa_power <= 1:
-            raise ValueError(f"nfa_power must lie in (0, 1], got {self.nfa_power!r}")
+        check_int("iters", self.iters, low=0)
+        check_float("bandwidth", self.bandwidth, low=0.0, low_open=True)
+        check_float("ridge (the FACT kernel form needs it)", self.ridge, low=0.0, low_open=True)
+        check_float("nfa_power", self.nfa_power, 0.0, 1.0, low_open=True)
         if self.update not in UPDATES:
             raise ValueError(f"update must be one of {UPDATES}, got {self.update!r}")
         return self.update

@@ -19,6 +19,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int
+
 __all__ = ["ReshuffleLoader", "key_sequences", "task_a", "task_b", "task_b_mapping"]
 
 
@@ -37,17 +39,16 @@ class ReshuffleLoader:
     """
 
     def __init__(self, n: int, batch_size: int, seed: int = 0, drop_last: bool = False) -> None:
-        for name, value in (("n", n), ("batch_size", batch_size)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        check_int("n", n, low=1)
+        check_int("batch_size", batch_size, low=1)
+        check_int("seed", seed, low=0)
         if drop_last and batch_size > n:
             raise ValueError(f"batch_size={batch_size} exceeds n={n} with drop_last: an epoch would be empty")
         self.n, self.batch_size, self.seed, self.drop_last = n, batch_size, seed, drop_last
 
     def permutation(self, epoch: int) -> Tensor:
         """The visiting order of epoch `epoch`."""
+        check_int("epoch", epoch, low=0)
         state = np.random.SeedSequence([self.seed, int(epoch)]).generate_state(1, dtype=np.uint64)[0] >> 1
         return torch.randperm(self.n, generator=torch.Generator().manual_seed(int(state)))
 
@@ -68,8 +69,10 @@ class ReshuffleLoader:
 
 
 def _check_sizes(n: int, vocab_size: int, seq_len: int, n_keys: int) -> None:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be an int >= 1, got {n!r}")
+    check_int("n", n, low=1)
+    check_int("vocab_size", vocab_size)
+    check_int("seq_len", seq_len)
+    check_int("n_keys", n_keys)
     if n_keys < 2 or vocab_size <= n_keys:
         raise ValueError(f"need 2 <= n_keys < vocab_size, got n_keys={n_keys}, vocab_size={vocab_size}")
     if seq_len < 3 * (n_keys - 1) + 5:
@@ -81,6 +84,8 @@ def key_sequences(
 ) -> tuple[np.ndarray, np.ndarray]:
     """`n` token sequences and their most frequent key token (unique by construction)."""
     _check_sizes(n, vocab_size, seq_len, n_keys)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     tokens = rng.integers(n_keys, vocab_size, size=(n, seq_len))
     top = rng.integers(0, n_keys, size=n)
     for i in range(n):
@@ -97,12 +102,15 @@ def task_a(
     n: int, seed: int, vocab_size: int = 32, seq_len: int = 16, n_keys: int = 4
 ) -> tuple[Tensor, Tensor]:
     """Task A: (tokens (n, seq_len) int64, labels (n,)) with label = most frequent key token."""
+    check_int("seed", seed, low=0)
     tokens, top = key_sequences(n, np.random.default_rng(seed), vocab_size, seq_len, n_keys)
     return torch.from_numpy(tokens).long(), torch.from_numpy(top).long()
 
 
 def task_b_mapping(n_keys: int, n_classes: int, task_seed: int) -> np.ndarray:
     """The (n_keys, n_keys) map of (first key, last key) to a class; balanced, random under `task_seed`."""
+    check_int("n_keys", n_keys, low=2)
+    check_int("task_seed", task_seed, low=0)
     pairs = n_keys * n_keys
     if isinstance(n_classes, bool) or not isinstance(n_classes, int) or not 2 <= n_classes <= pairs:
         raise ValueError(f"n_classes must be an int in [2, {pairs}], got {n_classes!r}")

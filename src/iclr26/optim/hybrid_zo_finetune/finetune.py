@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.lab.training import train_loop
 from iclr26.optim.hybrid_zo_finetune.data import ReshuffleLoader, task_a
 from iclr26.optim.hybrid_zo_finetune.lora import add_lora
@@ -43,9 +44,19 @@ class FinetuneSpec:
     n_perturb: int = 1
     head_in_fo: bool = True
 
+    def __post_init__(self) -> None:
+        for name in ("steps", "batch", "eval_every", "lora_r", "n_perturb"):
+            check_int(name, getattr(self, name), low=1)
+        check_float("lora_alpha", self.lora_alpha, low=0.0, low_open=True)
+        check_float("mu", self.mu, low=0.0, low_open=True)
+
 
 def accuracy(model: nn.Module, x: Tensor, y: Tensor) -> float:
     """Classification accuracy of `model` on (x, y), in eval mode without gradients."""
+    check_tensor("x", x, floating=False)
+    if x.ndim < 1 or x.shape[0] < 1:
+        raise ValueError(f"x must hold at least one example, got shape {tuple(x.shape)}")
+    check_tensor("y", y, floating=False, shape=(x.shape[0],))
     was = model.training
     model.eval()
     with torch.no_grad():
@@ -61,6 +72,12 @@ def pretrain(
 
     The model and data live on `device` (initial weights and minibatch indices come from CPU generators).
     """
+    _check_model_kw(model_kw)
+    check_int("n_train", n_train, low=1)
+    check_int("steps", steps, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_int("batch", batch, low=1)
+    check_int("seed", seed, low=0)
     model = TinyClassifier(**model_kw, init_seed=seed).to(device)
     x, y = (t.to(device) for t in task_a(n_train, seed + 11, model_kw["vocab_size"], model_kw["seq_len"]))
     xt, yt = (t.to(device) for t in task_a(1000, seed + 12, model_kw["vocab_size"], model_kw["seq_len"]))
@@ -71,6 +88,13 @@ def pretrain(
 
     train_loop(model, loss_fn, steps=steps, lr=lr, seed=seed + 13, description="pretrain task A")
     return copy.deepcopy(model.state_dict()), accuracy(model, xt, yt)
+
+
+def _check_model_kw(model_kw: object) -> None:
+    if not isinstance(model_kw, dict) or not {"vocab_size", "seq_len"} <= set(model_kw):
+        raise ValueError(
+            f"model_kw must be a dict of TinyClassifier arguments with vocab_size and seq_len, got {model_kw!r}"
+        )
 
 
 def _setup(method: str, model: TinyClassifier, spec: FinetuneSpec, lrs: tuple[float, ...], seed: int):
@@ -124,6 +148,17 @@ def finetune(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    n_lrs = 2 if method == "hybrid" else 1
+    if not isinstance(lrs, (tuple, list)) or len(lrs) != n_lrs:
+        raise ValueError(f"lrs must be a tuple of {n_lrs} learning rate(s) for {method!r}, got {lrs!r}")
+    for i, lr in enumerate(lrs):
+        check_float(f"lrs[{i}]", lr, low=0.0)
+    if not isinstance(spec, FinetuneSpec):
+        raise TypeError(f"spec must be a FinetuneSpec, got {type(spec).__name__}")
+    _check_model_kw(model_kw)
+    check_int("seed", seed, low=0)
+    if not isinstance(data, (tuple, list)) or len(data) != 4:
+        raise ValueError("data must be (x_train, y_train, x_test, y_test)")
     x, y, xt, yt = (t.to(device) for t in data)
     model = TinyClassifier(**model_kw, init_seed=0)
     model.load_state_dict(state)

@@ -17,15 +17,13 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["LoRADelta", "LoRALinear", "add_lora"]
 
 
 def _check_rank(r: object, alpha: object) -> tuple[int, float]:
-    if isinstance(r, bool) or not isinstance(r, int) or r < 1:
-        raise ValueError(f"r (LoRA rank) must be an int >= 1, got {r!r}")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha > 0:
-        raise ValueError(f"alpha must be a number > 0, got {alpha!r}")
-    return r, float(alpha)
+    return check_int("r (LoRA rank)", r, low=1), check_float("alpha", alpha, low=0.0, low_open=True)
 
 
 def _init_a(r: int, fan_in: int, dtype: torch.dtype, generator: torch.Generator | None) -> nn.Parameter:
@@ -125,7 +123,10 @@ def add_lora(
     Returns the new LoRA parameters (A and B of every adapter), in a deterministic order. A is drawn from a
     private generator seeded with `seed`.
     """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
     _check_rank(r, alpha)
+    check_int("seed", seed, low=0)
     if isinstance(targets, str) or not targets:
         raise ValueError(f"targets must be a non-empty sequence of attribute names, got {targets!r}")
     gen = torch.Generator().manual_seed(int(seed))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int
 from iclr26.lab.transformer import Transformer
 
 __all__ = ["TinyClassifier"]
@@ -30,8 +31,8 @@ class TinyClassifier(nn.Module):
         init_seed: int = 0,
     ) -> None:
         super().__init__()
-        if isinstance(n_classes, bool) or not isinstance(n_classes, int) or n_classes < 2:
-            raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
+        check_int("n_classes", n_classes, low=2)
+        check_int("init_seed", init_seed, low=0)
         self.backbone = Transformer(
             vocab_size, seq_len, d_model, n_layers, n_heads, d_mlp=d_mlp, causal=False, init_seed=init_seed
         )

@@ -23,6 +23,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_gradients, check_int
+
 __all__ = ["HybridZOFO", "MeZO", "perturb_", "spsa_projections", "step_seed", "zo_update_"]
 
 Closure = Callable[[bool], Any]
@@ -30,6 +32,9 @@ Closure = Callable[[bool], Any]
 
 def step_seed(seed: int, step: int, k: int = 0) -> int:
     """The 63-bit generator seed of perturbation `k` at optimizer step `step` (a pure function of its inputs)."""
+    check_int("seed", seed, low=0)
+    check_int("step", step, low=0)
+    check_int("k", k, low=0)
     return int(
         np.random.SeedSequence([int(seed), int(step), int(k)]).generate_state(1, dtype=np.uint64)[0] >> 1
     )
@@ -42,9 +47,23 @@ def _directions(params: Sequence[Tensor], seed: int) -> Iterable[tuple[Tensor, T
         yield p, torch.randn(p.shape, generator=gen, dtype=p.dtype, device=p.device)
 
 
+def _check_seeds(seeds: Sequence[int]) -> list[int]:
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Sequence):
+        raise TypeError(f"seeds must be a sequence of ints, got {type(seeds).__name__}")
+    return [check_int(f"seeds[{i}]", s, low=0) for i, s in enumerate(seeds)]
+
+
 @torch.no_grad()
 def perturb_(params: Sequence[Tensor], seed: int, scale: float) -> None:
     """In place: ``p += scale * z_p`` with z regenerated from `seed` (no z is kept)."""
+    params = _param_list(params, "params")
+    check_int("seed", seed, low=0)
+    check_float("scale", scale)
+    _perturb(params, seed, scale)
+
+
+@torch.no_grad()
+def _perturb(params: Sequence[Tensor], seed: int, scale: float) -> None:
     if params:
         for p, z in _directions(params, seed):
             p.add_(z, alpha=scale)
@@ -59,13 +78,28 @@ def zo_update_(
     weight_decay: float = 0.0,
 ) -> None:
     """In place: ``p <- p - lr * (sum_k coeffs[k] * z_k + weight_decay * p)``, each z_k regenerated."""
+    params = _param_list(params, "params")
+    seeds = _check_seeds(seeds)
+    if isinstance(coeffs, (str, bytes)) or not isinstance(coeffs, Sequence) or len(coeffs) != len(seeds):
+        raise ValueError(f"coeffs must hold one number per seed ({len(seeds)}), got {coeffs!r}")
+    for i, c in enumerate(coeffs):
+        check_float(f"coeffs[{i}]", c)
+    check_float("lr", lr, low=0.0)
+    check_float("weight_decay", weight_decay, low=0.0)
+    _zo_update(params, seeds, coeffs, lr, weight_decay)
+
+
+@torch.no_grad()
+def _zo_update(
+    params: Sequence[Tensor], seeds: Sequence[int], coeffs: Sequence[float], lr: float, weight_decay: float
+) -> None:
     if not params:
         return
     if weight_decay:
         for p in params:
             p.mul_(1.0 - lr * weight_decay)
     for seed, c in zip(seeds, coeffs):
-        perturb_(params, seed, -lr * c)
+        _perturb(params, seed, -lr * c)
 
 
 def _loss_value(loss: Any, what: str) -> float:
@@ -92,21 +126,34 @@ def spsa_projections(
     are restored afterwards (also when the closure raises). Returns the projections and the mean
     ``(L_plus + L_minus) / 2`` of each pair.
     """
+    params = _param_list(params, "params")
+    if not params:
+        raise ValueError("params is empty: SPSA needs at least one parameter to perturb")
+    if not callable(closure):
+        raise TypeError("closure must be callable: closure(need_grad: bool) -> loss")
+    check_float("mu", mu, low=0.0, low_open=True)
+    seeds = _check_seeds(seeds)
+    return _spsa(params, closure, mu, seeds)
+
+
+def _spsa(
+    params: Sequence[Tensor], closure: Closure, mu: float, seeds: Sequence[int]
+) -> tuple[list[float], list[float]]:
     projections, centres = [], []
     for seed in seeds:
         offset = 0.0  # current displacement of params, in units of z
         try:
-            perturb_(params, seed, mu)
+            _perturb(params, seed, mu)
             offset = mu
             with torch.no_grad():
                 l_plus = _loss_value(closure(False), "theta + mu z")
-            perturb_(params, seed, -2.0 * mu)
+            _perturb(params, seed, -2.0 * mu)
             offset = -mu
             with torch.no_grad():
                 l_minus = _loss_value(closure(False), "theta - mu z")
         finally:
             if offset:
-                perturb_(params, seed, -offset)
+                _perturb(params, seed, -offset)
         projections.append((l_plus - l_minus) / (2.0 * mu))
         centres.append(0.5 * (l_plus + l_minus))
     return projections, centres
@@ -132,22 +179,10 @@ def _param_list(params: Iterable[Tensor] | None, name: str) -> list[Tensor]:
     return out
 
 
-def _check_number(name: str, value: object, low: float, strict: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    value = float(value)
-    bad = value <= low if strict else value < low
-    if not math.isfinite(value) or bad:
-        raise ValueError(f"{name} must be a finite number {'>' if strict else '>='} {low}, got {value}")
-    return value
-
-
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return value
+def _state_steps(state: object) -> int:
+    if not isinstance(state, dict) or "steps" not in state:
+        raise ValueError(f"state must be a dict from state_dict() with a 'steps' entry, got {state!r}")
+    return check_int("state['steps']", state["steps"], low=0)
 
 
 class MeZO:
@@ -178,11 +213,11 @@ class MeZO:
         self.params = _param_list(params, "params")
         if not self.params:
             raise ValueError("params is empty: MeZO needs at least one parameter")
-        self.lr = _check_number("lr", lr, 0.0, strict=False)
-        self.mu = _check_number("mu", mu, 0.0, strict=True)
-        self.weight_decay = _check_number("weight_decay", weight_decay, 0.0, strict=False)
-        self.n_perturb = _check_int("n_perturb", n_perturb, 1)
-        self.seed = _check_int("seed", seed, 0)
+        self.lr = check_float("lr", lr, low=0.0)
+        self.mu = check_float("mu", mu, low=0.0, low_open=True)
+        self.weight_decay = check_float("weight_decay", weight_decay, low=0.0)
+        self.n_perturb = check_int("n_perturb", n_perturb, low=1)
+        self.seed = check_int("seed", seed, low=0)
         self.steps = 0
 
     def step(self, closure: Closure) -> float:
@@ -190,9 +225,9 @@ class MeZO:
         if not callable(closure):
             raise TypeError("closure must be callable: closure(need_grad: bool) -> loss")
         seeds = [step_seed(self.seed, self.steps, k) for k in range(self.n_perturb)]
-        proj, centres = spsa_projections(self.params, closure, self.mu, seeds)
+        proj, centres = _spsa(self.params, closure, self.mu, seeds)
         coeffs = [g / self.n_perturb for g in proj]
-        zo_update_(self.params, seeds, coeffs, self.lr, self.weight_decay)
+        _zo_update(self.params, seeds, coeffs, self.lr, self.weight_decay)
         self.steps += 1
         return float(np.mean(centres))
 
@@ -202,7 +237,7 @@ class MeZO:
 
     def load_state_dict(self, state: dict[str, int]) -> None:
         """Restore the step counter."""
-        self.steps = int(state["steps"])
+        self.steps = _state_steps(state)
 
 
 class HybridZOFO:
@@ -261,12 +296,17 @@ class HybridZOFO:
             raise ValueError("zo_params and fo_params are both empty: nothing to optimize")
         if {id(p) for p in self.zo_params} & {id(p) for p in self.fo_params}:
             raise ValueError("zo_params and fo_params overlap: each parameter must be in exactly one set")
-        self.lr_zo = _check_number("lr_zo", lr_zo, 0.0, strict=False)
-        self.lr_fo = _check_number("lr_fo", lr_fo, 0.0, strict=False)
-        self.mu = _check_number("mu", mu, 0.0, strict=True)
-        self.weight_decay_zo = _check_number("weight_decay_zo", weight_decay_zo, 0.0, strict=False)
-        self.n_perturb = _check_int("n_perturb", n_perturb, 1)
-        self.seed = _check_int("seed", seed, 0)
+        self.lr_zo = check_float("lr_zo", lr_zo, low=0.0)
+        self.lr_fo = check_float("lr_fo", lr_fo, low=0.0)
+        self.mu = check_float("mu", mu, low=0.0, low_open=True)
+        self.weight_decay_zo = check_float("weight_decay_zo", weight_decay_zo, low=0.0)
+        self.n_perturb = check_int("n_perturb", n_perturb, low=1)
+        self.seed = check_int("seed", seed, low=0)
+        for key, value in (fo_kwargs or {}).items():
+            values = value if isinstance(value, (tuple, list)) else (value,)
+            for v in values:
+                if isinstance(v, float) or (isinstance(v, int) and not isinstance(v, bool)):
+                    check_float(f"fo_kwargs[{key!r}]", v)
         self.fo_at_perturbed = bool(fo_at_perturbed)
         optimizers = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
         if fo_optimizer not in optimizers:
@@ -320,31 +360,34 @@ class HybridZOFO:
             # g_phi at theta + mu z_0, sharing the L_plus forward pass; theta is restored in all cases
             offset = 0.0
             try:
-                perturb_(self.zo_params, seeds[0], self.mu)
+                _perturb(self.zo_params, seeds[0], self.mu)
                 offset = self.mu
                 l_plus = self._fo_backward(closure, "theta + mu z")
-                perturb_(self.zo_params, seeds[0], -2.0 * self.mu)
+                _perturb(self.zo_params, seeds[0], -2.0 * self.mu)
                 offset = -self.mu
                 with torch.no_grad():
                     l_minus = _loss_value(closure(False), "theta - mu z")
             finally:
                 if offset:
-                    perturb_(self.zo_params, seeds[0], -offset)
+                    _perturb(self.zo_params, seeds[0], -offset)
             proj.append((l_plus - l_minus) / (2.0 * self.mu))
             centres.append(0.5 * (l_plus + l_minus))
-            more, more_c = spsa_projections(self.zo_params, closure, self.mu, seeds[1:])
+            more, more_c = _spsa(self.zo_params, closure, self.mu, seeds[1:])
             proj, centres, fo_done = proj + more, centres + more_c, True
         elif seeds:
-            proj, centres = spsa_projections(self.zo_params, closure, self.mu, seeds)
+            proj, centres = _spsa(self.zo_params, closure, self.mu, seeds)
         if self.fo_optimizer is not None:
             if not fo_done:
                 loss_value = self._fo_backward(closure, "theta")
-            for p in self.fo_params:
-                if p.grad is not None and p.grad.is_sparse:
-                    raise ValueError("sparse gradients are not supported for fo_params")
+            try:
+                check_gradients("HybridZOFO", self.fo_optimizer.param_groups)
+            except ValueError as err:  # "non-finite" marks a diverged run, as for a non-finite loss
+                if "NaN or infinite" in str(err):
+                    raise ValueError(f"{err} (a non-finite gradient of fo_params)") from None
+                raise
             self.fo_optimizer.step()
         if seeds:
-            zo_update_(
+            _zo_update(
                 self.zo_params, seeds, [g / len(seeds) for g in proj], self.lr_zo, self.weight_decay_zo
             )
         self.last_projections = proj
@@ -362,6 +405,6 @@ class HybridZOFO:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore :meth:`state_dict`."""
-        self.steps = int(state["steps"])
+        self.steps = _state_steps(state)
         if self.fo_optimizer is not None and state.get("fo") is not None:
             self.fo_optimizer.load_state_dict(state["fo"])

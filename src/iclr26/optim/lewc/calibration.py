@@ -16,6 +16,8 @@ import numpy as np
 import torch
 from scipy.optimize import minimize_scalar
 
+from iclr26.checks import check_float
+
 __all__ = ["calibrate_temperature", "nll"]
 
 LOG_T_BOUNDS = (-6.0, 6.0)
@@ -25,13 +27,22 @@ def _as_logits_labels(
     logits: torch.Tensor | np.ndarray, y: torch.Tensor | np.ndarray
 ) -> tuple[torch.Tensor, torch.Tensor]:
     z = torch.as_tensor(logits).detach().to("cpu", torch.float64)
-    t = torch.as_tensor(y).detach().to("cpu", torch.long)
+    t = torch.as_tensor(y).detach()
+    if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
+        raise TypeError(f"y must hold integer class labels, got dtype {t.dtype}")
+    t = t.to("cpu", torch.long)
     if z.ndim != 2:
         raise ValueError(f"logits must have shape (n, classes), got {tuple(z.shape)}")
     if z.shape[0] == 0:
         raise ValueError("calibration set is empty: logits has 0 rows")
     if t.shape != (z.shape[0],):
         raise ValueError(f"y must have shape ({z.shape[0]},) to match logits, got {tuple(t.shape)}")
+    if not bool(torch.isfinite(z).all()):
+        raise ValueError("logits must be finite (no NaN or infinity)")
+    if int(t.min()) < 0 or int(t.max()) >= z.shape[1]:
+        raise ValueError(
+            f"y must hold class labels in [0, {z.shape[1]}), got values in [{int(t.min())}, {int(t.max())}]"
+        )
     return z, t
 
 
@@ -44,8 +55,7 @@ def nll(logits: torch.Tensor | np.ndarray, y: torch.Tensor | np.ndarray, tempera
     >>> round(nll(torch.zeros(4, 2), torch.tensor([0, 1, 0, 1])), 4)
     0.6931
     """
-    if not temperature > 0 or not math.isfinite(temperature):
-        raise ValueError(f"temperature must be a positive finite number, got {temperature}")
+    check_float("temperature", temperature, low=0.0, low_open=True)
     z, t = _as_logits_labels(logits, y)
     return float(torch.nn.functional.cross_entropy(z / temperature, t))  # -mean log softmax(z/T)[y]
 

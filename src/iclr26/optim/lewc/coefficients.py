@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from iclr26.checks import check_tensor
 from iclr26.optim.lewc.merging import check_lambda, check_same_architecture, merge_linear
 
 __all__ = ["LayerFit", "lewc_fit", "linear_path_expansion", "weight_layers"]
@@ -87,6 +88,7 @@ def lewc_fit(model_a: nn.Module, model_b: nn.Module, lam: float, probe_x: torch.
     """
     check_same_architecture(model_a, model_b)
     lam = check_lambda(lam)
+    check_tensor("probe_x", probe_x, floating=True)
     if len(probe_x) == 0:
         raise ValueError("probe_x is empty: need at least one input")
     if not weight_layers(model_a):
@@ -136,6 +138,8 @@ def linear_path_expansion(
             f"mats_a and mats_b must be non-empty and of equal length, got {len(mats_a)} and {len(mats_b)}"
         )
     for i, (a, b) in enumerate(zip(mats_a, mats_b)):
+        check_tensor(f"mats_a[{i}]", a, ndim=2)
+        check_tensor(f"mats_b[{i}]", b, ndim=2)
         if a.shape != b.shape:
             raise ValueError(f"shape mismatch at layer {i + 1}: {tuple(a.shape)} vs {tuple(b.shape)}")
     lam = check_lambda(lam)

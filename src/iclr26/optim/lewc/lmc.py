@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from iclr26.checks import check_int, check_tensor
 from iclr26.optim.lewc.calibration import calibrate_temperature, nll
 from iclr26.optim.lewc.merging import check_lambda, check_same_architecture, merge_linear
 
@@ -31,6 +32,10 @@ DEFAULT_LAMBDAS: tuple[float, ...] = tuple(i / 10 for i in range(11))
 @torch.no_grad()
 def predict_logits(model: nn.Module, x: torch.Tensor, batch_size: int = 4096) -> torch.Tensor:
     """The model's logits on `x` in eval mode, in chunks of `batch_size`, as a float64 CPU tensor."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    check_tensor("x", x, floating=True)
+    check_int("batch_size", batch_size, low=1)
     model.eval()
     return torch.cat([model(x[i : i + batch_size]) for i in range(0, len(x), batch_size)]).to(
         "cpu", torch.float64
@@ -55,12 +60,18 @@ def barrier(values: Sequence[float], lambdas: Sequence[float], higher_is_better:
         raise ValueError(f"values and lambdas must have the same length >= 2, got {v.shape} and {lam.shape}")
     if lam[0] != 0.0 or lam[-1] != 1.0:
         raise ValueError(f"lambdas must start at 0 and end at 1, got {lam[0]} and {lam[-1]}")
+    if np.any(np.diff(lam) <= 0):
+        raise ValueError(f"lambdas must increase strictly from 0 to 1, got {lam.tolist()}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("values must be finite (no NaN or infinity)")
     line = v[0] + lam * (v[-1] - v[0])  # (1 - lambda) v_A + lambda v_B
     excess = line - v if higher_is_better else v - line
     return float(excess.max())
 
 
 def _split(data: Mapping[str, Any], key: str) -> tuple[torch.Tensor, torch.Tensor]:
+    if not isinstance(data, Mapping):
+        raise TypeError(f"data must be a mapping of splits (x, y), got {type(data).__name__}")
     if key not in data:
         raise ValueError(f"data must contain a {key!r} split (x, y), got keys {sorted(data)}")
     x, y = data[key]

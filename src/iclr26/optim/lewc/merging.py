@@ -18,6 +18,8 @@ from collections.abc import Iterable
 import torch
 from torch import nn
 
+from iclr26.checks import check_float
+
 __all__ = ["check_same_architecture", "merge_linear", "reset_batchnorm"]
 
 
@@ -49,10 +51,7 @@ def check_same_architecture(model_a: nn.Module, model_b: nn.Module) -> None:
 
 def check_lambda(lam: float) -> float:
     """Return `lam` as a float, or raise ``ValueError`` when it lies outside [0, 1]."""
-    lam = float(lam)
-    if not 0.0 <= lam <= 1.0:
-        raise ValueError(f"lambda (lam) must lie in [0, 1], got {lam}")
-    return lam
+    return check_float("lambda (lam)", lam, 0.0, 1.0)
 
 
 @torch.no_grad()

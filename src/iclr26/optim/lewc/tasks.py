@@ -15,6 +15,8 @@ import numpy as np
 import torch
 from sklearn.datasets import load_digits
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["Splits", "digits_task", "gmm_task", "make_task"]
 
 
@@ -45,6 +47,10 @@ class Splits:
 def _split(
     x: np.ndarray, y: np.ndarray, sizes: tuple[int, int, int], rng: np.random.Generator, n_classes: int
 ) -> Splits:
+    if not isinstance(sizes, (tuple, list)) or len(sizes) != 3:
+        raise ValueError(f"sizes must be (n_train, n_cal, n_test), got {sizes!r}")
+    for name, v in zip(("n_train", "n_cal", "n_test"), sizes):
+        check_int(f"sizes {name}", v, low=1)
     n_train, n_cal, n_test = sizes
     if n_train + n_cal + n_test > len(x) or min(sizes) < 1:
         raise ValueError(f"split sizes {sizes} must be >= 1 and sum to at most {len(x)}")
@@ -59,6 +65,7 @@ def _split(
 
 def digits_task(seed: int, sizes: tuple[int, int, int] = (1000, 300, 497)) -> Splits:
     """The bundled 8x8 digits, split by a seeded permutation (no download)."""
+    check_int("seed", seed, low=0)
     data = load_digits()
     return _split(data.data.astype(np.float64), data.target, sizes, np.random.default_rng(seed), 10)
 
@@ -79,6 +86,15 @@ def gmm_task(
     >>> tuple(s.x_train.shape), s.n_classes
     ((100, 50), 20)
     """
+    check_int("seed", seed, low=0)
+    check_int("n_classes", n_classes, low=2)
+    check_int("dim", dim, low=1)
+    check_int("components", components, low=1)
+    check_float("spread", spread, low=0.0)
+    if not isinstance(sizes, (tuple, list)) or len(sizes) != 3:
+        raise ValueError(f"sizes must be (n_train, n_cal, n_test), got {sizes!r}")
+    for name, v in zip(("n_train", "n_cal", "n_test"), sizes):
+        check_int(f"sizes {name}", v, low=1)
     rng = np.random.default_rng(seed)
     means = spread * rng.standard_normal((n_classes, components, dim))  # mu_{c,k} ~ N(0, spread^2 I)
     n = sum(sizes)

@@ -12,6 +12,8 @@ import math
 import torch
 from torch import nn
 
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
+
 __all__ = ["make_mlp", "train_mlp"]
 
 BASE_WIDTH = 16
@@ -34,8 +36,9 @@ def make_mlp(
         ("width_multiplier", width_multiplier),
         ("depth", depth),
     ):
-        if not isinstance(v, int) or v < 1:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
+    check_int("seed", seed, low=0)
     gen = torch.Generator().manual_seed(seed)
     width = BASE_WIDTH * width_multiplier
     dims = [d_in] + [width] * depth
@@ -65,8 +68,21 @@ def train_mlp(
     momentum: float = 0.9,
 ) -> nn.Module:
     """Train `net` in place with SGD + momentum and a cosine schedule; the data order is drawn from `seed`."""
-    if epochs < 1 or batch_size < 1 or lr <= 0:
-        raise ValueError(f"epochs, batch_size and lr must be positive, got {epochs}, {batch_size}, {lr}")
+    if not isinstance(net, nn.Module):
+        raise TypeError(f"net must be an nn.Module, got {type(net).__name__}")
+    check_int("epochs", epochs, low=1)
+    check_int("batch_size", batch_size, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_float("weight_decay", weight_decay, low=0.0)
+    check_float("momentum", momentum, low=0.0)
+    check_int("seed", seed, low=0)
+    check_tensor("x", x, floating=True)
+    if x.ndim < 1 or x.shape[0] < 1:
+        raise ValueError(f"x must hold at least one training input, got shape {tuple(x.shape)}")
+    check_tensor("y", y, floating=False, shape=(x.shape[0],))
+    out = [m for m in net.modules() if isinstance(m, nn.Linear)]
+    if out:
+        check_token_ids("y", y, out[-1].out_features)
     opt = torch.optim.SGD(net.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
     gen = torch.Generator().manual_seed(seed)
     n = len(x)

@@ -19,6 +19,7 @@ import torch
 from scipy.optimize import linear_sum_assignment
 from torch import nn
 
+from iclr26.checks import check_int
 from iclr26.optim.lewc.merging import check_same_architecture
 
 __all__ = ["permute_hidden_units", "weight_matching", "weight_matching_permute"]
@@ -102,8 +103,8 @@ def weight_matching(
     True
     """
     check_same_architecture(model_a, model_b)
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be >= 1, got {max_iter}")
+    check_int("max_iter", max_iter, low=1)
+    check_int("seed", seed, low=0)
     la, lb = _mlp_layers(model_a, "model_a"), _mlp_layers(model_b, "model_b")
     wa = [lin.weight.detach().to("cpu", torch.float64).numpy() for lin, _ in la]
     wb = [lin.weight.detach().to("cpu", torch.float64).numpy() for lin, _ in lb]

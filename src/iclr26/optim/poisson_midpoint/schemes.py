@@ -111,7 +111,9 @@ class UnderdampedScheme:
 
     def __init__(self, gamma: float = 2.0, u: float = 1.0) -> None:
         for name, value in (("gamma", gamma), ("u", u)):
-            if not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0):
+            if isinstance(value, bool) or not (
+                isinstance(value, (int, float)) and np.isfinite(value) and value > 0
+            ):
                 raise ValueError(f"{name} must be a positive finite number, got {value!r}")
         self.gamma = float(gamma)
         self.u = float(u)

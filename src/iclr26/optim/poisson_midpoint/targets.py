@@ -20,7 +20,8 @@ import numpy as np
 import torch
 from scipy.special import expit
 
-from iclr26.optim.poisson_midpoint.wasserstein import TargetLaw1D
+from iclr26.checks import check_float, check_int
+from iclr26.optim.poisson_midpoint.wasserstein import TargetLaw1D, _check_draws
 
 __all__ = ["BayesLogReg", "GaussianTarget", "SeparableLogCosh"]
 
@@ -47,6 +48,8 @@ class GaussianTarget:
 
     def __init__(self, Sigma: Any, mean: Any = None) -> None:
         cov = np.atleast_2d(np.asarray(Sigma, dtype=float))
+        if not np.all(np.isfinite(cov)):
+            raise ValueError("Sigma must be finite (no NaN or infinity)")
         if cov.ndim != 2 or cov.shape[0] != cov.shape[1] or not np.allclose(cov, cov.T):
             raise ValueError(f"Sigma must be a symmetric (d, d) matrix, got shape {cov.shape}")
         eig = np.linalg.eigvalsh(cov)
@@ -54,6 +57,10 @@ class GaussianTarget:
             raise ValueError(f"Sigma must be positive definite, smallest eigenvalue {eig[0]:.3g}")
         self.d = cov.shape[0]
         self.cov = cov
+        if mean is not None:
+            m = np.asarray(mean, dtype=float)
+            if m.size != self.d or not np.all(np.isfinite(m)):
+                raise ValueError(f"mean must hold {self.d} finite values, got shape {m.shape}")
         self.mean = np.zeros(self.d) if mean is None else np.asarray(mean, dtype=float).reshape(self.d)
         self.precision = np.linalg.inv(cov)
         self.alpha = float(1.0 / eig[-1])
@@ -63,6 +70,10 @@ class GaussianTarget:
     @classmethod
     def with_condition_number(cls, d: int, kappa: float, rng: np.random.Generator) -> GaussianTarget:
         """A random rotation of diag(1, ..., 1/kappa) as Sigma: alpha = 1, L = kappa."""
+        check_int("d", d, low=1)
+        check_float("kappa (a condition number)", kappa, low=1.0)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         q, _ = np.linalg.qr(rng.standard_normal((d, d)))
         return cls(q @ np.diag(np.geomspace(1.0, 1.0 / kappa, d)) @ q.T)
 
@@ -76,6 +87,7 @@ class GaussianTarget:
         return (x - _like(self.mean, x)) @ _like(self.precision, x)  # Sigma^{-1} (x - m)
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        _check_draws(n, rng)
         return self.mean + rng.standard_normal((n, self.d)) @ self._chol.T
 
 
@@ -92,7 +104,7 @@ class SeparableLogCosh:
     def __init__(self, d: int, c: float) -> None:
         if isinstance(d, bool) or not isinstance(d, int) or d < 1:
             raise ValueError(f"d must be an int >= 1, got {d!r}")
-        if not (isinstance(c, (int, float)) and np.isfinite(c) and c >= 0):
+        if isinstance(c, bool) or not (isinstance(c, (int, float)) and np.isfinite(c) and c >= 0):
             raise ValueError(f"c must be a finite number >= 0, got {c!r}")
         self.d, self.c = d, float(c)
         self.alpha, self.L = 1.0, 1.0 + self.c**2
@@ -118,6 +130,7 @@ class SeparableLogCosh:
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """Exact i.i.d. draws, shape (n, d), by inversion of the tabulated marginal CDF."""
+        _check_draws(n, rng)
         return self.marginal().sample(n * self.d, rng).reshape(n, self.d)
 
 
@@ -135,6 +148,8 @@ class BayesLogReg:
         X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float).ravel()
         if X.ndim != 2 or y.shape[0] != X.shape[0]:
             raise ValueError(f"X must be (n_data, d) and y (n_data,), got {X.shape} and {y.shape}")
+        if X.shape[0] < 1 or X.shape[1] < 1 or not np.all(np.isfinite(X)):
+            raise ValueError(f"X must be a finite non-empty (n_data, d) matrix, got shape {X.shape}")
         if not np.all(np.isin(y, (-1.0, 1.0))):
             raise ValueError("y must hold labels in {-1, +1}")
         if not (np.isfinite(prior_var) and prior_var > 0):
@@ -147,6 +162,8 @@ class BayesLogReg:
     @classmethod
     def synthetic(cls, n_data: int, d: int, rng: np.random.Generator, prior_var: float = 1.0) -> BayesLogReg:
         """Data from the model: rows x_j ~ N(0, I/d), true t ~ N(0, I), P(y_j = 1) = sigmoid(x_j^T t)."""
+        check_int("d", d, low=1)
+        _check_draws(n_data, rng)
         X = rng.standard_normal((n_data, d)) / np.sqrt(d)
         theta = rng.standard_normal(d)
         y = np.where(rng.random(n_data) < expit(X @ theta), 1.0, -1.0)

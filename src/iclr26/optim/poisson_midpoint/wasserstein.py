@@ -23,6 +23,8 @@ import ot
 from scipy import linalg
 from scipy.integrate import cumulative_trapezoid
 
+from iclr26.checks import check_int
+
 __all__ = [
     "TargetLaw1D",
     "gelbrich_w2",
@@ -53,6 +55,11 @@ class TargetLaw1D:
     def __init__(
         self, log_density: Callable[[np.ndarray], np.ndarray], lo: float, hi: float, n_grid: int = 200_001
     ) -> None:
+        if not callable(log_density):
+            raise TypeError(
+                f"log_density must be callable on a grid of points, got {type(log_density).__name__}"
+            )
+        check_int("n_grid", n_grid)
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
             raise ValueError(f"lo and hi must be finite with lo < hi, got lo={lo!r}, hi={hi!r}")
         if n_grid < 3:
@@ -78,6 +85,9 @@ class TargetLaw1D:
 
     def quantile(self, q: np.ndarray | float) -> np.ndarray:
         """Q(q) = F^{-1}(q) by interpolation of the tabulated CDF."""
+        qa = np.asarray(q, dtype=float)
+        if not np.all((qa >= 0.0) & (qa <= 1.0)):
+            raise ValueError("q must hold probability levels in [0, 1] (no NaN)")
         return np.interp(q, self.cdf_grid, self.x)
 
     def partial_moments(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +96,14 @@ class TargetLaw1D:
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """`n` exact draws (up to the grid's resolution) by inversion: Q(U), U ~ U(0, 1)."""
+        _check_draws(n, rng)
         return self.quantile(rng.random(n))
+
+
+def _check_draws(n: Any, rng: Any) -> None:
+    check_int("n", n, low=1)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
 
 
 def w2_exact_1d(samples: Any, law: TargetLaw1D) -> float:
@@ -99,6 +116,8 @@ def w2_exact_1d(samples: Any, law: TargetLaw1D) -> float:
     >>> round(w2_exact_1d(x + 0.5, law), 2)
     0.5
     """
+    if not isinstance(law, TargetLaw1D):
+        raise TypeError(f"law must be a TargetLaw1D, got {type(law).__name__}")
     x = np.sort(np.asarray(samples, dtype=float).ravel())
     if x.size == 0 or not np.all(np.isfinite(x)):
         raise ValueError("samples must be a non-empty array of finite values")
@@ -114,6 +133,8 @@ def w2_empirical_1d(a: Any, b: Any) -> float:
     b = np.sort(np.asarray(b, dtype=float).ravel())
     if a.size != b.size or a.size == 0:
         raise ValueError(f"a and b must be non-empty and of equal size, got {a.size} and {b.size}")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("a and b must hold finite values (no NaN or infinity)")
     return float(np.sqrt(np.mean((a - b) ** 2)))
 
 
@@ -125,6 +146,8 @@ def marginal_w2_squared(samples: Any, law: TargetLaw1D) -> float:
     x = np.asarray(samples, dtype=float)
     if x.ndim != 2:
         raise ValueError(f"samples must have shape (n, d), got {x.shape}")
+    if not isinstance(law, TargetLaw1D):
+        raise TypeError(f"law must be a TargetLaw1D, got {type(law).__name__}")
     return float(sum(w2_exact_1d(x[:, j], law) ** 2 for j in range(x.shape[1])))
 
 
@@ -143,6 +166,14 @@ def gelbrich_w2(samples: Any, mean: Any, cov: Any) -> float:
         raise ValueError(
             f"samples (n, d), mean (d,) and cov (d, d) disagree: {x.shape}, {mean.shape}, {cov.shape}"
         )
+    if x.shape[0] < 2:
+        raise ValueError(f"samples must hold at least 2 rows for a covariance estimate, got {x.shape[0]}")
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
+        raise ValueError("mean and cov must be finite")
+    if not np.allclose(cov, cov.T) or np.linalg.eigvalsh(cov)[0] < -1e-12 * max(
+        1.0, float(np.abs(cov).max())
+    ):
+        raise ValueError("cov must be a symmetric positive semi-definite matrix")
     m_x, s_x = x.mean(axis=0), np.atleast_2d(np.cov(x, rowvar=False))
     root = linalg.sqrtm(cov)
     cross = linalg.sqrtm(root @ s_x @ root)  # (S^{1/2} S_x S^{1/2})^{1/2}
@@ -155,6 +186,10 @@ def sliced_w2(samples: Any, reference: Any, n_projections: int = 200, seed: int 
     a, b = np.asarray(samples, dtype=float), np.asarray(reference, dtype=float)
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1]:
         raise ValueError(f"samples and reference must be (n, d) with the same d, got {a.shape} and {b.shape}")
+    if a.shape[0] == 0 or b.shape[0] == 0 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("samples and reference must be non-empty and finite")
+    check_int("n_projections", n_projections, low=1)
+    check_int("seed", seed, 0, 2**32 - 1)
     return float(ot.sliced_wasserstein_distance(a, b, n_projections=n_projections, p=2, seed=seed))
 
 
@@ -176,6 +211,12 @@ def noise_floor(
     >>> 0.001 < noise_floor(law.sample, 100_000, np.random.default_rng(0)) < 0.02
     True
     """
+    if not callable(sample) or not callable(distance):
+        raise TypeError("sample and distance must be callables: sample(n, rng), distance(a, b)")
+    check_int("n", n)
+    check_int("n_pairs", n_pairs)
     if n < 1 or n_pairs < 1:
         raise ValueError(f"n and n_pairs must be >= 1, got n={n}, n_pairs={n_pairs}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     return float(np.mean([distance(sample(n, rng), sample(n, rng)) for _ in range(n_pairs)]))

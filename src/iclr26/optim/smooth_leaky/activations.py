@@ -29,6 +29,8 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float
+
 __all__ = [
     "ACTIVATIONS",
     "ALPHA_FLOOR_MIN",
@@ -72,28 +74,26 @@ class NonPositiveFloorWarning(UserWarning):
 
 def min_derivative(alpha: float) -> float:
     """Exact minimum over x of Smooth-Leaky's derivative: alpha + (1 - alpha) * S_MIN."""
+    alpha = _check_slope(alpha, "alpha")
     return alpha + (1.0 - alpha) * S_MIN
 
 
 def max_derivative(alpha: float) -> float:
     """Exact maximum over x of Smooth-Leaky's derivative: alpha + (1 - alpha) * S_MAX."""
+    alpha = _check_slope(alpha, "alpha")
     return alpha + (1.0 - alpha) * S_MAX
 
 
 def _check_slope(value: float, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
+    return check_float(name, value)
 
 
 def _check_positive(value: float, name: str) -> float:
-    value = _check_slope(value, name)
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value}")
-    return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    return check_float(name, value, low=0.0, low_open=True)
 
 
 def _check_input(x: Tensor) -> None:
@@ -113,8 +113,16 @@ def _warn_floor(value: float, name: str) -> None:
         )
 
 
+def _check_functional(x: Tensor, alpha: float, power: float, curvature: float) -> None:
+    _check_input(x)
+    _check_slope(alpha, "alpha")
+    _check_positive(power, "power")
+    _check_positive(curvature, "curvature")
+
+
 def smooth_leaky(x: Tensor, alpha: float = 0.1, power: float = 3.0, curvature: float = 5.0) -> Tensor:
-    """Functional Smooth-Leaky: ``alpha x + (1 - alpha) x sigmoid(curvature x / power)`` (no argument checks)."""
+    """Functional Smooth-Leaky: ``alpha x + (1 - alpha) x sigmoid(curvature x / power)``."""
+    _check_functional(x, alpha, power, curvature)
     return x * (alpha + (1.0 - alpha) * torch.sigmoid(x * (curvature / power)))
 
 
@@ -122,6 +130,7 @@ def smooth_leaky_derivative(
     x: Tensor, alpha: float = 0.1, power: float = 3.0, curvature: float = 5.0
 ) -> Tensor:
     """Closed-form derivative ``alpha + (1 - alpha) (sigma(kx) + kx sigma(kx) (1 - sigma(kx)))``, k = c / p."""
+    _check_functional(x, alpha, power, curvature)
     z = x * (curvature / power)
     sig = torch.sigmoid(z)
     return alpha + (1.0 - alpha) * (sig + z * sig * (1.0 - sig))

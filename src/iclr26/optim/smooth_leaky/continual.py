@@ -20,6 +20,8 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from iclr26.checks import check_float, check_int, check_tensor
+
 __all__ = [
     "ContinualLog",
     "ContinualMLP",
@@ -57,8 +59,9 @@ def digits_split(n_train: int = 1000, seed: int = 0) -> tuple[Tensor, Tensor, Te
     """sklearn's digits, a random `n_train` / rest split, standardised per pixel with the train statistics."""
     from sklearn.datasets import load_digits
 
-    if not isinstance(n_train, int) or not 10 <= n_train < 1797:
+    if isinstance(n_train, bool) or not isinstance(n_train, int) or not 10 <= n_train < 1797:
         raise ValueError(f"n_train must be an int in [10, 1797), got {n_train!r}")
+    check_int("seed", seed, low=0)
     x, y = load_digits(return_X_y=True)
     idx = np.random.default_rng(seed).permutation(len(y))
     tr, te = idx[:n_train], idx[n_train:]
@@ -142,9 +145,12 @@ class ContinualMLP(nn.Module):
     ) -> None:
         super().__init__()
         sizes = list(sizes)
-        if len(sizes) < 2 or any(not isinstance(s, int) or s < 1 for s in sizes):
+        if len(sizes) < 2 or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in sizes):
             raise ValueError(f"sizes must list >= 2 positive ints (in, ..., out), got {sizes!r}")
+        if not callable(activation):
+            raise TypeError(f"activation must be a callable returning an nn.Module, got {activation!r}")
         if init_seed is not None:
+            check_int("init_seed", init_seed, low=0)
             torch.manual_seed(init_seed)
         self.linears = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
         self.acts = nn.ModuleList(activation() for _ in range(len(sizes) - 2))
@@ -182,7 +188,17 @@ def derivative_on(act: nn.Module, z: Tensor) -> Tensor:
     return g
 
 
+def _check_probe(model: ContinualMLP, probe: Tensor) -> None:
+    if not isinstance(model, ContinualMLP):
+        raise TypeError(f"model must be a ContinualMLP, got {type(model).__name__}")
+    d_in = model.linears[0].in_features
+    check_tensor("probe", probe, floating=True, shape=(None, d_in))
+    if probe.shape[0] < 1:
+        raise ValueError("probe must hold at least one input row")
+
+
 def _probe_derivatives(model: ContinualMLP, probe: Tensor) -> list[Tensor]:
+    _check_probe(model, probe)
     was = model.training
     model.eval()
     with torch.no_grad():
@@ -194,6 +210,7 @@ def _probe_derivatives(model: ContinualMLP, probe: Tensor) -> list[Tensor]:
 
 def saturated_fraction(model: ContinualMLP, probe: Tensor, threshold: float = SAT_THRESHOLD) -> float:
     """Fraction of hidden units whose |f'(pre-activation)| < `threshold` on every input of `probe`."""
+    check_float("threshold", threshold, low=0.0, low_open=True)
     ders = _probe_derivatives(model, probe)
     sat = torch.cat([(d.abs() < threshold).all(0) for d in ders])
     return float(sat.float().mean())
@@ -201,6 +218,7 @@ def saturated_fraction(model: ContinualMLP, probe: Tensor, threshold: float = SA
 
 def effective_negative_slope(model: ContinualMLP, probe: Tensor) -> float:
     """s_bar = mean f'(z) over the negative hidden pre-activations z observed on `probe` (NaN if none)."""
+    _check_probe(model, probe)
     model_was = model.training
     model.eval()
     with torch.no_grad():
@@ -215,6 +233,12 @@ def dead_band_width(
     act: nn.Module, lo: float = -10.0, hi: float = 10.0, threshold: float = SAT_THRESHOLD, n: int = 20001
 ) -> float:
     """Fraction of the interval [lo, hi] (uniform grid, float64, eval mode) where |f'(x)| < `threshold`."""
+    if not isinstance(act, nn.Module):
+        raise TypeError(f"act must be an activation nn.Module, got {type(act).__name__}")
+    check_float("lo", lo)
+    check_float("hi", hi)
+    check_float("threshold", threshold, low=0.0, low_open=True)
+    check_int("n", n, low=2)
     if not hi > lo:
         raise ValueError(f"hi must exceed lo, got lo={lo}, hi={hi}")
     was = act.training
@@ -228,10 +252,12 @@ def shrink_and_perturb(
     model: nn.Module, shrink: float = 0.9, noise: float = 0.01, generator: torch.Generator | None = None
 ) -> None:
     """In place: theta <- shrink * theta + noise * eps, eps ~ N(0, 1) (Ash & Adams' shrink-and-perturb)."""
-    if not 0.0 < shrink <= 1.0:
-        raise ValueError(f"shrink must lie in (0, 1], got {shrink}")
-    if noise < 0:
-        raise ValueError(f"noise must be >= 0, got {noise}")
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    check_float("shrink", shrink, 0.0, 1.0, low_open=True)
+    check_float("noise", noise, low=0.0)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     with torch.no_grad():
         for p in model.parameters():
             eps = torch.randn(p.shape, generator=generator, dtype=p.dtype)
@@ -242,8 +268,7 @@ class L2Init:
     """L2-init regulariser: ``strength * sum ||theta - theta_0||^2`` towards the parameters at construction."""
 
     def __init__(self, model: nn.Module, strength: float) -> None:
-        if strength < 0:
-            raise ValueError(f"strength must be >= 0, got {strength}")
+        check_float("strength", strength, low=0.0)
         self.strength = float(strength)
         self.init = [p.detach().clone() for p in model.parameters()]
 
@@ -292,16 +317,25 @@ def train_continual(
     ``l2_init`` > 0 adds the L2-init penalty; ``max_grad_norm`` clips the global gradient norm (default: no
     clipping, as in the reproduction). Minibatch order and random activations follow `seed`.
     """
-    if not isinstance(epochs, int) or epochs < 1:
-        raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
+    check_int("epochs", epochs, low=1)
+    check_int("batch_size", batch_size, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_float("momentum", momentum, low=0.0)
+    check_int("seed", seed, low=0)
+    check_float("l2_init", l2_init, low=0.0)
     if not tasks:
         raise ValueError("tasks must be a non-empty sequence of Task")
-    if max_grad_norm is not None and not max_grad_norm > 0:
-        raise ValueError(f"max_grad_norm must be > 0 or None, got {max_grad_norm}")
+    for i, task in enumerate(tasks):
+        if not isinstance(task, Task):
+            raise TypeError(f"tasks[{i}] must be a Task, got {type(task).__name__}")
+    if max_grad_norm is not None:
+        check_float("max_grad_norm", max_grad_norm, low=0.0, low_open=True)
+    if shrink_perturb is not None and (
+        not isinstance(shrink_perturb, (tuple, list)) or len(shrink_perturb) != 2
+    ):
+        raise ValueError(f"shrink_perturb must be a (shrink, noise) pair or None, got {shrink_perturb!r}")
+    if probe is not None:
+        _check_probe(model, probe)
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed + 7919)  # random activations (RReLU, Randomized Smooth-Leaky) draw from here
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
@@ -371,6 +405,17 @@ def desaturation_stress_test(
     """
     if not gammas or any(g <= 0 for g in gammas):
         raise ValueError(f"gammas must be a non-empty sequence of positive factors, got {gammas!r}")
+    for i, g in enumerate(gammas):
+        check_float(f"gammas[{i}]", g, low=0.0, low_open=True)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_float("momentum", momentum, low=0.0)
+    check_int("batch_size", batch_size, low=1)
+    check_int("eval_every", eval_every, low=1)
+    check_float("recovery", recovery, 0.0, 1.0, low_open=True)
+    check_int("seed", seed, low=0)
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a Task, got {type(task).__name__}")
+    _check_probe(model, probe)
     if (
         not isinstance(shock_every, int)
         or not isinstance(shock_epochs, int)

@@ -8,18 +8,27 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from iclr26.checks import check_float, check_int, check_tensor
+
 __all__ = ["PiBO", "expected_improvement", "thompson_sample", "top_b", "upper_confidence_bound"]
 
 
 def upper_confidence_bound(mean: torch.Tensor, var: torch.Tensor, beta_ucb: float = 2.0) -> torch.Tensor:
     """UCB = mean + sqrt(beta_ucb) * std (botorch's convention)."""
-    if beta_ucb < 0:
-        raise ValueError(f"beta_ucb must be >= 0, got {beta_ucb}")
+    _check_moments(mean, var)
+    check_float("beta_ucb", beta_ucb, low=0.0)
     return mean + math.sqrt(beta_ucb) * var.clamp_min(0).sqrt()
+
+
+def _check_moments(mean: torch.Tensor, var: torch.Tensor) -> None:
+    check_tensor("mean", mean, floating=True, finite=True)
+    check_tensor("var", var, floating=True, finite=True, shape=tuple(mean.shape))
 
 
 def expected_improvement(mean: torch.Tensor, var: torch.Tensor, best_f: float) -> torch.Tensor:
     """Analytic expected improvement over `best_f` for maximisation."""
+    _check_moments(mean, var)
+    check_float("best_f", best_f)
     sd = var.clamp_min(1e-18).sqrt()
     u = (mean - best_f) / sd
     normal = torch.distributions.Normal(torch.zeros((), dtype=mean.dtype), torch.ones((), dtype=mean.dtype))
@@ -28,7 +37,11 @@ def expected_improvement(mean: torch.Tensor, var: torch.Tensor, best_f: float) -
 
 def thompson_sample(mean: torch.Tensor, cov: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """One joint posterior sample over the pool (cov: full posterior covariance, jittered Cholesky)."""
+    check_tensor("mean", mean, ndim=1, floating=True, finite=True)
     n = mean.shape[0]
+    check_tensor("cov", cov, floating=True, finite=True, shape=(n, n))
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
     eye = torch.eye(n, dtype=cov.dtype)
     jitter = 1e-8 * float(cov.diagonal().mean().clamp_min(1e-12))
     for _ in range(6):
@@ -36,6 +49,8 @@ def thompson_sample(mean: torch.Tensor, cov: torch.Tensor, generator: torch.Gene
         if int(info) == 0:
             break
         jitter *= 10.0
+    else:
+        raise ValueError("cov must be a positive semi-definite covariance (Cholesky failed even with jitter)")
     z = torch.randn(n, generator=generator, dtype=mean.dtype)
     return mean + chol @ z
 
@@ -43,6 +58,9 @@ def thompson_sample(mean: torch.Tensor, cov: torch.Tensor, generator: torch.Gene
 def top_b(scores: torch.Tensor | np.ndarray, b: int) -> np.ndarray:
     """Indices of the b largest scores (ties broken by index; no repeats)."""
     s = np.asarray(scores, dtype=float)
+    if s.ndim != 1 or not np.all(np.isfinite(s)):
+        raise ValueError(f"scores must be a finite 1-D array (one per candidate), got shape {s.shape}")
+    check_int("batch_size", b)
     if not 1 <= b <= s.size:
         raise ValueError(f"batch_size must be between 1 and the pool size {s.size}, got {b}")
     return np.argsort(-s, kind="stable")[:b]
@@ -72,10 +90,10 @@ class PiBO:
     ) -> None:
         if not callable(acqf):
             raise TypeError(f"acqf must be callable, got {type(acqf).__name__}")
-        if not np.isfinite(beta) or beta < 0:
-            raise ValueError(f"beta (prior strength) must be finite and >= 0, got {beta}")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n (iteration number) must be an int >= 1, got {n!r}")
+        check_float("beta (prior strength)", beta, low=0.0)
+        check_int("n (iteration number)", n, low=1)
+        if not isinstance(shift, bool):
+            raise TypeError(f"shift must be a bool, got {shift!r}")
         self.acqf, self.prior, self.beta, self.n, self.shift = acqf, prior, float(beta), int(n), shift
 
     @property
@@ -84,12 +102,13 @@ class PiBO:
         return self.beta / self.n
 
     def _prior_values(self, x: torch.Tensor) -> torch.Tensor:
-        pi = (
-            self.prior(x)
-            if callable(self.prior)
-            else torch.as_tensor(np.asarray(self.prior, dtype=np.float64))
-        )
-        pi = torch.as_tensor(pi, dtype=torch.float64)
+        pi = self.prior(x) if callable(self.prior) else self.prior
+        try:
+            pi = torch.as_tensor(
+                pi if callable(self.prior) else np.asarray(pi, dtype=np.float64), dtype=torch.float64
+            )
+        except (TypeError, ValueError, RuntimeError):
+            raise ValueError(f"prior values must be numbers in (0, 1], got {pi!r}") from None
         if not torch.isfinite(pi).all() or (pi <= 0).any() or (pi > 1 + 1e-12).any():
             raise ValueError("prior values must lie in (0, 1]")
         return pi

@@ -10,6 +10,7 @@ import pandas as pd
 import torch
 from sklearn.decomposition import PCA
 
+from iclr26.checks import check_choice, check_float, check_int, check_probability
 from iclr26.science.biobo.acquisition import (
     PiBO,
     expected_improvement,
@@ -34,13 +35,17 @@ def fuse_embeddings(
     """
     if not isinstance(embeddings, Mapping) or not embeddings:
         raise ValueError("embeddings must be a non-empty dict name -> (n_genes, d) array")
-    if n_components < 1:
-        raise ValueError(f"n_components must be >= 1, got {n_components}")
+    check_int("n_components", n_components, low=1)
     names, mats = [], []
     for name, e in embeddings.items():
-        a = np.asarray(e, dtype=np.float64)
-        if a.ndim != 2:
-            raise ValueError(f"embedding {name!r} must be 2-D (n_genes, d), got shape {a.shape}")
+        try:
+            a = np.asarray(e, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"embedding {name!r} must be a numeric (n_genes, d) array") from None
+        if a.ndim != 2 or a.shape[0] < 2 or a.shape[1] < 1:
+            raise ValueError(
+                f"embedding {name!r} must be 2-D (n_genes, d) with n_genes >= 2 and d >= 1, got shape {a.shape}"
+            )
         if not np.all(np.isfinite(a)):
             raise ValueError(f"embedding {name!r} contains NaN or inf")
         names.append(str(name))
@@ -64,7 +69,10 @@ def fuse_embeddings(
 def check_observations(obs_idx, y_obs, n_genes: int) -> tuple[np.ndarray, np.ndarray]:
     """Validate observed indices (unique, in the pool) and finite observed values; return them as arrays."""
     idx = np.asarray(obs_idx)
-    y = np.asarray(y_obs, dtype=np.float64).reshape(-1)
+    try:
+        y = np.asarray(y_obs, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"y_obs must hold numbers, got {y_obs!r}") from None
     if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
         raise ValueError(f"obs_idx must be a 1-D array of integer gene indices, got dtype {idx.dtype}")
     if idx.size != y.size:
@@ -79,10 +87,7 @@ def check_observations(obs_idx, y_obs, n_genes: int) -> tuple[np.ndarray, np.nda
 
 
 def _check_batch(batch_size: int, n_free: int) -> int:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-        raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    batch_size = check_int("batch_size", batch_size, low=1)
     if batch_size > n_free:
         raise ValueError(f"batch_size {batch_size} is larger than the unlabeled pool ({n_free} genes)")
     return int(batch_size)
@@ -117,6 +122,12 @@ def _clean_pathways(
             stacklevel=3,
         )
     return out
+
+
+def _check_prior_args(hit_frac: float, q_max: float, eps: float) -> None:
+    check_float("hit_frac", hit_frac, 0.0, 1.0, low_open=True, high_open=True)
+    check_probability("q_max", q_max, open_low=True)
+    check_float("eps", eps, low=0.0, low_open=True)
 
 
 class _PoolSelector:
@@ -168,16 +179,16 @@ class BioBO(_PoolSelector):
         lr: float = 0.1,
         seed: int = 0,
     ) -> None:
-        if acq not in ACQUISITIONS:
-            raise ValueError(f"acq must be one of {ACQUISITIONS}, got {acq!r}")
-        if not np.isfinite(beta) or beta < 0:
-            raise ValueError(f"beta (prior strength) must be finite and >= 0, got {beta}")
-        if kernel not in ("additive", "single"):
-            raise ValueError(f"kernel must be 'additive' or 'single', got {kernel!r}")
-        if not 0 < hit_frac < 1:
-            raise ValueError(f"hit_frac must lie in (0, 1), got {hit_frac}")
-        if not eps > 0:
-            raise ValueError(f"eps must be > 0, got {eps}")
+        check_choice("acq", acq, ACQUISITIONS)
+        check_float("beta (prior strength)", beta, low=0.0)
+        check_choice("kernel", kernel, ("additive", "single"))
+        _check_prior_args(hit_frac, q_max, eps)
+        check_float("beta_ucb", beta_ucb, low=0.0)
+        check_int("fit_iters", fit_iters, low=0)
+        check_float("lr", lr, low=0.0, low_open=True)
+        check_int("seed", seed, low=0)
+        if not isinstance(use_prior, bool):
+            raise TypeError(f"use_prior must be a bool, got {use_prior!r}")
         self.x, blocks, self.modalities = fuse_embeddings(embeddings, n_components)
         self.n_genes = self.x.shape[0]
         if gene_ids is not None and len(gene_ids) != self.n_genes:
@@ -198,6 +209,9 @@ class BioBO(_PoolSelector):
         self, obs_idx: np.ndarray, y_obs: np.ndarray
     ) -> tuple[np.ndarray, list[str | None], pd.DataFrame]:
         """ORA of the top `hit_frac` observed genes against the observed background, and the gene prior pi."""
+        obs_idx, y_obs = check_observations(obs_idx, y_obs, self.n_genes)
+        if obs_idx.size < 1:
+            raise ValueError("obs_idx must hold at least one observed gene")
         n_hits = max(1, int(np.ceil(self.hit_frac * len(obs_idx))))
         hits = obs_idx[np.argsort(-y_obs, kind="stable")[:n_hits]]
         table = ora_hypergeom(hits, obs_idx, self.pathways)
@@ -208,6 +222,12 @@ class BioBO(_PoolSelector):
 
     def acquisition(self, obs_idx: np.ndarray, y_obs: np.ndarray, free: np.ndarray) -> torch.Tensor:
         """Fit the GP on the observations and return the base acquisition on the `free` genes."""
+        obs_idx, y_obs = check_observations(obs_idx, y_obs, self.n_genes)
+        free = np.asarray(free)
+        if free.ndim != 1 or free.size < 1 or not np.issubdtype(free.dtype, np.integer):
+            raise ValueError(f"free must be a non-empty 1-D array of integer gene indices, got {free!r}")
+        if free.min() < 0 or free.max() >= self.n_genes:
+            raise ValueError(f"free holds indices outside the pool [0, {self.n_genes})")
         self.gp.fit(self.x[obs_idx], y_obs, iters=self.fit_iters, lr=self.lr)
         xs = self.x[free]
         if self.acq == "ts":
@@ -273,10 +293,8 @@ class RandomSelector(_PoolSelector):
     """Random selection baseline (uniform over the unlabeled pool, seeded)."""
 
     def __init__(self, n_genes: int, seed: int = 0) -> None:
-        if n_genes < 1:
-            raise ValueError(f"n_genes must be >= 1, got {n_genes}")
-        self.n_genes = int(n_genes)
-        self.rng = np.random.default_rng(seed)
+        self.n_genes = check_int("n_genes", n_genes, low=1)
+        self.rng = np.random.default_rng(check_int("seed", seed, low=0))
 
     def suggest(self, obs_idx, y_obs, batch_size: int) -> np.ndarray:
         """Pick `batch_size` unlabeled genes uniformly at random."""
@@ -296,10 +314,11 @@ class EAGreedy(_PoolSelector):
         eps: float = 0.1,
         seed: int = 0,
     ) -> None:
-        self.n_genes = int(n_genes)
+        self.n_genes = check_int("n_genes", n_genes, low=1)
+        _check_prior_args(hit_frac, q_max, eps)
         self.pathways = _clean_pathways(pathways, self.n_genes, None)
         self.hit_frac, self.q_max, self.eps = hit_frac, q_max, eps
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(check_int("seed", seed, low=0))
 
     def suggest(self, obs_idx, y_obs, batch_size: int) -> np.ndarray:
         """Top-b unlabeled genes by pi."""

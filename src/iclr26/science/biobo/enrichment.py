@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import hypergeom
 
+from iclr26.checks import check_float, check_int, check_probability
+
 __all__ = ["benjamini_hochberg", "enrichment_prior", "ora_hypergeom"]
 
 _COLUMNS = ["pathway", "overlap", "size", "n_hits", "n_background", "p", "q", "genes"]
@@ -15,7 +17,10 @@ _COLUMNS = ["pathway", "overlap", "size", "n_hits", "n_background", "p", "q", "g
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     """Benjamini-Hochberg adjusted p-values (step-up, monotone, capped at 1)."""
-    p = np.asarray(p, dtype=float)
+    try:
+        p = np.asarray(p, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"p must hold p-values in [0, 1], got {p!r}") from None
     if p.ndim != 1:
         raise ValueError(f"p must be one-dimensional, got shape {p.shape}")
     if p.size == 0:
@@ -40,8 +45,8 @@ def ora_hypergeom(
     q = Benjamini-Hochberg over all pathways. Pathways with no background gene get p = 1. Returns a DataFrame with
     columns pathway, overlap, size (= |O & P|), n_hits, n_background, p, q, genes (the overlapping hit genes).
     """
-    bg = set(int(g) for g in background)
-    h = set(int(g) for g in hits)
+    bg = set(check_int("background gene", g) for g in background)
+    h = set(check_int("hit gene", g) for g in hits)
     if not bg:
         raise ValueError("background is empty: need at least one observed gene")
     if not h <= bg:
@@ -51,7 +56,7 @@ def ora_hypergeom(
     rows = []
     big_m, big_n = len(bg), len(h)
     for name, genes in pathways.items():
-        members = set(int(g) for g in genes)
+        members = set(check_int(f"gene of pathway {name!r}", g) for g in genes)
         in_bg = members & bg
         over = members & h
         k, size = len(over), len(in_bg)
@@ -75,18 +80,26 @@ def enrichment_prior(
     A pathway is enriched when q < `q_max`. pi lies in (0, 1]; with no enriched pathway pi is uniform (all ones).
     With `return_source`, also return, per gene, the name of the pathway that set its score (None if none).
     """
-    if not isinstance(n_genes, (int, np.integer)) or n_genes < 1:
-        raise ValueError(f"n_genes must be a positive int, got {n_genes!r}")
-    if not eps > 0:
-        raise ValueError(f"eps must be > 0, got {eps}")
-    if not 0 < q_max <= 1:
-        raise ValueError(f"q_max must lie in (0, 1], got {q_max}")
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"table must be a pandas DataFrame (from ora_hypergeom), got {type(table).__name__}")
+    check_int("n_genes", n_genes, low=1)
+    check_float("eps", eps, low=0.0, low_open=True)
+    check_probability("q_max", q_max, open_low=True)
+    if not isinstance(return_source, bool):
+        raise TypeError(f"return_source must be a bool, got {return_source!r}")
     missing = {"pathway", "p", "q"} - set(table.columns)
     if missing:
         raise ValueError(f"table lacks columns {sorted(missing)}")
+    for col in ("p", "q"):
+        vals = table[col].to_numpy(dtype=float)
+        if not np.all((vals >= 0) & (vals <= 1)):
+            raise ValueError(f"table column {col!r} must hold finite values in [0, 1]")
     score = np.zeros(n_genes)
     source: list[str | None] = [None] * n_genes
     enriched = table[table["q"] < q_max].sort_values("p", kind="stable")
+    unknown = [name for name in enriched["pathway"] if name not in pathways]
+    if unknown:
+        raise ValueError(f"table names enriched pathways missing from pathways: {unknown[:5]}")
     for name, p in zip(enriched["pathway"], enriched["p"]):
         s = -np.log10(max(float(p), 1e-300))
         for g in pathways[name]:

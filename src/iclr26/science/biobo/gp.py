@@ -15,6 +15,8 @@ import numpy as np
 import torch
 from torch.nn.functional import softplus
 
+from iclr26.checks import check_float, check_int, check_tensor
+
 __all__ = ["ExactGP", "matern52"]
 
 _SQRT5 = math.sqrt(5.0)
@@ -28,6 +30,20 @@ def matern52(
     x1: torch.Tensor, x2: torch.Tensor, lengthscale: torch.Tensor, outputscale: torch.Tensor
 ) -> torch.Tensor:
     """ARD Matern-5/2 kernel matrix s^2 (1 + sqrt5 r + 5 r^2 / 3) exp(-sqrt5 r), r = ||(x1 - x2) / l||."""
+    check_tensor("x1", x1, ndim=2, floating=True)
+    check_tensor("x2", x2, floating=True, shape=(None, x1.shape[1]))
+    check_tensor("lengthscale", lengthscale, floating=True, finite=True)
+    check_tensor("outputscale", outputscale, floating=True, finite=True)
+    if (
+        lengthscale.ndim > 1
+        or (lengthscale.numel() not in (1, x1.shape[1]))
+        or not bool((lengthscale > 0).all())
+    ):
+        raise ValueError(
+            f"lengthscale must hold 1 or {x1.shape[1]} positive values, got {lengthscale.tolist()}"
+        )
+    if bool((outputscale < 0).any()):
+        raise ValueError(f"outputscale must be >= 0, got {outputscale.tolist()}")
     a, b = x1 / lengthscale, x2 / lengthscale
     d2 = (a * a).sum(-1, keepdim=True) + (b * b).sum(-1)[None, :] - 2.0 * a @ b.T
     r = torch.sqrt(d2.clamp_min(1e-30))
@@ -45,11 +61,10 @@ class ExactGP:
     """
 
     def __init__(self, blocks: Sequence[int], noise_floor: float = 1e-4) -> None:
-        blocks = [int(b) for b in blocks]
-        if not blocks or any(b < 1 for b in blocks):
-            raise ValueError(f"blocks must be a non-empty list of positive sizes, got {blocks}")
-        self.blocks = blocks
-        self.noise_floor = float(noise_floor)
+        if isinstance(blocks, (str, bytes)) or not isinstance(blocks, Sequence) or not blocks:
+            raise ValueError(f"blocks must be a non-empty list of positive sizes, got {blocks!r}")
+        self.blocks = [check_int("blocks (each block size)", b, low=1) for b in blocks]
+        self.noise_floor = check_float("noise_floor", noise_floor, low=0.0)
         self.reset()
         self._x: torch.Tensor | None = None
 
@@ -78,8 +93,12 @@ class ExactGP:
         """Set the hyperparameters directly (lengthscale per block dim, outputscale per block, noise variance)."""
         if len(lengthscales) != len(self.blocks) or len(outputscales) != len(self.blocks):
             raise ValueError("lengthscales and outputscales need one entry per block")
-        if noise <= self.noise_floor:
-            raise ValueError(f"noise must exceed noise_floor={self.noise_floor}, got {noise}")
+        check_float(
+            f"noise (must exceed noise_floor={self.noise_floor})", noise, low=self.noise_floor, low_open=True
+        )
+        check_float("mean", mean)
+        for v in [*(v for ls in lengthscales for v in ls), *outputscales]:
+            check_float("lengthscales and outputscales (each)", v, low=0.0, low_open=True)
         self.raw_ls = [
             torch.tensor([_inv_softplus(v) for v in ls], dtype=torch.float64) for ls in lengthscales
         ]
@@ -101,6 +120,8 @@ class ExactGP:
 
     def kernel(self, x1: torch.Tensor, x2: torch.Tensor) -> torch.Tensor:
         """Additive kernel matrix between rows of x1 and x2."""
+        check_tensor("x1", x1, floating=True, shape=(None, self.dim))
+        check_tensor("x2", x2, floating=True, shape=(None, self.dim))
         out = x1.new_zeros((x1.shape[0], x2.shape[0]))
         start = 0
         os_ = softplus(self.raw_os)
@@ -114,7 +135,10 @@ class ExactGP:
         return softplus(self.raw_noise) + self.noise_floor
 
     def _check_x(self, x: np.ndarray | torch.Tensor, name: str) -> torch.Tensor:
-        t = torch.as_tensor(np.asarray(x, dtype=np.float64))
+        try:
+            t = torch.as_tensor(np.asarray(x, dtype=np.float64))
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a numeric (n, {self.dim}) array, got {x!r}") from None
         if t.ndim != 2 or t.shape[1] != self.dim:
             raise ValueError(f"{name} must have shape (n, {self.dim}), got {tuple(t.shape)}")
         if not torch.isfinite(t).all():
@@ -134,7 +158,12 @@ class ExactGP:
     def condition(self, x: np.ndarray | torch.Tensor, y: np.ndarray | torch.Tensor) -> ExactGP:
         """Store training data (y standardised by its mean and population std)."""
         xt = self._check_x(x, "x")
-        yt = torch.as_tensor(np.asarray(y, dtype=np.float64)).reshape(-1)
+        if xt.shape[0] < 1:
+            raise ValueError("x must hold at least one training row")
+        try:
+            yt = torch.as_tensor(np.asarray(y, dtype=np.float64)).reshape(-1)
+        except (TypeError, ValueError):
+            raise ValueError(f"y must hold numbers, got {y!r}") from None
         if yt.shape[0] != xt.shape[0]:
             raise ValueError(f"y must have one value per row of x, got {yt.shape[0]} and {xt.shape[0]}")
         if not torch.isfinite(yt).all():
@@ -147,8 +176,10 @@ class ExactGP:
 
     def fit(self, x, y, iters: int = 50, lr: float = 0.1, reset: bool = True) -> ExactGP:
         """Condition on (x, y) and fit the hyperparameters by Adam on the negative marginal log likelihood."""
-        if iters < 0:
-            raise ValueError(f"iters must be >= 0, got {iters}")
+        check_int("iters", iters, low=0)
+        check_float("lr", lr, low=0.0, low_open=True)
+        if not isinstance(reset, bool):
+            raise TypeError(f"reset must be a bool, got {reset!r}")
         self.condition(x, y)
         if reset:
             self.reset()
@@ -176,6 +207,8 @@ class ExactGP:
         """Posterior mean and variance (or covariance if `full_cov`) of the latent f at x_new, in y units."""
         if self._x is None:
             raise RuntimeError("call fit() or condition() first")
+        if not isinstance(full_cov, bool):
+            raise TypeError(f"full_cov must be a bool, got {full_cov!r}")
         xs = self._check_x(x_new, "x_new")
         with torch.no_grad():
             k = self.kernel(self._x, self._x) + self._noise() * torch.eye(

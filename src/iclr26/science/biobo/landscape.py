@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from iclr26.checks import check_choice, check_float, check_int
+
 __all__ = ["PerturbationLandscape", "make_perturbation_landscape"]
 
 
@@ -35,16 +37,9 @@ class PerturbationLandscape:
 
     def top_genes(self, frac: float = 0.01) -> np.ndarray:
         """Indices of the top `frac` genes by y (at least one)."""
+        check_float("frac", frac, 0.0, 1.0, low_open=True)
         k = max(1, int(round(frac * self.n_genes)))
         return np.argsort(-self.y, kind="stable")[:k]
-
-
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
 
 
 def _random_mlp(rng: np.random.Generator, x: np.ndarray, hidden: int = 32) -> np.ndarray:
@@ -80,19 +75,21 @@ def make_perturbation_landscape(
     signal : "pathway" (causal pathways carry the effects) or "none" (control: the same pathway-effect values are
         shuffled across genes, so y has the same marginal law but no pathway structure).
     """
-    seed = _check_int("seed", seed, 0)
-    n_genes = _check_int("n_genes", n_genes, 20)
-    n_pathways = _check_int("n_pathways", n_pathways, 1)
-    n_causal = _check_int("n_causal", n_causal, 1)
+    seed = check_int("seed", seed, low=0)
+    n_genes = check_int("n_genes", n_genes, low=20)
+    n_pathways = check_int("n_pathways", n_pathways, low=1)
+    n_causal = check_int("n_causal", n_causal, low=1)
     if n_causal > n_pathways:
         raise ValueError(f"n_causal must be <= n_pathways, got {n_causal} > {n_pathways}")
-    if not np.isfinite(annotation_noise) or not 0.0 <= annotation_noise < 1.0:
-        raise ValueError(f"annotation_noise must lie in [0, 1), got {annotation_noise}")
-    if signal not in ("pathway", "none"):
-        raise ValueError(f"signal must be 'pathway' or 'none', got {signal!r}")
-    lo, hi = size_range
-    if not 1 <= lo <= hi:
-        raise ValueError(f"size_range must satisfy 1 <= low <= high, got {size_range}")
+    check_float("annotation_noise", annotation_noise, 0.0, 1.0, high_open=True)
+    check_choice("signal", signal, ("pathway", "none"))
+    check_int("latent_dim", latent_dim, low=1)
+    check_float("smooth_scale", smooth_scale, low=0.0)
+    check_float("noise_sd", noise_sd, low=0.0)
+    if isinstance(size_range, (str, bytes)) or not hasattr(size_range, "__len__") or len(size_range) != 2:
+        raise ValueError(f"size_range must be a pair (low, high), got {size_range!r}")
+    lo = check_int("size_range low", size_range[0], low=1)
+    hi = check_int("size_range high", size_range[1], low=lo)
     rng = np.random.default_rng(seed)
     hi = min(hi, n_genes // 2)
     lo = min(lo, hi)

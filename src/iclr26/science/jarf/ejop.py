@@ -15,9 +15,10 @@ regularised H_eps = d H / tr(H) + eps I with eigendecomposition U diag(lam) U^T:
 from __future__ import annotations
 
 from collections.abc import Callable
-from numbers import Real
 
 import numpy as np
+
+from iclr26.checks import check_choice, check_float
 
 __all__ = [
     "TRANSFORMS",
@@ -34,9 +35,29 @@ _ROWS_PER_CALL = 200_000
 
 
 def _check_step(h: float) -> float:
-    if isinstance(h, bool) or not isinstance(h, Real) or not np.isfinite(h) or h <= 0:
-        raise ValueError(f"fd_step (h) must be a finite number > 0, got {h!r}")
-    return float(h)
+    return check_float("fd_step (h)", h, low=0.0, low_open=True)
+
+
+def _matrix(name: str, x: object, square: bool = False) -> np.ndarray:
+    """`x` as a finite, non-empty 2-D float array (square when asked)."""
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric matrix, got {x!r}") from None
+    if a.ndim != 2 or a.size == 0 or (square and a.shape[0] != a.shape[1]):
+        raise ValueError(
+            f"{name} must be a non-empty {'square' if square else '2-D'} matrix, got shape {a.shape}"
+        )
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must not contain NaN or inf")
+    return a
+
+
+def _numeric_output(values: object) -> np.ndarray:
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"f must return numbers, got {type(values).__name__}") from None
 
 
 def fd_jacobians(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, h: float) -> np.ndarray:
@@ -46,7 +67,14 @@ def fd_jacobians(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, h: float)
     call (split into large chunks only when more than 200,000 rows are needed).
     """
     h = _check_step(h)
-    X = np.asarray(X, dtype=float)
+    if not callable(f):
+        raise TypeError(
+            f"f must be a callable mapping (m, d) points to (m,) or (m, C) values, got {type(f).__name__}"
+        )
+    try:
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"X must be a numeric (n, d) array, got {X!r}") from None
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must be a non-empty 2-D array (n, d), got shape {X.shape}")
     if not np.all(np.isfinite(X)):
@@ -56,12 +84,17 @@ def fd_jacobians(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, h: float)
     # rows ordered (i, j, sign): x_i + h e_j then x_i - h e_j
     shifted = (X[:, None, None, :] + np.stack([eye, -eye], axis=1)[None]).reshape(n * d * 2, d)
     outs = [
-        np.asarray(f(shifted[s : s + _ROWS_PER_CALL]), dtype=float)
+        _numeric_output(f(shifted[s : s + _ROWS_PER_CALL]))
         for s in range(0, shifted.shape[0], _ROWS_PER_CALL)
     ]
     out = np.concatenate(outs, axis=0)
-    if out.shape[0] != shifted.shape[0]:
-        raise ValueError(f"f must return one row per input point, got {out.shape[0]} for {shifted.shape[0]}")
+    if out.ndim not in (1, 2) or out.shape[0] != shifted.shape[0]:
+        raise ValueError(
+            f"f must return one value or one row per input point, shape (m,) or (m, C), got {out.shape} for "
+            f"m = {shifted.shape[0]}"
+        )
+    if not np.all(np.isfinite(out)):
+        raise ValueError("f returned NaN or inf values")
     out = out.reshape(n, d, 2, -1)
     return np.transpose((out[:, :, 0, :] - out[:, :, 1, :]) / (2.0 * h), (0, 2, 1))
 
@@ -86,7 +119,10 @@ def normalize_ejop(H: np.ndarray) -> tuple[np.ndarray, bool]:
     Returns the normalised matrix and whether the identity fallback was used (the surrogate was flat at every
     probed point, so no direction is preferred).
     """
-    H = np.asarray(H, dtype=float)
+    try:
+        H = np.asarray(H, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"H must be a numeric square matrix, got {H!r}") from None
     if H.ndim != 2 or H.shape[0] != H.shape[1]:
         raise ValueError(f"H must be a square matrix, got shape {H.shape}")
     d = H.shape[0]
@@ -104,11 +140,10 @@ def preconditioner(
     Eigenvectors get a fixed sign (largest-magnitude entry positive) so that ``transform="eig"`` is
     deterministic.
     """
-    if transform not in TRANSFORMS:
-        raise ValueError(f"transform must be one of {TRANSFORMS}, got {transform!r}")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, Real) or not np.isfinite(epsilon) or epsilon < 0:
-        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
-    lam, U = sorted_eigh(np.asarray(H, dtype=float) + epsilon * np.eye(np.shape(H)[0]))
+    check_choice("transform", transform, TRANSFORMS)
+    check_float("epsilon", epsilon, low=0.0)
+    H = _matrix("H", H, square=True)
+    lam, U = sorted_eigh(H + epsilon * np.eye(H.shape[0]))
     root = np.sqrt(lam)
     P = (U * root) @ U.T if transform == "sqrt" else U * root
     return P, lam
@@ -116,9 +151,9 @@ def preconditioner(
 
 def sorted_eigh(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eigenvalues (descending, clipped at 0) and eigenvectors (columns, sign-fixed) of the symmetric `H`."""
-    H = np.asarray(H, dtype=float)
-    if H.ndim != 2 or H.shape[0] != H.shape[1]:
-        raise ValueError(f"H must be a square matrix, got shape {H.shape}")
+    H = _matrix("H", H, square=True)
+    if not np.allclose(H, H.T):
+        raise ValueError("H must be a symmetric matrix")
     d = H.shape[0]
     lam, U = np.linalg.eigh(0.5 * (H + H.T))
     order = np.argsort(lam, kind="stable")[::-1]
@@ -129,7 +164,10 @@ def sorted_eigh(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def subspace_overlap(U: np.ndarray, B: np.ndarray) -> float:
     """Mean squared cosine of the principal angles between span(U) and span(B) (both ``d x k``), in [0, 1]."""
-    qu, _ = np.linalg.qr(np.asarray(U, dtype=float))
-    qb, _ = np.linalg.qr(np.asarray(B, dtype=float))
+    U, B = _matrix("U", U), _matrix("B", B)
+    if U.shape[0] != B.shape[0]:
+        raise ValueError(f"U and B must span subspaces of one space (same rows), got {U.shape} and {B.shape}")
+    qu, _ = np.linalg.qr(U)
+    qb, _ = np.linalg.qr(B)
     s = np.linalg.svd(qu.T @ qb, compute_uv=False)
     return float(np.mean(np.clip(s, 0.0, 1.0) ** 2))

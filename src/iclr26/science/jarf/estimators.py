@@ -10,7 +10,7 @@ fit the final forest on ``standardize(X) @ P`` (or ``[standardize(X), standardiz
 from __future__ import annotations
 
 import time
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.science.jarf.ejop import (
     TRANSFORMS,
     ejop_from_callable,
@@ -86,23 +87,25 @@ def _transform_kind(est: Any) -> str:
 
 def _check_common(est: Any) -> None:
     """Validate the hyper-parameters shared by the transformer and both forests (clear ValueErrors)."""
-    h = est.fd_step
-    if isinstance(h, bool) or not isinstance(h, Real) or not np.isfinite(h) or h <= 0:
-        raise ValueError(f"fd_step must be a finite number > 0, got {h!r}")
-    eps = est.epsilon
-    if isinstance(eps, bool) or not isinstance(eps, Real) or not np.isfinite(eps) or eps < 0:
-        raise ValueError(f"epsilon must be a finite number >= 0, got {eps!r}")
-    m = est.n_gradient_samples
-    if m is not None and (isinstance(m, bool) or not isinstance(m, Integral) or m < 1):
-        raise ValueError(f"n_gradient_samples must be an integer >= 1 (or None for all points), got {m!r}")
-    kind = _transform_kind(est)
-    if not isinstance(kind, str) or kind not in TRANSFORMS:
-        raise ValueError(f"transform must be one of {TRANSFORMS}, got {kind!r}")
-    n = est.n_estimators
-    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
-        raise ValueError(f"n_estimators must be an integer >= 1, got {n!r}")
+    check_float("fd_step", est.fd_step, low=0.0, low_open=True)
+    check_float("epsilon", est.epsilon, low=0.0)
+    if est.n_gradient_samples is not None:
+        check_int("n_gradient_samples (None for all points)", est.n_gradient_samples, low=1)
+    check_choice("transform", _transform_kind(est), TRANSFORMS)
+    check_int("n_estimators", est.n_estimators, low=1)
     if not isinstance(est.augment, (bool, np.bool_)):
         raise TypeError(f"augment must be a bool, got {type(est.augment).__name__}")
+    check_random_state_param(est.random_state)
+    for name in ("surrogate", "estimator"):
+        model = getattr(est, name, None)
+        if model is not None and not (callable(getattr(model, "fit", None)) and hasattr(model, "get_params")):
+            raise TypeError(f"{name} must be None or a scikit-learn estimator, got {type(model).__name__}")
+
+
+def check_random_state_param(random_state: Any) -> None:
+    """None, a numpy RandomState, or an int seed in [0, 2**32 - 1] (what scikit-learn accepts)."""
+    if random_state is not None and not isinstance(random_state, np.random.RandomState):
+        check_int("random_state (None, a RandomState or a seed)", random_state, 0, 2**32 - 1)
 
 
 def _int_seed(random_state: Any) -> int:
@@ -130,6 +133,11 @@ def _single_class_error(y: np.ndarray) -> None:
 
 def surrogate_ejop(surrogate: BaseEstimator, X_std: np.ndarray, h: float, classification: bool) -> np.ndarray:
     """The raw finite-difference EJOP of a fitted surrogate at the (standardised) points `X_std`."""
+    if not isinstance(classification, (bool, np.bool_)):
+        raise TypeError(f"classification must be a bool, got {classification!r}")
+    method = "predict_proba" if classification else "predict"
+    if not callable(getattr(surrogate, method, None)):
+        raise TypeError(f"surrogate must be a fitted estimator with {method}, got {type(surrogate).__name__}")
     f = surrogate.predict_proba if classification else surrogate.predict
     return ejop_from_callable(f, X_std, h)
 
@@ -287,6 +295,8 @@ class _JARFBase(_TransformParamMixin, BaseEstimator):
         if self._classification:
             check_classification_targets(y)
             _single_class_error(y)
+        elif not np.issubdtype(np.asarray(y).dtype, np.number):
+            raise ValueError(f"y must hold numeric regression targets, got dtype {np.asarray(y).dtype}")
         seed = _int_seed(self.random_state)
         surrogate = self.surrogate if self.surrogate is not None else self._default_forest(seed)
         if self._classification and not hasattr(surrogate, "predict_proba"):

@@ -8,7 +8,6 @@ whole centred training set rotated by R. Class probabilities (or predictions) ar
 
 from __future__ import annotations
 
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,9 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from iclr26.checks import check_float, check_int
+from iclr26.science.jarf.estimators import check_random_state_param
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor"]
 
@@ -65,12 +67,10 @@ class _RotationForestBase(BaseEstimator):
     def fit(self, X: Any, y: Any) -> _RotationForestBase:
         """Fit `n_estimators` trees, each on the centred data rotated by its own block-PCA rotation."""
         for name in ("n_estimators", "n_features_per_subset"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+            check_int(name, getattr(self, name), low=1)
+        check_float("sample_fraction", self.sample_fraction, 0.0, 1.0, low_open=True)
+        check_random_state_param(self.random_state)
         f = self.sample_fraction
-        if isinstance(f, bool) or not isinstance(f, Real) or not 0 < f <= 1:
-            raise ValueError(f"sample_fraction must lie in (0, 1], got {f!r}")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._classification)
         if self._classification:
             check_classification_targets(y)

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int, check_tensor
+
 __all__ = [
     "BSplineBasis1D",
     "LegendreBasis",
@@ -28,8 +30,13 @@ __all__ = [
 
 def check_support(low: float | Sequence[float] | Tensor, high: float | Sequence[float] | Tensor, d_z: int):
     """Validate a support box and return it as two float64 tensors of shape (d_z,)."""
-    lo = torch.as_tensor(low, dtype=torch.float64).reshape(-1)
-    hi = torch.as_tensor(high, dtype=torch.float64).reshape(-1)
+    try:
+        lo = torch.as_tensor(low, dtype=torch.float64).reshape(-1)
+        hi = torch.as_tensor(high, dtype=torch.float64).reshape(-1)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(
+            f"support low/high must be numbers (one per latent dim), got {low!r}, {high!r}"
+        ) from None
     if lo.numel() == 1 and d_z > 1:
         lo = lo.expand(d_z).clone()
     if hi.numel() == 1 and d_z > 1:
@@ -56,9 +63,9 @@ def cardinal_bspline(u: Tensor, degree: int) -> Tensor:
 
 
 def _check_k(n_basis: int, degree: int, name: str = "n_basis") -> None:
-    if not isinstance(degree, int) or degree < 0:
-        raise ValueError(f"degree must be an int >= 0, got {degree!r}")
-    if not isinstance(n_basis, int) or n_basis < degree + 1:
+    check_int("degree", degree, low=0)
+    check_int(name, n_basis)
+    if n_basis < degree + 1:
         raise ValueError(
             f"{name} (K = {n_basis}) is smaller than spline degree + 1 = {degree + 1}; a degree-{degree} B-spline "
             f"basis needs at least {degree + 1} functions"
@@ -70,6 +77,23 @@ def _check_z(z: Tensor, d_z: int) -> None:
         raise TypeError(f"z must be a torch.Tensor, got {type(z).__name__}")
     if z.dim() != 2 or z.shape[1] != d_z:
         raise ValueError(f"z must have shape (N, {d_z}), got {tuple(z.shape)}")
+    _check_values("z", z)
+
+
+def _check_values(name: str, z: Tensor) -> None:
+    """Latent points must be floating and hold no NaN (+-inf is allowed: a point outside the support)."""
+    check_tensor(name, z, floating=True)
+    if bool(torch.isnan(z).any()):
+        raise ValueError(f"{name} must not hold NaN")
+
+
+def _check_dz(d_z: int) -> int:
+    check_int("d_z", d_z)
+    if d_z not in (1, 2):
+        raise ValueError(
+            f"d_z must be 1 or 2 for grid quadrature, got {d_z}; project the latent onto <= 2 dims of interest"
+        )
+    return d_z
 
 
 class BSplineBasis1D(nn.Module):
@@ -92,6 +116,8 @@ class BSplineBasis1D(nn.Module):
 
     def evaluate(self, z1: Tensor) -> Tensor:
         """Values of the K functions at the 1-D points `z1` (N,) -> (N, K)."""
+        check_tensor("z1", z1, ndim=1)
+        _check_values("z1", z1)
         u = (z1.unsqueeze(-1) - self.starts.to(z1.dtype)) / self.spacing
         return cardinal_bspline(u, self.degree)
 
@@ -116,6 +142,10 @@ class TensorBSpline2D(nn.Module):
         degree: int = 3,
     ) -> None:
         super().__init__()
+        if isinstance(n_basis, (str, bytes)) or not (
+            isinstance(n_basis, int) or (isinstance(n_basis, (tuple, list)) and len(n_basis) == 2)
+        ):
+            raise ValueError(f"n_basis must be an int or a pair (k1, k2) of ints, got {n_basis!r}")
         k1, k2 = (n_basis, n_basis) if isinstance(n_basis, int) else tuple(n_basis)
         lo, hi = check_support(low, high, 2)
         self.b1 = BSplineBasis1D(k1, float(lo[0]), float(hi[0]), degree)
@@ -156,12 +186,8 @@ class LegendreBasis(nn.Module):
         d_z: int = 1,
     ) -> None:
         super().__init__()
-        if d_z not in (1, 2):
-            raise ValueError(
-                f"d_z must be 1 or 2 for grid quadrature, got {d_z}; project the latent onto <= 2 dims of interest"
-            )
-        if not isinstance(degree, int) or degree < 1:
-            raise ValueError(f"degree must be an int >= 1, got {degree!r}")
+        _check_dz(d_z)
+        check_int("degree", degree, low=1)
         lo, hi = check_support(low, high, d_z)
         self.d_z, self.degree = d_z, degree
         self.register_buffer("low", lo)
@@ -198,14 +224,10 @@ class MLPBasis(nn.Module):
         n_layers: int = 2,
     ) -> None:
         super().__init__()
-        if d_z not in (1, 2):
-            raise ValueError(
-                f"d_z must be 1 or 2 for grid quadrature, got {d_z}; project the latent onto <= 2 dims of interest"
-            )
-        if not isinstance(n_basis, int) or n_basis < 1:
-            raise ValueError(f"n_basis must be an int >= 1, got {n_basis!r}")
-        if not isinstance(hidden, int) or hidden < 1 or not isinstance(n_layers, int) or n_layers < 1:
-            raise ValueError(f"hidden and n_layers must be ints >= 1, got {hidden!r}, {n_layers!r}")
+        _check_dz(d_z)
+        check_int("n_basis", n_basis, low=1)
+        check_int("hidden", hidden, low=1)
+        check_int("n_layers", n_layers, low=1)
         lo, hi = check_support(low, high, d_z)
         self.d_z, self.n_basis = d_z, n_basis
         self.register_buffer("low", lo)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.science.npe_lbf.bases import BSplineBasis1D, MLPBasis, TensorBSpline2D
 
 __all__ = ["LBFPosterior", "default_grid", "npe_train"]
@@ -69,24 +70,38 @@ class LBFPosterior(nn.Module):
     ) -> None:
         super().__init__()
         d_z = getattr(basis, "d_z", None)
-        if not isinstance(basis, nn.Module) or d_z is None or not hasattr(basis, "n_basis"):
+        if (
+            not isinstance(basis, nn.Module)
+            or d_z is None
+            or not all(hasattr(basis, a) for a in ("n_basis", "low", "high"))
+        ):
             raise TypeError(
                 "basis must be an nn.Module with d_z, n_basis, low and high (see the .bases module)"
             )
+        check_int("basis.d_z", d_z, low=1)
+        check_int("basis.n_basis", basis.n_basis, low=1)
         if d_z > 2:
             raise ValueError(
                 f"d_z = {d_z} > 2: grid quadrature of A(eta) is limited to d_z <= 2; project the latent onto the "
                 "1 or 2 dimensions of interest (NPE marginalises the rest automatically)"
             )
-        if not isinstance(x_dim, int) or x_dim < 1:
-            raise ValueError(f"x_dim must be an int >= 1, got {x_dim!r}")
+        x_dim = check_int("x_dim", x_dim, low=1)
         grid = default_grid(d_z) if grid is None else grid
-        if not isinstance(grid, int) or grid < 2:
-            raise ValueError(f"grid must be an int >= 2 (quadrature nodes per dim), got {grid!r}")
+        grid = check_int("grid (quadrature nodes per dim)", grid, low=2)
         if quad_dtype not in (torch.float32, torch.float64):
             raise ValueError(f"quad_dtype must be torch.float32 or torch.float64, got {quad_dtype}")
-        if penalty < 0:
-            raise ValueError(f"penalty must be >= 0, got {penalty}")
+        check_float("penalty", penalty, low=0.0)
+        if log_base is not None and not callable(log_base):
+            raise TypeError(
+                f"log_base must be None or a callable z -> log h(z), got {type(log_base).__name__}"
+            )
+        if embedding_net is not None and not isinstance(embedding_net, nn.Module):
+            raise TypeError(f"embedding_net must be None or an nn.Module, got {type(embedding_net).__name__}")
+        if eta_net == "mlp":
+            if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence):
+                raise TypeError(f"hidden must be a sequence of layer widths, got {hidden!r}")
+            for h in hidden:
+                check_int("hidden (each layer width)", h, low=1)
         self.basis, self.d_z, self.n_basis, self.x_dim = basis, d_z, int(basis.n_basis), x_dim
         self.grid, self.penalty, self.log_base = grid, float(penalty), log_base
         self.embedding_net = embedding_net if embedding_net is not None else nn.Identity()
@@ -139,7 +154,13 @@ class LBFPosterior(nn.Module):
     def _log_h(self, z: Tensor) -> Tensor:
         if self.log_base is None:
             return torch.zeros(z.shape[0], dtype=z.dtype, device=z.device)
-        return self.log_base(z).to(z.dtype).reshape(z.shape[0])
+        out = self.log_base(z)
+        if not isinstance(out, Tensor) or out.numel() != z.shape[0] or bool(torch.isnan(out).any()):
+            raise ValueError(
+                f"log_base must return one log density per point ({z.shape[0]}) without NaN, got "
+                f"{tuple(out.shape) if isinstance(out, Tensor) else type(out).__name__}"
+            )
+        return out.to(z.dtype).reshape(z.shape[0])
 
     def set_x_standardization(self, x: Tensor) -> None:
         """Standardise x with the per-feature mean and std of training data `x` (N, x_dim) (std floored)."""
@@ -148,6 +169,10 @@ class LBFPosterior(nn.Module):
                 f"x must be a tensor (N >= 2, ...) of training observations, got {getattr(x, 'shape', x)}"
             )
         x = x.to(torch.get_default_dtype())
+        if not bool(torch.isfinite(x).all()):
+            raise ValueError("x (training observations) must be finite, but holds NaN or infinite values")
+        if isinstance(self.embedding_net, nn.Identity) and (x.dim() != 2 or x.shape[1] != self.x_dim):
+            raise ValueError(f"x must have shape (N, x_dim = {self.x_dim}), got {tuple(x.shape)}")
         self.x_shift = x.mean(0)
         std = x.std(0)
         self.x_scale = torch.where(std > 1e-8, std, torch.ones_like(std))
@@ -156,6 +181,7 @@ class LBFPosterior(nn.Module):
         if not isinstance(eta, Tensor) or eta.dim() != 2 or eta.shape[1] != self.n_basis:
             shape = tuple(eta.shape) if isinstance(eta, Tensor) else type(eta).__name__
             raise ValueError(f"eta must have shape (B, K = {self.n_basis}), got {shape}")
+        check_tensor("eta", eta, floating=True, finite=True)
         return eta
 
     def _check_z(self, z: Tensor) -> None:
@@ -163,6 +189,8 @@ class LBFPosterior(nn.Module):
             raise TypeError(f"z must be a torch.Tensor, got {type(z).__name__}")
         if z.dim() != 2 or z.shape[1] != self.d_z:
             raise ValueError(f"z must have shape (N, d_z = {self.d_z}), got {tuple(z.shape)}")
+        if z.is_floating_point() and bool(torch.isnan(z).any()):
+            raise ValueError("z must not hold NaN (+-inf counts as outside the support)")
 
     # -------------------------------------------------------------------------------------------- the family
     def eta(self, x: Tensor) -> Tensor:
@@ -173,6 +201,10 @@ class LBFPosterior(nn.Module):
             raise ValueError(f"x must have a non-empty batch dimension, got shape {tuple(x.shape)}")
         if isinstance(self.embedding_net, nn.Identity) and (x.dim() != 2 or x.shape[1] != self.x_dim):
             raise ValueError(f"x must have shape (N, x_dim = {self.x_dim}), got {tuple(x.shape)}")
+        if isinstance(self.embedding_net, nn.Identity):
+            check_tensor("x", x, floating=True)
+        if x.is_floating_point() and not bool(torch.isfinite(x).all()):
+            raise ValueError("x must be finite, but holds NaN or infinite values")
         if self.x_shift.numel() > 0:
             if tuple(x.shape[1:]) != tuple(self.x_shift.shape):
                 raise ValueError(
@@ -214,11 +246,16 @@ class LBFPosterior(nn.Module):
 
     def in_support(self, z: Tensor) -> Tensor:
         """Boolean (N,) mask of rows of z inside the closed support box."""
+        self._check_z(z)
         lo, hi = self.low.to(z.dtype), self.high.to(z.dtype)
         return ((z >= lo) & (z <= hi)).all(dim=-1)
 
     def linear_term(self, z: Tensor, eta: Tensor) -> Tensor:
         """eta^T T(z) (N,) for paired rows (separable for tensor-product splines), in quad_dtype."""
+        self._check_z(z)
+        self._check_eta(eta)
+        if eta.shape[0] not in (1, z.shape[0]):
+            raise ValueError(f"batch of eta ({eta.shape[0]}) differs from the batch of z ({z.shape[0]})")
         zq, eq = z.to(self.quad_dtype), eta.to(self.quad_dtype)
         if isinstance(self.basis, TensorBSpline2D):
             f1, f2 = self.basis.factors(zq)
@@ -236,6 +273,9 @@ class LBFPosterior(nn.Module):
         eta = self._check_eta(eta)
         if eta.shape[0] not in (1, z.shape[0]):
             raise ValueError(f"batch of x/eta ({eta.shape[0]}) differs from the batch of z ({z.shape[0]})")
+        _check_flag("strict", strict)
+        if log_norm is not None:
+            check_tensor("log_norm", log_norm, floating=True, shape=(eta.shape[0],))
         inside = self.in_support(z)
         if strict and not bool(inside.all()):
             raise ValueError(
@@ -250,6 +290,7 @@ class LBFPosterior(nn.Module):
     def log_prob(self, z: Tensor, x: Tensor, strict: bool = False) -> Tensor:
         """log q(z | x) (N,) for paired rows; -inf for z outside the support (``strict=True`` raises instead)."""
         self._check_z(z)
+        _check_flag("strict", strict)
         if not isinstance(x, Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
         if x.dim() == 0 or x.shape[0] not in (1, z.shape[0]):
@@ -260,6 +301,7 @@ class LBFPosterior(nn.Module):
 
     def roughness(self, eta: Tensor) -> Tensor:
         """Squared second differences of spline coefficients ||D2 eta||^2 per row (B,); zero for other bases."""
+        self._check_eta(eta)
         if isinstance(self.basis, BSplineBasis1D):
             d2 = eta[:, 2:] - 2 * eta[:, 1:-1] + eta[:, :-2]
             return d2.pow(2).sum(-1)
@@ -289,8 +331,9 @@ class LBFPosterior(nn.Module):
     @torch.no_grad()
     def sample_eta(self, eta: Tensor, n: int, generator: torch.Generator | None = None) -> Tensor:
         """n samples per row of eta -> (n, B, d_z): a grid cell by its probability, then uniform within it."""
-        if not isinstance(n, int) or n < 1:
-            raise ValueError(f"n (samples per x) must be an int >= 1, got {n!r}")
+        check_int("n (samples per x)", n, low=1)
+        if generator is not None and not isinstance(generator, torch.Generator):
+            raise TypeError(f"generator must be None or a torch.Generator, got {type(generator).__name__}")
         w = self.grid_weights(eta)
         idx = torch.multinomial(w, n, replacement=True, generator=generator).T  # (n, B)
         g = self.grid
@@ -316,6 +359,11 @@ class LBFPosterior(nn.Module):
         return lp.reshape(eta.shape[0], *([self.grid] * self.d_z))
 
 
+def _check_flag(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+
+
 def npe_train(
     simulate: Callable[[Tensor, torch.Generator], Tensor],
     prior: Callable[[int, torch.Generator], Tensor],
@@ -338,14 +386,28 @@ def npe_train(
     if not isinstance(family, LBFPosterior):
         raise TypeError(f"family must be an LBFPosterior, got {type(family).__name__}")
     for name, v in (("n_sims", n_sims), ("epochs", epochs), ("batch_size", batch_size)):
-        if not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
+        check_int(name, v, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_int("seed", seed, low=0)
+    _check_flag("cosine", cosine)
+    for name, fn in (("simulate", simulate), ("prior", prior), ("project", project)):
+        if not callable(fn) and not (name == "project" and fn is None):
+            raise TypeError(f"{name} must be a callable, got {type(fn).__name__}")
     gen = torch.Generator().manual_seed(seed)
     theta = prior(n_sims, gen)
+    check_tensor("prior(n_sims, generator)", theta, floating=True, finite=True)
+    if theta.dim() != 2 or theta.shape[0] != n_sims:
+        raise ValueError(
+            f"prior(n_sims, generator) must return (n_sims = {n_sims}, d_theta), got {tuple(theta.shape)}"
+        )
     x = simulate(theta, gen)
+    check_tensor("simulate(theta, generator)", x, finite=True)
+    if x.dim() < 1 or x.shape[0] != n_sims:
+        raise ValueError(
+            f"simulate(theta, generator) must return one row per theta ({n_sims}), got {tuple(x.shape)}"
+        )
     z = project(theta) if project is not None else theta[:, : family.d_z]
+    check_tensor("z (the projected latent)", z, finite=True, shape=(n_sims, family.d_z))
     family.set_x_standardization(x)
     opt = torch.optim.Adam(family.parameters(), lr=lr)
     n_steps = epochs * math.ceil(n_sims / batch_size)

@@ -14,6 +14,7 @@ import torch
 from sbi.neural_nets.estimators.base import ConditionalDensityEstimator
 from torch import Tensor, nn
 
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
 from iclr26.science.npe_lbf.bases import (
     BSplineBasis1D,
     LegendreBasis,
@@ -30,6 +31,9 @@ def default_support(theta: Tensor, margin: float = 0.1, q: float = 0.001) -> tup
     """Support box from training latents: the [q, 1 - q] quantiles widened by `margin` of their range per side."""
     if not isinstance(theta, Tensor) or theta.dim() != 2 or theta.shape[0] < 2:
         raise ValueError(f"batch_theta must be a (N >= 2, d_z) tensor, got {getattr(theta, 'shape', theta)}")
+    check_tensor("batch_theta", theta, floating=True, finite=True)
+    check_float("margin", margin, low=0.0)
+    check_float("q (quantile)", q, 0.0, 0.5, high_open=True)
     t = theta.to(torch.float64)
     lo, hi = torch.quantile(t, q, dim=0), torch.quantile(t, 1 - q, dim=0)
     span = (hi - lo).clamp_min(1e-6)
@@ -40,6 +44,9 @@ def make_basis(
     kind: str, d_z: int, low: Tensor, high: Tensor, n_basis: int | None = None, degree: int = 3
 ) -> nn.Module:
     """A basis by name: ``"bspline"`` (K = 64 in 1-D, 24 x 24 in 2-D), ``"legendre"`` (degree 8), ``"mlp"``."""
+    check_int("d_z", d_z, low=1)
+    if n_basis is not None:
+        check_int("n_basis (None for the default)", n_basis, low=1)
     if d_z > 2:
         raise ValueError(
             f"d_z = {d_z} > 2: grid quadrature is limited to d_z <= 2; project theta onto the 1 or 2 dimensions "
@@ -55,7 +62,8 @@ def make_basis(
         )
     if kind == "mlp":
         return MLPBasis(d_z, n_basis or 32, low, high)
-    raise ValueError(f"basis must be 'bspline', 'legendre' or 'mlp', got {kind!r}")
+    check_choice("basis", kind, ("bspline", "legendre", "mlp"))
+    raise AssertionError("unreachable")
 
 
 class LBFDensityEstimator(ConditionalDensityEstimator):
@@ -117,6 +125,12 @@ class LBFDensityEstimator(ConditionalDensityEstimator):
         """Samples (*sample_shape, B, d) by grid-cell sampling with uniform jitter."""
         self._check_condition_shape(condition)
         sample_shape = torch.Size(sample_shape)
+        for s in sample_shape:
+            check_int("sample_shape (each size)", s, low=1)
+        if kwargs.get("generator") is not None and not isinstance(kwargs["generator"], torch.Generator):
+            raise TypeError(
+                f"generator must be None or a torch.Generator, got {type(kwargs['generator']).__name__}"
+            )
         n = max(1, math.prod(sample_shape))
         with torch.no_grad():
             z = self.net.sample_eta(self.net.eta(condition), n, kwargs.get("generator"))
@@ -153,6 +167,17 @@ def build_lbf(
             f"batch_x must be a (N, ...) tensor with the same N as batch_theta ({batch_theta.shape[0]}), "
             f"got {getattr(batch_x, 'shape', batch_x)}"
         )
+    check_tensor("batch_theta", batch_theta, floating=True, finite=True)
+    if batch_x.is_floating_point() and not bool(torch.isfinite(batch_x).all()):
+        raise ValueError("batch_x must be finite, but holds NaN or infinite values")
+    if not isinstance(z_score_x, bool):
+        raise TypeError(f"z_score_x must be a bool, got {z_score_x!r}")
+    if embedding_net is not None and not isinstance(embedding_net, nn.Module):
+        raise TypeError(f"embedding_net must be None or an nn.Module, got {type(embedding_net).__name__}")
+    if support is not None and (
+        isinstance(support, (str, bytes)) or not hasattr(support, "__len__") or len(support) != 2
+    ):
+        raise ValueError(f"support must be a pair (low, high), got {support!r}")
     d_z = batch_theta.shape[1]
     if d_z > 2 and not isinstance(basis, nn.Module):
         make_basis("bspline", d_z, torch.zeros(d_z), torch.ones(d_z))  # raises the projection hint

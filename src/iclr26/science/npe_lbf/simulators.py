@@ -16,6 +16,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_int, check_tensor
+
 __all__ = [
     "TASKS",
     "Task",
@@ -44,12 +46,18 @@ class Task:
 
     def project(self, theta: Tensor) -> Tensor:
         """The latent of interest: the first d_z coordinates of theta (the rest are nuisance)."""
+        check_tensor("theta", theta, shape=None)
+        if theta.dim() < 1 or theta.shape[-1] != self.d_theta:
+            raise ValueError(
+                f"theta must end with d_theta = {self.d_theta} coordinates, got {tuple(theta.shape)}"
+            )
         return theta[..., : self.d_z]
 
     def pairs(self, n: int, generator: torch.Generator) -> tuple[Tensor, Tensor]:
         """n fresh (z, x) pairs (nuisance coordinates discarded)."""
-        if not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be an int >= 1, got {n!r}")
+        check_int("n", n, low=1)
+        if not isinstance(generator, torch.Generator):
+            raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
         theta = self.prior(n, generator)
         return self.project(theta), self.simulate(theta, generator)
 
@@ -63,8 +71,7 @@ def _uniform(low: float, high: float, d: int) -> Callable[[int, torch.Generator]
 
 def two_moons(noise: float = 0.01) -> Task:
     """sbi's two-moons benchmark (theta ~ U[-1, 1]^2, x in R^2) with radial noise std `noise` (standard: 0.01)."""
-    if not noise > 0:
-        raise ValueError(f"noise must be > 0, got {noise}")
+    check_float("noise", noise, low=0.0, low_open=True)
 
     def simulate(theta: Tensor, generator: torch.Generator) -> Tensor:
         n = theta.shape[0]
@@ -97,8 +104,7 @@ def two_moons(noise: float = 0.01) -> Task:
 
 def bimodal_square(sigma: float = 0.3) -> Task:
     """z ~ U[-2, 2], x ~ N(z^2, sigma^2): a 1-D posterior with two modes at +-sqrt(x)."""
-    if not sigma > 0:
-        raise ValueError(f"sigma must be > 0, got {sigma}")
+    check_float("sigma", sigma, low=0.0, low_open=True)
 
     def simulate(theta: Tensor, generator: torch.Generator) -> Tensor:
         return theta[:, :1] ** 2 + sigma * torch.randn(theta.shape[0], 1, generator=generator)
@@ -112,8 +118,7 @@ def bimodal_square(sigma: float = 0.3) -> Task:
 def slcp(n_obs: int = 4) -> Task:
     """SLCP: theta ~ U[-3, 3]^5, x = n_obs draws of a 2-D Gaussian with mean (theta_1, theta_2), scales theta_3^2,
     theta_4^2 and correlation tanh(theta_5); the latent of interest is (theta_1, theta_2)."""
-    if not isinstance(n_obs, int) or n_obs < 1:
-        raise ValueError(f"n_obs must be an int >= 1, got {n_obs!r}")
+    check_int("n_obs", n_obs, low=1)
 
     def simulate(theta: Tensor, generator: torch.Generator) -> Tensor:
         n = theta.shape[0]
@@ -135,8 +140,9 @@ def hierarchical_nuisance(d_xi: int = 20, tau: float = 0.5, df: float = 3.0, sig
     theta = (z, xi) has 1 + d_xi coordinates; the exact marginal p(z | x) is prod_i f(x_i - z) with f the density
     of tau * t_df + sigma * N(0, 1), computed by quadrature.
     """
-    if not isinstance(d_xi, int) or d_xi < 1:
-        raise ValueError(f"d_xi must be an int >= 1, got {d_xi!r}")
+    check_int("d_xi", d_xi, low=1)
+    for name, v in (("tau", tau), ("df", df), ("sigma", sigma)):
+        check_float(name, v, low=0.0, low_open=True)
 
     def prior(n: int, generator: torch.Generator) -> Tensor:
         z = -3.0 + 6.0 * torch.rand(n, 1, generator=generator)
@@ -177,6 +183,8 @@ def hierarchical_nuisance(d_xi: int = 20, tau: float = 0.5, df: float = 3.0, sig
 
 def conjugate_gaussian(n_obs: int = 5, sigma: float = 1.0) -> Task:
     """z ~ N(0, 1) (support [-5, 5]); x_i ~ N(z, sigma^2), i <= n_obs: Gaussian posterior in closed form."""
+    check_int("n_obs", n_obs, low=1)
+    check_float("sigma", sigma, low=0.0, low_open=True)
 
     def prior(n: int, generator: torch.Generator) -> Tensor:
         return torch.randn(n, 1, generator=generator).clamp(-5.0, 5.0)
