@@ -4,6 +4,7 @@ import pytest
 
 from iclr26.harness.claims import (
     Claim,
+    Decider,
     Outcome,
     Verdict,
     all_of,
@@ -130,3 +131,14 @@ def test_combine_outcomes_is_a_conjunction():
     assert combine_outcomes([S, S]) is S
     assert combine_outcomes([S, I]) is I
     assert combine_outcomes([I, N, S]) is N
+
+
+def test_decider_refuses_a_bad_metric_list_or_function():
+    with pytest.raises(ValueError, match="metrics"):
+        decider(None)(lambda rows: None)
+    with pytest.raises(ValueError, match="metrics"):
+        Decider(lambda rows: None, "loss", "a string is not a list of names")
+    with pytest.raises(ValueError, match="fn"):
+        Decider(None, ("loss",), "no function")
+    with pytest.raises(ValueError, match="allow_nonfinite"):
+        Decider(lambda rows: None, ("loss",), "d", allow_nonfinite=(1,))

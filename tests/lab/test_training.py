@@ -50,3 +50,13 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="lr"):
         train_loop(nn.Linear(1, 1), lambda m, g: m.weight.sum(), steps=1, lr=-1.0, seed=0)
     assert math.isfinite(sequence_loss(torch.zeros(1, 2, 3), torch.tensor([[0, -100]])).item())
+    for name, kwargs in [
+        ("lr", {"lr": float("inf")}),
+        ("lr", {"lr": float("nan")}),
+        ("weight_decay", {"lr": 0.1, "weight_decay": -1.0}),
+        ("warmup_frac", {"lr": 0.1, "warmup_frac": 1.5}),
+        ("grad_clip", {"lr": 0.1, "grad_clip": 0.0}),
+        ("eval_every", {"lr": 0.1, "eval_every": 0}),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            train_loop(nn.Linear(1, 1), lambda m, g: m.weight.sum(), steps=1, seed=0, **kwargs)

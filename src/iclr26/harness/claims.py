@@ -177,6 +177,14 @@ class Decider:
     ) -> None:
         if not isinstance(min_seeds, int) or isinstance(min_seeds, bool) or min_seeds < 1:
             raise ValueError(f"min_seeds must be an int >= 1, got {min_seeds!r}")
+        if not callable(fn):
+            raise ValueError(f"fn must be callable as fn(per_seed) -> Verdict, got {fn!r}")
+        if isinstance(metrics, str) or not all(isinstance(m, str) and m for m in metrics):
+            raise ValueError(
+                f"metrics must be a sequence of metric names (non-empty strings), got {metrics!r}"
+            )
+        if isinstance(allow_nonfinite, str) or not all(isinstance(m, str) for m in allow_nonfinite):
+            raise ValueError(f"allow_nonfinite must be a sequence of metric names, got {allow_nonfinite!r}")
         self._fn = fn
         self.metrics: tuple[str, ...] = tuple(dict.fromkeys(metrics))
         self.description = description

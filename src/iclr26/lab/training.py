@@ -31,6 +31,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int
 from iclr26.harness.progress import task
 from iclr26.lab.tasks.base import IGNORE_INDEX
 from iclr26.lab.tinygpt import cosine_warmup
@@ -76,12 +77,17 @@ def train_loop(
     ``eval_fn(model)`` runs under ``torch.no_grad()`` in eval mode at step 0, every ``eval_every`` steps, and at the
     end.
     """
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be an int >= 1, got {steps!r}")
-    if not lr > 0:
-        raise ValueError(f"lr must be positive, got {lr!r}")
-    if eval_every is not None and eval_every < 1:
-        raise ValueError(f"eval_every must be >= 1, got {eval_every!r}")
+    check_int("steps", steps, low=1)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_float("weight_decay", weight_decay, low=0.0)
+    check_float("warmup_frac", warmup_frac, 0.0, 1.0)
+    check_float("final_lr_frac", final_lr_frac, 0.0, 1.0)
+    if grad_clip is not None:
+        check_float("grad_clip", grad_clip, low=0.0, low_open=True)
+    if eval_every is not None:
+        check_int("eval_every", eval_every, low=1)
+    if not callable(loss_fn):
+        raise ValueError(f"loss_fn must be callable as loss_fn(model, generator), got {loss_fn!r}")
     params = [p for p in model.parameters() if p.requires_grad]
     opt = optimizer or torch.optim.AdamW(params, lr=lr, betas=betas, weight_decay=weight_decay)
     base = [g["lr"] for g in opt.param_groups]

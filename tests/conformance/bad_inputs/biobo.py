@@ -20,6 +20,7 @@ from iclr26.science.biobo import (
     top_b,
     upper_confidence_bound,
 )
+from iclr26.science.biobo.claim_check import labels_to_recall
 
 _E = {"a": np.random.default_rng(0).normal(size=(30, 4)), "b": np.random.default_rng(1).normal(size=(30, 3))}
 _PW = {"P": {0, 1, 2}}
@@ -130,4 +131,6 @@ CASES += [
     ),
     (lambda: make_perturbation_landscape("a"), ValueError, ["seed", "'a'"]),
     (lambda: _LAND.top_genes(2.0), ValueError, ["frac", "(0, 1]"]),
+    (lambda: labels_to_recall([1.0, 2.0], [0.1, float("nan")], 0.5), ValueError, ["recall", "finite"]),
+    (lambda: labels_to_recall([1.0, 2.0], [0.1, 0.6], float("nan")), ValueError, ["r", "[0, 1]", "nan"]),
 ]

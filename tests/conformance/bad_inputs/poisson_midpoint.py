@@ -67,4 +67,9 @@ CASES = [
     (lambda: noise_floor(TARGET.marginal().sample, 10, None), TypeError, ["rng", "Generator"]),
     (lambda: noise_floor(TARGET.marginal().sample, 10.5, rng()), ValueError, ["n", "int"]),
     (lambda: noise_floor(None, 10, rng()), TypeError, ["sample", "callable"]),
+    (
+        lambda: gelbrich_w2(np.array([[0.0, 1.0], [np.nan, 0.0]]), np.zeros(2), np.eye(2)),
+        ValueError,
+        ["samples", "finite"],
+    ),
 ]

@@ -168,6 +168,8 @@ def gelbrich_w2(samples: Any, mean: Any, cov: Any) -> float:
         )
     if x.shape[0] < 2:
         raise ValueError(f"samples must hold at least 2 rows for a covariance estimate, got {x.shape[0]}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"samples must be finite, got {int(np.sum(~np.isfinite(x)))} non-finite entries")
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
         raise ValueError("mean and cov must be finite")
     if not np.allclose(cov, cov.T) or np.linalg.eigvalsh(cov)[0] < -1e-12 * max(

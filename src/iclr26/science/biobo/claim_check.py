@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from iclr26.checks import check_float
 from iclr26.harness.claims import Decider, Outcome, Verdict, all_of, decider
 from iclr26.harness.stats import interval
 
@@ -50,6 +51,9 @@ def labels_to_recall(labels: Sequence[float], recall: Sequence[float], r: float)
     lab, rec = np.asarray(labels, dtype=float), np.asarray(recall, dtype=float)
     if lab.shape != rec.shape or lab.ndim != 1:
         raise ValueError(f"labels and recall must be 1-D of the same length, got {lab.shape} and {rec.shape}")
+    if not (np.all(np.isfinite(lab)) and np.all(np.isfinite(rec))):
+        raise ValueError("labels and recall must be finite (a NaN recall would never count as reached)")
+    check_float("r", r, 0.0, 1.0)
     hit = np.flatnonzero(rec >= r - 1e-12)
     return float(lab[hit[0]]) if hit.size else float("nan")
 
