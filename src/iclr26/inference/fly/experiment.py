@@ -69,10 +69,13 @@ def _nll(model, ids: torch.Tensor, n_prompt: int) -> float:
 
 
 def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
+    """Target-only greedy, exact-match SD and FLy on the same held-out problems; the models and every token tensor
+    on ``device`` (the pair is trained or loaded on the CPU, then moved)."""
     torch.manual_seed(seed)
+    dev = torch.device(device)
     pair = _pair(cfg)
     tok = pair.tokenizer
-    target, drafter = pair.target.model.eval(), pair.drafter.model.eval()
+    target, drafter = pair.target.model.to(dev).eval(), pair.drafter.model.to(dev).eval()
     problems = pair.heldout(cfg.n_problems, seed=100 + seed)
     majority = _majority_answer(pair)
     eos = tok.convert_tokens_to_ids("\n")  # one problem per line: decoding stops at the end of the answer
@@ -82,15 +85,17 @@ def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
     agg = dict(emit_sd=0, fwd_sd=0, emit_fly=0, fwd_fly=0, mism=0, forg=0, same_sd=0, same_fly=0)
     nll_t, nll_fly = [], []
     # warm-up
-    ids0 = tok(problems[0].prompt(), return_tensors="pt").input_ids
+    ids0 = tok(problems[0].prompt(), return_tensors="pt").input_ids.to(dev)
     generate(target, drafter, ids0, 4, k=cfg.k, window=None)
     for p in track(problems, description="fly: decoding problems"):
-        ids = tok(p.prompt(), return_tensors="pt").input_ids
+        ids = tok(p.prompt(), return_tensors="pt").input_ids.to(dev)
         n0 = ids.shape[1]
         t0 = time.perf_counter()
         g = target.generate(
             ids, max_new_tokens=cfg.max_new_tokens, do_sample=False, pad_token_id=eos, eos_token_id=eos
         )
+        if dev.type == "cuda":
+            torch.cuda.synchronize(dev)
         rec["time_t"].append(time.perf_counter() - t0)
         sd, st_sd = generate(target, drafter, ids, cfg.max_new_tokens, k=cfg.k, window=None, eos_token_id=eos)
         fl, st_fl = generate(
@@ -106,7 +111,7 @@ def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
         rec["time_sd"].append(st_sd.wall_time)
         rec["time_fly"].append(st_fl.wall_time)
         for name, out in (("acc_t", g), ("acc_sd", sd), ("acc_fly", fl)):
-            rec[name].append(float(_answer(tok.decode(out[0, n0:])) == p.answer))
+            rec[name].append(float(_answer(tok.decode(out[0, n0:].tolist())) == p.answer))
         agg["emit_sd"] += st_sd.emitted
         agg["fwd_sd"] += st_sd.target_forwards
         agg["emit_fly"] += st_fl.emitted
@@ -163,6 +168,7 @@ EXPERIMENT = Experiment(
     },
     seeds={"smoke": 1, "quick": 3, "full": 3},
     run=run,
+    devices=("cpu", "cuda"),
     claims=[
         Claim(
             id="fly-keeps-accuracy-longer-acceptance",
