@@ -101,3 +101,29 @@ def test_speculative_decode_rejects_bad_ids_and_arguments():
             speculative_decode(lm, lm, ids, verifier, **kwargs)
     with pytest.raises(TypeError, match="verifier must be a Verifier"):
         speculative_decode(lm, lm, torch.tensor([[3, 1]]), None)
+
+
+def test_check_bool_takes_bools_only():
+    import numpy as np
+
+    from iclr26.checks import check_bool
+
+    assert check_bool("flag", True) is True and check_bool("flag", np.bool_(False)) is False
+    for bad in (1, 0, "yes", None, 1.0):
+        with pytest.raises(TypeError, match="flag must be a bool"):
+            check_bool("flag", bad)
+
+
+def test_type_error_option_keeps_range_errors_as_value_errors():
+    from iclr26.checks import check_float, check_int
+
+    with pytest.raises(TypeError, match="n must be an int"):
+        check_int("n", 2.0, low=1, type_error=True)
+    with pytest.raises(TypeError, match="n must be an int"):
+        check_int("n", True, low=1, type_error=True)
+    with pytest.raises(ValueError, match="n must be an int >= 1"):
+        check_int("n", 0, low=1, type_error=True)
+    with pytest.raises(TypeError, match="x must be a finite float"):
+        check_float("x", "1", type_error=True)
+    with pytest.raises(ValueError, match="x must be a finite float"):
+        check_float("x", float("nan"), type_error=True)

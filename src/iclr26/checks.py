@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = [
+    "check_bool",
     "check_choice",
     "check_float",
     "check_gradients",
@@ -45,8 +46,12 @@ def _range(
     return (" " + " and ".join(parts)) if parts else ""
 
 
-def check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
-    """`value` as an int within ``[low, high]``; bools and floats are refused."""
+def check_int(
+    name: str, value: Any, low: int | None = None, high: int | None = None, *, type_error: bool = False
+) -> int:
+    """`value` as an int within ``[low, high]``; bools and floats are refused (``ValueError``, or ``TypeError``
+    for a value that is not an integer at all when ``type_error``: the components that always raised it keep it).
+    """
     ok = isinstance(value, int) and not isinstance(value, bool)
     if (
         not ok and hasattr(value, "dtype") and getattr(value, "ndim", None) == 0
@@ -55,8 +60,18 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
         ok = "int" in kind and "uint8" not in kind or kind.startswith("uint")
         value = int(value) if ok else value
     if not ok or (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{name} must be an int{_range(low, high)}, got {value!r}")
+        error = TypeError if type_error and not ok else ValueError
+        raise error(f"{name} must be an int{_range(low, high)}, got {value!r}")
     return int(value)
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """`value` if it is a bool (NumPy's ``bool_`` too); anything else, 0 and 1 included, is a ``TypeError``."""
+    if type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"):
+        value = bool(value)
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return value
 
 
 def check_float(
@@ -68,14 +83,16 @@ def check_float(
     low_open: bool = False,
     high_open: bool = False,
     finite: bool = True,
+    type_error: bool = False,
 ) -> float:
-    """`value` as a float within the range (a NaN never passes; infinities only with ``finite=False``)."""
+    """`value` as a float within the range (a NaN never passes; infinities only with ``finite=False``); a value
+    that is not a real number at all is a ``ValueError``, or a ``TypeError`` with ``type_error``."""
     if (
         isinstance(value, bool)
         or not isinstance(value, (int, float))
         and not (hasattr(value, "dtype") and getattr(value, "ndim", None) == 0)
     ):
-        raise ValueError(
+        raise (TypeError if type_error else ValueError)(
             f"{name} must be a {'finite ' if finite else ''}float{_range(low, high, low_open, high_open, True)}, got {value!r}"
         )
     x = float(value)

@@ -23,8 +23,8 @@ _MODEL = build_gpt(GPTConfig(d_model=8, n_layers=1, n_heads=1, n_max=3, filler_m
 
 CASES = [
     (lambda: make_prompts(1, 1, 0), ValueError, ["n", ">= 2"]),
-    (lambda: make_prompts(4, 0, 0), ValueError, ["q", "1..4"]),
-    (lambda: make_prompts(4, 5, 0), ValueError, ["q", "1..4"]),
+    (lambda: make_prompts(4, 0, 0), ValueError, ["q", ">= 1 and <= 4"]),
+    (lambda: make_prompts(4, 5, 0), ValueError, ["q", ">= 1 and <= 4"]),
     (lambda: make_prompts(4, 1, 0, vocab_A=[30, 31, 32]), ValueError, ["vocab_A", "at least"]),
     (lambda: make_prompts(4, 1, 0, vocab_B=[300, 301]), ValueError, ["vocab_B", "at least"]),
     (lambda: make_prompts(3, 1, 7), ValueError, ["template"]),

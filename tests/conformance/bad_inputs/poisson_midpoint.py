@@ -29,7 +29,7 @@ def rng():
 
 
 CASES = [
-    (lambda: lmc(TARGET.grad, X0, -0.1, 3, rng()), ValueError, ["h", "positive"]),
+    (lambda: lmc(TARGET.grad, X0, -0.1, 3, rng()), ValueError, ["h", "> 0", "-0.1"]),
     (lambda: plmc(TARGET.grad, X0, 0.1, 3, rng(), K=0), ValueError, ["K", "int >= 1"]),
     (lambda: plmc(TARGET.grad, np.zeros((8, 2)), 0.1, 3, rng()), ValueError, ["x0", "shape"]),
     (lambda: lmc(lambda x: np.full_like(x, np.nan), X0, 0.1, 3, rng()), ValueError, ["grad_F", "non-finite"]),

@@ -16,7 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.architectures.hyper_set.model import TokenHead, TokenStem, _check_flag, _check_heads, _check_int
+from iclr26.architectures.hyper_set.model import TokenHead, TokenStem, _check_heads
+from iclr26.checks import check_bool, check_int
 
 __all__ = ["CRATE", "EnergyTransformer", "VanillaTransformer"]
 
@@ -35,7 +36,7 @@ class _Recurrent(nn.Module):
                 f"n_iter only applies to a weight-shared (1-layer) stack; this model has {len(self.layers)} "
                 "distinct layers"
             )
-        n = self.n_recur if n_iter is None else _check_int("n_iter", n_iter)
+        n = self.n_recur if n_iter is None else check_int("n_iter", n_iter, low=1, type_error=True)
         h = self.stem(x)
         for layer in self.layers:
             for _ in range(n):
@@ -63,9 +64,9 @@ class VanillaTransformer(_Recurrent):
         vocab_size: int | None = None,
         shared: bool = False,
     ) -> None:
-        _check_int("n_layers", n_layers)
+        check_int("n_layers", n_layers, low=1, type_error=True)
         _check_heads(d_model, n_heads)
-        _check_flag("shared", shared)
+        check_bool("shared", shared)
 
         def layer() -> nn.Module:
             return nn.TransformerEncoderLayer(
@@ -125,9 +126,9 @@ class CRATE(_Recurrent):
         vocab_size: int | None = None,
         shared: bool = False,
     ) -> None:
-        _check_int("n_layers", n_layers)
+        check_int("n_layers", n_layers, low=1, type_error=True)
         _check_heads(d_model, n_heads)
-        _check_flag("shared", shared)
+        check_bool("shared", shared)
         count = 1 if shared else n_layers
         layers = nn.ModuleList([_CRATELayer(d_model, n_heads) for _ in range(count)])
         super().__init__(
@@ -191,7 +192,7 @@ class EnergyTransformer(_Recurrent):
         in_features: int | None = None,
         vocab_size: int | None = None,
     ) -> None:
-        _check_int("n_iter", n_iter)
+        check_int("n_iter", n_iter, low=1, type_error=True)
         _check_heads(d_model, n_heads)
         layers = nn.ModuleList([EnergyBlock(d_model, n_heads)])
         super().__init__(

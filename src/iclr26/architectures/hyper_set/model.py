@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.checks import check_choice, check_float, check_int, check_tensor, check_token_ids
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_tensor, check_token_ids
 
 __all__ = [
     "ATTENTIONS",
@@ -36,26 +36,10 @@ ATTENTIONS = ("bisoftmax", "sigmoid", "linear")
 FF_ACTS = ("relu", "gelu")
 
 
-def _check_int(name: str, value: object, minimum: int = 1) -> int:
-    """:func:`iclr26.checks.check_int`, but a value that is not an int at all raises TypeError (as it always did)."""
-    try:
-        return check_int(name, value, low=minimum)
-    except ValueError as err:
-        if isinstance(value, int) and not isinstance(value, bool):
-            raise
-        raise TypeError(str(err)) from None
-
-
-def _check_flag(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
-    return value
-
-
 def _check_heads(d_model: int, n_heads: int) -> None:
     """Raise ValueError unless both are positive ints and ``n_heads`` divides ``d_model``."""
-    _check_int("d_model", d_model)
-    _check_int("n_heads", n_heads)
+    check_int("d_model", d_model, low=1, type_error=True)
+    check_int("n_heads", n_heads, low=1, type_error=True)
     if d_model % n_heads != 0:
         raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
 
@@ -152,12 +136,12 @@ class HyperSETBlock(nn.Module):
     ) -> None:
         super().__init__()
         _check_heads(d_model, n_heads)
-        ff_dim = d_model if ff_dim is None else _check_int("ff_dim", ff_dim)
+        ff_dim = d_model if ff_dim is None else check_int("ff_dim", ff_dim, low=1, type_error=True)
         self.attention = check_choice("attention", attention, ATTENTIONS)
         self.ff_act = check_choice("ff_act", ff_act, FF_ACTS)
         self.d_model, self.n_heads, self.head_dim, self.ff_dim = d_model, n_heads, d_model // n_heads, ff_dim
-        self.use_rmsnorm = _check_flag("use_rmsnorm", use_rmsnorm)
-        _check_flag("shared_qkv_norm", shared_qkv_norm)
+        self.use_rmsnorm = check_bool("use_rmsnorm", use_rmsnorm)
+        check_bool("shared_qkv_norm", shared_qkv_norm)
         self.W = nn.Parameter(torch.empty(d_model, d_model))
         self.W_f = nn.Parameter(torch.empty(ff_dim, d_model))
         nn.init.kaiming_uniform_(self.W, a=math.sqrt(5))
@@ -300,8 +284,8 @@ class StepSizeNet(nn.Module):
 
     def __init__(self, d_model: int, time_emb: int = 512, variant: str = "image") -> None:
         super().__init__()
-        _check_int("d_model", d_model)
-        _check_int("time_emb", time_emb, 2)
+        check_int("d_model", d_model, low=1, type_error=True)
+        check_int("time_emb", time_emb, low=2, type_error=True)
         self.variant = check_choice("variant", variant, ("image", "sudoku"))
         self.d_model, self.time_emb = d_model, time_emb
         d = d_model
@@ -326,7 +310,7 @@ class StepSizeNet(nn.Module):
 
     def time_codes(self, n_iter: int) -> Tensor:
         """``c_t`` for t = 1..n_iter, shape (n_iter, d)."""
-        _check_int("n_iter", n_iter)
+        check_int("n_iter", n_iter, low=1, type_error=True)
         t = torch.arange(1, n_iter + 1, device=self.out[-1].weight.device)
         return self.time_mlp(sinusoidal_embedding(t, self.time_emb).to(self.out[-1].weight.dtype))
 
@@ -347,7 +331,7 @@ class DepthwiseLoRA(nn.Module):
     def __init__(self, d_model: int, ff_dim: int, n_iter: int, rank: int = 4, alpha: float = 8.0) -> None:
         super().__init__()
         for name, v in (("d_model", d_model), ("ff_dim", ff_dim), ("n_iter", n_iter), ("rank", rank)):
-            _check_int(name, v)
+            check_int(name, v, low=1, type_error=True)
         self.scale = check_float("alpha (LoRA scale)", alpha) / rank
         self.n_iter = n_iter
         self.A = nn.Parameter(torch.randn(n_iter, rank, d_model) / math.sqrt(d_model))
@@ -357,7 +341,7 @@ class DepthwiseLoRA(nn.Module):
 
     def forward(self, t: int) -> tuple[Tensor, Tensor]:
         """Deltas for iteration index ``t`` (0-based): (d x d, D x d)."""
-        i = min(_check_int("t", t, 0), self.n_iter - 1)
+        i = min(check_int("t", t, low=0, type_error=True), self.n_iter - 1)
         return self.scale * self.B[i] @ self.A[i], self.scale * self.B_f[i] @ self.A_f[i]
 
 
@@ -397,15 +381,15 @@ class HyperSET(nn.Module):
     ) -> None:
         super().__init__()
         self.task = check_choice("task", task, ("image", "sudoku"))
-        _check_int("lora_rank", lora_rank, 0)
-        _check_flag("positions", positions)
+        check_int("lora_rank", lora_rank, low=0, type_error=True)
+        check_bool("positions", positions)
         for name, v in (
             ("n_iter", n_iter),
             ("n_classes", n_classes),
             ("n_tokens", n_tokens),
             ("ff_mult", ff_mult),
         ):
-            _check_int(name, v)
+            check_int(name, v, low=1, type_error=True)
         image = task == "image"
         self.d_model, self.n_iter, self.n_tokens = d_model, n_iter, n_tokens
         self.block = HyperSETBlock(
@@ -418,7 +402,7 @@ class HyperSET(nn.Module):
             shared_qkv_norm=(not image) if shared_qkv_norm is None else shared_qkv_norm,
         )
         self.steps = StepSizeNet(d_model, time_emb, variant=task)
-        self.input_cond = (not image) if input_cond is None else _check_flag("input_cond", input_cond)
+        self.input_cond = (not image) if input_cond is None else check_bool("input_cond", input_cond)
         self.lora = (
             DepthwiseLoRA(d_model, ff_mult * d_model, n_iter, rank=lora_rank) if lora_rank > 0 else None
         )
@@ -429,8 +413,8 @@ class HyperSET(nn.Module):
         self, x: Tensor, n_iter: int | None = None, return_trajectory: bool = False
     ) -> Tensor | tuple[Tensor, dict[str, Tensor]]:
         """Logits (and the per-iteration trajectory when asked)."""
-        n_iter = self.n_iter if n_iter is None else _check_int("n_iter", n_iter)
-        _check_flag("return_trajectory", return_trajectory)
+        n_iter = self.n_iter if n_iter is None else check_int("n_iter", n_iter, low=1, type_error=True)
+        check_bool("return_trajectory", return_trajectory)
         h = self.stem(x)
         h0 = h
         codes = self.steps.time_codes(n_iter)
@@ -463,14 +447,14 @@ class TokenStem(nn.Module):
     ) -> None:
         super().__init__()
         self.task = check_choice("task", task, ("image", "sudoku"))
-        _check_int("d_model", d_model)
-        _check_int("n_tokens", n_tokens)
-        _check_flag("positions", positions)
+        check_int("d_model", d_model, low=1, type_error=True)
+        check_int("n_tokens", n_tokens, low=1, type_error=True)
+        check_bool("positions", positions)
         self.d_model, self.n_tokens = d_model, n_tokens
         if task == "image":
             if in_features is None:
                 raise ValueError("in_features is required for task='image' (pixels per patch)")
-            self.in_features = _check_int("in_features", in_features)
+            self.in_features = check_int("in_features", in_features, low=1, type_error=True)
             self.embed: nn.Module = nn.Sequential(
                 nn.LayerNorm(in_features), nn.Linear(in_features, d_model), nn.LayerNorm(d_model)
             )
@@ -484,7 +468,7 @@ class TokenStem(nn.Module):
         else:
             if vocab_size is None:
                 raise ValueError("vocab_size is required for task='sudoku'")
-            self.vocab_size = _check_int("vocab_size", vocab_size)
+            self.vocab_size = check_int("vocab_size", vocab_size, low=1, type_error=True)
             self.embed = nn.Embedding(vocab_size, d_model)
             nn.init.normal_(self.embed.weight, std=0.02)
             self.pos = nn.Parameter(torch.randn(1, n_tokens, d_model) * 0.02) if positions else None
@@ -517,8 +501,8 @@ class TokenHead(nn.Module):
     def __init__(self, d_model: int, n_classes: int, task: str) -> None:
         super().__init__()
         self.task = check_choice("task", task, ("image", "sudoku"))
-        _check_int("d_model", d_model)
-        _check_int("n_classes", n_classes)
+        check_int("d_model", d_model, low=1, type_error=True)
+        check_int("n_classes", n_classes, low=1, type_error=True)
         if task == "image":
             self.net = nn.Sequential(nn.LayerNorm(d_model), nn.Linear(d_model, n_classes))
         else:

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_bool, check_choice, check_float, check_int
 
 __all__ = ["AttentionClassifier", "DECAYS", "IMPLS", "SelectiveSSMClassifier", "check_sequences"]
 
@@ -48,7 +48,7 @@ class _ReLUHead(nn.Module):
         if m % 2:
             raise ValueError(f"m (hidden neurons) must be an even int >= 2, got {m!r}")
         check_float("init_std", init_std, low=0.0)
-        _check_flag("train_a", train_a)
+        check_bool("train_a", train_a)
         self.m = m
         self.V = nn.Parameter(init_std * torch.randn(m, d, generator=generator, dtype=dtype))
         a = torch.cat([torch.ones(m // 2, dtype=dtype), -torch.ones(m // 2, dtype=dtype)])
@@ -64,11 +64,6 @@ def _check_common(d: int, m: int, seed: int, dtype: torch.dtype) -> None:
     check_int("seed", seed, low=0)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
-
-
-def _check_flag(name: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
 
 
 def _check_input(X: torch.Tensor, w: torch.Tensor, d: int) -> None:
@@ -118,7 +113,7 @@ class SelectiveSSMClassifier(nn.Module):
         _check_common(d, m, seed, dtype)
         check_choice("decay", decay, DECAYS)
         check_choice("impl", impl, IMPLS)
-        _check_flag("freeze_gate", freeze_gate)
+        check_bool("freeze_gate", freeze_gate)
         self.d, self.decay, self.impl = d, decay, impl
         gen = torch.Generator().manual_seed(int(seed))
         self.w = nn.Parameter(torch.zeros(d, dtype=dtype), requires_grad=not freeze_gate)

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from iclr26.architectures.mamba_theory.data import SequenceData
-from iclr26.checks import check_choice, check_float, check_int, check_probability
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_probability
 
 __all__ = ["LOSSES", "TrainResult", "classification_error", "train_gd"]
 
@@ -48,11 +48,6 @@ def _check_model_data(model: object, data: object, name: str = "data") -> None:
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     if not isinstance(data, SequenceData):
         raise TypeError(f"{name} must be a SequenceData, got {type(data).__name__}")
-
-
-def _check_flag(name: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
 
 
 def _loss(f: torch.Tensor, y: torch.Tensor, kind: str) -> torch.Tensor:
@@ -93,8 +88,8 @@ def train_gd(
     check_int("eval_every", eval_every, low=1)
     if target_error is not None:
         check_probability("target_error (None or an error rate)", target_error, open_high=True)
-    _check_flag("full_batch", full_batch)
-    _check_flag("stop_at_target", stop_at_target)
+    check_bool("full_batch", full_batch)
+    check_bool("stop_at_target", stop_at_target)
     if not full_batch:
         check_int(f"batch_size (in [1, n={len(data)}])", batch_size, 1, len(data))
     check_int("seed", seed, low=0)

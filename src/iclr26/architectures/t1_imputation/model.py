@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 
 __all__ = [
     "CHeadAttention",
@@ -54,12 +54,6 @@ def check_series(x: torch.Tensor, mask: torch.Tensor, n_vars: int | None = None)
         raise ValueError("mask must be binary (1 = observed, 0 = missing)")
     if not bool(torch.isfinite(torch.where(mask > 0, x, torch.zeros_like(x))).all()):
         raise ValueError("x must be finite at the observed entries (mask = 1)")
-
-
-def _check_flag(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
-    return value
 
 
 def _check_odd(name: str, k: int) -> int:
@@ -119,7 +113,7 @@ class DepthwiseMix(nn.Module):
         self.channels = check_int("channels", channels, low=1)
         for name, k in (("kernel_large", kernel_large), ("kernel_small", kernel_small)):
             _check_odd(name, k)
-        _check_flag("bias", bias)
+        check_bool("bias", bias)
         self.large = nn.Conv1d(
             channels, channels, kernel_large, padding=kernel_large // 2, groups=channels, bias=bias
         )
@@ -368,7 +362,7 @@ class T1Config:
             check_float(name, getattr(self, name), 0.0, 1.0, high_open=True)
         check_float("ffn_ratio", self.ffn_ratio, low=0.0, low_open=True)
         check_float("layer_scale", self.layer_scale)
-        _check_flag("positional", self.positional)
+        check_bool("positional", self.positional)
         check_int("stem_kernel", self.stem_kernel, low=1)
 
 
@@ -443,7 +437,7 @@ class T1Imputer(nn.Module):
     def forward(self, x: torch.Tensor, mask: torch.Tensor, skip_blocks: bool = False) -> torch.Tensor:
         """Reconstruction (B, T, M) of the whole window from its observed entries."""
         check_series(x, mask, self.n_vars)
-        _check_flag("skip_blocks", skip_blocks)
+        check_bool("skip_blocks", skip_blocks)
         if x.shape[1] != self.seq_len:
             raise ValueError(f"x has length {x.shape[1]} but the model was built for seq_len={self.seq_len}")
         x_norm, mu, sigma = masked_normalize(x, mask)

@@ -22,8 +22,8 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
-from iclr26.checks import check_float, check_int, check_probability, check_tensor
-from iclr26.decision.is_ql.networks import SharedHeadQNet, _check_bool, _check_hidden, shift_head_rows_
+from iclr26.checks import check_bool, check_float, check_int, check_probability, check_tensor
+from iclr26.decision.is_ql.networks import SharedHeadQNet, _check_hidden, shift_head_rows_
 from iclr26.harness.progress import track
 from iclr26.lab.rl import (
     Ensemble,
@@ -89,7 +89,7 @@ class ValueAgent:
         self.obs_dim = int(observation_space.shape[0])
         self.n_actions = int(action_space.n)
         self.n_members, self.gamma, self.dtype = n_members, float(gamma), dtype
-        self.hidden, self.layer_norm = _check_hidden(hidden), _check_bool("layer_norm", layer_norm)
+        self.hidden, self.layer_norm = _check_hidden(hidden), check_bool("layer_norm", layer_norm)
         members = []
         for j in range(n_members):
             with torch.random.fork_rng(devices=[]):
@@ -266,7 +266,7 @@ class ISDQN(ValueAgent):
                  target_update: int = 500, shared_trunk: bool = True, seed: int = 0, **kwargs) -> None:  # fmt: skip
         self.K = check_int("K", K, low=1)
         self.target_update = check_int("target_update", target_update, low=1)
-        self.shared_trunk = _check_bool("shared_trunk", shared_trunk)
+        self.shared_trunk = check_bool("shared_trunk", shared_trunk)
         super().__init__(observation_space, action_space, seed=seed, **kwargs)
         self.head_rng = np.random.default_rng([seed, 7919])
         self.frozen: Ensemble | None = None

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from iclr26.checks import check_int, check_tensor
+from iclr26.checks import check_bool, check_int, check_tensor
 
 __all__ = ["SharedHeadQNet", "mlp_trunk", "shift_head_rows_"]
 
@@ -20,17 +20,11 @@ def _check_hidden(hidden: Sequence[int]) -> tuple[int, ...]:
     return tuple(check_int("hidden width", h, low=1) for h in hidden)
 
 
-def _check_bool(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
-    return value
-
-
 def mlp_trunk(obs_dim: int, hidden: Sequence[int], layer_norm: bool = False) -> nn.Sequential:
     """ReLU MLP feature extractor ``obs_dim -> hidden[0] -> ... -> hidden[-1]`` (optional LayerNorm per layer)."""
     check_int("obs_dim", obs_dim, low=1)
     hidden = _check_hidden(hidden)
-    _check_bool("layer_norm", layer_norm)
+    check_bool("layer_norm", layer_norm)
     layers: list[nn.Module] = []
     width = obs_dim
     for h in hidden:

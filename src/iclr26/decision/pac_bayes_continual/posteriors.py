@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, grad, vmap
 
-from iclr26.checks import check_choice, check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_tensor
 from iclr26.decision.pac_bayes_continual.gibbs import GaussianGibbsLinReg, kl_full_gauss
 
 __all__ = ["BayesLinear", "BayesMLP", "EWCLearner", "GaussianGibbsLinReg", "kl_full_gauss"]
@@ -54,11 +54,6 @@ def _check_xy(X: torch.Tensor, y: torch.Tensor, d_in: int, n_classes: int | None
 def _check_generator(generator: object) -> None:
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be None or a torch.Generator, got {type(generator).__name__}")
-
-
-def _check_flag(name: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
 
 
 def _kl_fast(
@@ -122,8 +117,8 @@ class BayesLinear(nn.Module):
         """Mean network (``sample=False``), local reparameterisation (one weight draw per row, default) or one
         shared weight draw for the whole batch (``local=False``)."""
         check_tensor("x", x, floating=True, finite=True)
-        _check_flag("sample", sample)
-        _check_flag("local", local)
+        check_bool("sample", sample)
+        check_bool("local", local)
         if x.ndim != 2 or x.shape[1] != self.weight_mu.shape[1]:
             raise ValueError(f"x must have shape (batch, {self.weight_mu.shape[1]}), got {tuple(x.shape)}")
         mean = x @ self.weight_mu.T + self.bias_mu

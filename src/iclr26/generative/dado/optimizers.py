@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from iclr26.checks import check_float, check_int, check_probability
+from iclr26.checks import check_bool, check_float, check_int, check_probability
 from iclr26.generative.dado.models import AutoregressiveSearchDistribution, TreeSearchDistribution
 from iclr26.generative.dado.objective import JunctionTreeObjective
 from iclr26.generative.dado.values import advantage_weights, effective_sample_size, tree_values
@@ -59,12 +59,6 @@ def _check_objective(objective: object) -> JunctionTreeObjective:
     return objective
 
 
-def _check_flag(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
-    return value
-
-
 def _n_iters(budget: int, batch: int) -> int:
     budget = check_int("budget", budget, low=1)
     if budget < batch:
@@ -93,11 +87,11 @@ class _ModelBased:
         self.n_samples = check_int("n_samples", n_samples, low=2)
         self.inner_steps = check_int("inner_steps", inner_steps, low=1)
         self.hidden = check_int("hidden", hidden, low=1)
-        self.relative_beta = _check_flag("relative_beta", relative_beta)
+        self.relative_beta = check_bool("relative_beta", relative_beta)
         self.weight_decay = check_float("weight_decay", weight_decay, low=0.0)
         self.seed = check_int("seed", seed, low=0)
         self.n_final = check_int("n_final", n_final, low=0)
-        self.keep_samples = _check_flag("keep_samples", keep_samples)
+        self.keep_samples = check_bool("keep_samples", keep_samples)
         self.model: torch.nn.Module | None = None
 
     def _make_model(self, objective: JunctionTreeObjective) -> torch.nn.Module:
@@ -287,7 +281,7 @@ class SimulatedAnnealing:
         self.n_chains = check_int("n_chains", n_chains, low=1)
         self.t_start = check_float("t_start", t_start, low=0.0, low_open=True)
         self.t_end = check_float("t_end", t_end, low=0.0, low_open=True)
-        self.relative = _check_flag("relative", relative)
+        self.relative = check_bool("relative", relative)
         self.seed = check_int("seed", seed, low=0)
 
     def run(self, objective: JunctionTreeObjective, budget: int) -> History:

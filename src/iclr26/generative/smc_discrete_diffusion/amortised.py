@@ -19,10 +19,11 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from iclr26.checks import check_int
 from iclr26.harness.progress import track
 from iclr26.lab.masked_diffusion import reverse_transition
 
-from .smc import _call_reward, _check_int, model_device, sample_categorical
+from .smc import _call_reward, model_device, sample_categorical
 
 __all__ = ["AmortisedProposal", "train_log_variance"]
 
@@ -43,9 +44,9 @@ class AmortisedProposal(nn.Module):
         self, vocab_size: int, seq_len: int, hidden: int = 128, init_scale: float = 0.0, init_seed: int = 0
     ) -> None:
         super().__init__()
-        _check_int("vocab_size", vocab_size, 2)
-        _check_int("seq_len", seq_len, 1)
-        _check_int("hidden", hidden, 1)
+        check_int("vocab_size", vocab_size, low=2)
+        check_int("seq_len", seq_len, low=1)
+        check_int("hidden", hidden, low=1)
         if not init_scale >= 0:
             raise ValueError(f"init_scale must be >= 0, got {init_scale}")
         self.vocab_size, self.seq_len = vocab_size, seq_len
@@ -105,9 +106,9 @@ def train_log_variance(
     """
     if not alpha > 0:
         raise ValueError(f"alpha must be > 0, got {alpha}")
-    _check_int("steps", steps, 1)
-    _check_int("iters", iters, 1)
-    _check_int("batch", batch, 2)
+    check_int("steps", steps, low=1)
+    check_int("iters", iters, low=1)
+    check_int("batch", batch, low=2)
     mask_id, length = int(model.mask_id), proposal.seq_len
     dev = model_device(
         proposal

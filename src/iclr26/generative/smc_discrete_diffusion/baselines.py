@@ -8,9 +8,10 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from iclr26.checks import check_int
 from iclr26.lab.masked_diffusion import reverse_transition
 
-from .smc import RewardFn, SMCResult, _call_reward, _check_int, model_device, sample_categorical, smc_sample
+from .smc import RewardFn, SMCResult, _call_reward, model_device, sample_categorical, smc_sample
 
 __all__ = ["ancestral", "base_smc", "best_of_n", "guidance_only"]
 
@@ -28,9 +29,9 @@ def ancestral(
     on float64 uniforms), written here so that a cuda model works with a CPU generator: the uniforms are drawn
     on the generator's device and moved to the model's (:func:`sample_categorical`).
     """
-    _check_int("num_samples", num_samples, 1)
-    _check_int("steps", steps, 1)
-    length = _check_int("seq_len", seq_len if seq_len is not None else getattr(model, "seq_len", None), 1)
+    check_int("num_samples", num_samples, low=1)
+    check_int("steps", steps, low=1)
+    length = check_int("seq_len", seq_len if seq_len is not None else getattr(model, "seq_len", None), low=1)
     mask_id = int(model.mask_id)
     x = torch.full((num_samples, length), mask_id, dtype=torch.long, device=model_device(model))
     with torch.no_grad():
@@ -53,8 +54,8 @@ def best_of_n(
 
     Uses ``n`` reward calls per run.
     """
-    _check_int("n", n, 1)
-    _check_int("runs", runs, 1)
+    check_int("n", n, low=1)
+    check_int("runs", runs, low=1)
     x = ancestral(model, runs * n, steps, generator, seq_len)
     with torch.no_grad():
         r = _call_reward(reward_fn, F.one_hot(x, int(model.mask_id) + 1).float()).view(runs, n)

@@ -32,6 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from iclr26.checks import check_int
 from iclr26.lab.masked_diffusion import SCHEDULES, reverse_transition
 
 __all__ = [
@@ -116,8 +117,8 @@ def tempering_schedule(steps: int, one_at: int | None = None, floor: float = 1e-
     >>> tempering_schedule(4, one_at=2).tolist()
     [0.001, 0.5, 1.0, 1.0, 1.0]
     """
-    _check_int("steps", steps, 1)
-    one_at = steps if one_at is None else _check_int("one_at", one_at, 1)
+    check_int("steps", steps, low=1)
+    one_at = steps if one_at is None else check_int("one_at", one_at, low=1)
     k = torch.arange(steps + 1, dtype=torch.float64)
     return (k / one_at).clamp(max=1.0).clamp(min=floor)
 
@@ -176,12 +177,6 @@ def sample_categorical(log_probs: Tensor, generator: torch.Generator | None = No
     u = uniform(log_probs.shape, generator, log_probs.device, torch.float64)
     gumbel = -torch.log(-torch.log(u.clamp_min(1e-300)))
     return (log_probs.double() + gumbel).argmax(-1)
-
-
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
 
 
 def _call_reward(reward_fn: RewardFn, onehot: Tensor) -> Tensor:
@@ -335,12 +330,12 @@ def _check_args(
     runs: int | None,
     resample_frequency: int,
 ) -> Tensor:
-    _check_int("num_particles", num_particles, 1)
-    _check_int("steps", steps, 1)
-    _check_int("phi", phi, 1)
-    _check_int("resample_frequency", resample_frequency, 1)
+    check_int("num_particles", num_particles, low=1)
+    check_int("steps", steps, low=1)
+    check_int("phi", phi, low=1)
+    check_int("resample_frequency", resample_frequency, low=1)
     if runs is not None:
-        _check_int("runs", runs, 1)
+        check_int("runs", runs, low=1)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha > 0 or math.isinf(alpha):
         raise ValueError(f"alpha (the KL weight) must be a finite number > 0, got {alpha!r}")
     if not tau > 0:
@@ -429,7 +424,7 @@ def smc_sample(
         raise TypeError(f"proposal must be a string or a callable, got {type(proposal).__name__}")
     mask_id = int(model.mask_id)
     length = seq_len if seq_len is not None else getattr(model, "seq_len", None)
-    length = _check_int("seq_len", length, 1)
+    length = check_int("seq_len", length, low=1)
     n_runs, n = runs or 1, num_particles
     batch = n_runs * n
     dev = model_device(

@@ -9,7 +9,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from iclr26.lab.corpora.checks import _check_int, _check_max_chars
+from iclr26.checks import check_int
+from iclr26.lab.corpora.checks import _check_max_chars
 
 __all__ = [
     "ARITHMETIC_STYLES",
@@ -112,8 +113,8 @@ def arithmetic_problems(
     >>> arithmetic_problems(3, seed=1) == arithmetic_problems(3, seed=1)
     True
     """
-    _check_int(n, "n", 0)
-    _check_int(max_operand, "max_operand", 1)
+    check_int("n", n, low=0)
+    check_int("max_operand", max_operand, low=1)
     ops = _check_ops(ops)
     rng = random.Random(seed)
     return [_draw_problem(rng, max_operand, ops) for _ in range(n)]
@@ -166,8 +167,8 @@ def arithmetic_text(
     styles = tuple(styles)
     if not styles or any(s not in ARITHMETIC_STYLES for s in styles):
         raise ValueError(f"styles must be a non-empty subset of {ARITHMETIC_STYLES}, got {styles!r}")
-    _check_int(n_problems, "n_problems", 0)
-    _check_int(max_operand, "max_operand", 1)
+    check_int("n_problems", n_problems, low=0)
+    check_int("max_operand", max_operand, low=1)
     ops = _check_ops(ops)
     # The problems use the same stream as arithmetic_problems(n, seed), so the first n lines hold exactly
     # those problems; the phrasings come from a second, independent stream.

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-
-def _check_int(value: object, name: str, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+from iclr26.checks import check_int
 
 
 def _check_max_chars(max_chars: int | None) -> None:
     if max_chars is not None:
-        _check_int(max_chars, "max_chars (or None)", 1)
+        check_int("max_chars (or None)", max_chars, low=1)

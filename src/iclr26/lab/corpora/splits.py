@@ -6,7 +6,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from iclr26.lab.corpora.checks import _check_int
+from iclr26.checks import check_int
 
 __all__ = ["SPLIT_NAMES", "chunk_text", "split_text"]
 
@@ -33,7 +33,7 @@ def chunk_text(text: str, chunk_chars: int = 2000) -> list[str]:
     >>> chunk_text("a\\nb\\nc\\n", chunk_chars=3)
     ['a\\nb\\n', 'c\\n']
     """
-    _check_int(chunk_chars, "chunk_chars", 1)
+    check_int("chunk_chars", chunk_chars, low=1)
     chunks: list[str] = []
     current: list[str] = []
     size = 0

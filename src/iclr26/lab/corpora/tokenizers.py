@@ -9,7 +9,7 @@ from __future__ import annotations
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
-from iclr26.lab.corpora.checks import _check_int
+from iclr26.checks import check_int
 from iclr26.lab.corpora.splits import chunk_text
 
 __all__ = ["SPECIAL_TOKENS", "TOKENIZER_KINDS", "train_tokenizer"]
@@ -69,7 +69,7 @@ def train_tokenizer(text: str, vocab_size: int = 2048, kind: str = "bpe") -> Pre
         backend.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
         backend.decoder = decoders.Fuse()
         return _wrap(backend)
-    _check_int(vocab_size, "vocab_size (for kind='bpe')", 256 + len(specials))
+    check_int("vocab_size (for kind='bpe')", vocab_size, low=256 + len(specials))
     backend = Tokenizer(models.BPE())
     backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     backend.decoder = decoders.ByteLevel()

@@ -20,7 +20,8 @@ import random
 import re
 from dataclasses import dataclass
 
-from iclr26.lab.corpora.checks import _check_int, _check_max_chars
+from iclr26.checks import check_int
+from iclr26.lab.corpora.checks import _check_max_chars
 from iclr26.lab.corpora.stdlib import stdlib_text
 
 __all__ = [
@@ -138,9 +139,9 @@ def worded_problems(n: int, seed: int = 0, max_operand: int = 50, max_steps: int
     >>> worded_problems(2, seed=3) == worded_problems(2, seed=3)
     True
     """
-    _check_int(n, "n", 0)
-    _check_int(max_operand, "max_operand", 1)
-    _check_int(max_steps, "max_steps", 1)
+    check_int("n", n, low=0)
+    check_int("max_operand", max_operand, low=1)
+    check_int("max_steps", max_steps, low=1)
     rng = random.Random(f"worded-{seed}")
     return [_draw(rng, max_operand, max_steps) for _ in range(n)]
 
@@ -164,7 +165,7 @@ def worded_arithmetic_text(
     True
     """
     _check_max_chars(max_chars)
-    _check_int(n_problems, "n_problems", 0)
+    check_int("n_problems", n_problems, low=0)
     if not 0.0 <= text_fraction < 1.0:
         raise ValueError(f"text_fraction must lie in [0, 1), got {text_fraction}")
     problems = random.Random(f"worded-{seed}")

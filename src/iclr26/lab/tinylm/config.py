@@ -10,6 +10,7 @@ import json
 import math
 from dataclasses import dataclass
 
+from iclr26.checks import check_int
 from iclr26.lab.corpora import TOKENIZER_KINDS, list_corpora
 
 __all__ = ["ARCHS", "FORMAT_VERSION", "SMOKE_CONFIG", "TinyLMConfig", "config_hash"]
@@ -94,9 +95,9 @@ class TinyLMConfig:
         minimums = {"corpus_chars": 1, "vocab_size": 260, "d_model": 1, "n_layers": 1, "n_heads": 1}
         minimums |= {"seq_len": 2, "batch_size": 1, "steps": 1, "seed": 0}
         for name, minimum in minimums.items():
-            _check_int(getattr(self, name), name, minimum)
+            check_int(name, getattr(self, name), low=minimum)
         if self.d_ff is not None:
-            _check_int(self.d_ff, "d_ff (or None)", 1)
+            check_int("d_ff (or None)", self.d_ff, low=1)
         if self.d_model % self.n_heads:
             raise ValueError(f"n_heads must divide d_model={self.d_model}, got {self.n_heads}")
         if self.arch == "llama" and (self.d_model // self.n_heads) % 2:
@@ -105,7 +106,7 @@ class TinyLMConfig:
                 f"got d_model={self.d_model}, n_heads={self.n_heads}"
             )
         if self.warmup is not None:
-            _check_int(self.warmup, "warmup (or None)", 0)
+            check_int("warmup (or None)", self.warmup, low=0)
             if self.warmup > self.steps:
                 raise ValueError(f"warmup must be <= steps={self.steps} (or None), got {self.warmup}")
         for name, positive in (("lr", True), ("weight_decay", False)):
@@ -129,11 +130,6 @@ class TinyLMConfig:
         if self.arch == "gpt2":
             return 4 * self.d_model
         return 8 * math.ceil(8 * self.d_model / 3 / 8)
-
-
-def _check_int(value: object, name: str, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
 
 
 def config_hash(cfg: TinyLMConfig) -> str:

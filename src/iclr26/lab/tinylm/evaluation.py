@@ -7,8 +7,8 @@ import math
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+from iclr26.checks import check_int
 from iclr26.lab.corpora import chunk_text
-from iclr26.lab.tinylm.config import _check_int
 
 __all__ = ["evaluate_loss", "perplexity", "unigram_loss"]
 
@@ -61,10 +61,10 @@ def evaluate_loss(
     >>> 0 < evaluate_loss(lm.model, lm.tokenizer, "Return the value.", seq_len=16) < 20
     True
     """
-    _check_int(seq_len, "seq_len", 2)
-    _check_int(batch_size, "batch_size", 1)
+    check_int("seq_len", seq_len, low=2)
+    check_int("batch_size", batch_size, low=1)
     if max_windows is not None:
-        _check_int(max_windows, "max_windows (or None)", 1)
+        check_int("max_windows (or None)", max_windows, low=1)
     ids = _encode(tokenizer, text)
     if len(ids) < 2:
         raise ValueError(f"text must encode to at least 2 tokens, got {len(ids)}")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, PreTrainedModel
 
-from iclr26.lab.tinylm.config import TinyLMConfig, _check_int
+from iclr26.checks import check_int
+from iclr26.lab.tinylm.config import TinyLMConfig
 
 __all__ = ["build_model"]
 
@@ -31,7 +32,7 @@ def build_model(cfg: TinyLMConfig, vocab_size: int) -> PreTrainedModel:
     >>> type(model).__name__
     'GPT2LMHeadModel'
     """
-    _check_int(vocab_size, "vocab_size", 1)
+    check_int("vocab_size", vocab_size, low=1)
     positions = max(cfg.seq_len, 1024)
     # The tokenizers of iclr26.lab.corpora put <|bos|>, <|eos|>, <|pad|> at ids 0, 1, 2.
     special_ids = {"bos_token_id": 0, "eos_token_id": 1, "pad_token_id": 2}

@@ -25,6 +25,7 @@ import inspect
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int
 from iclr26.lab.transformer.blocks import Block, BlockSpec, ModuleFactory, gelu_mlp, softmax_attention
 from iclr26.lab.transformer.hooks import HookedModule, HookPoint
 from iclr26.lab.transformer.positions import (
@@ -42,12 +43,6 @@ def _takes_generator(fn: object) -> bool:
     if not callable(fn):
         return False
     return "generator" in inspect.signature(fn).parameters
-
-
-def _check_int(name: str, value: object, low: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
 
 
 class Transformer(HookedModule):
@@ -101,9 +96,9 @@ class Transformer(HookedModule):
             ("n_layers", n_layers, 1),
             ("n_heads", n_heads, 1),
         ):
-            _check_int(name, value, low)
-        d_head = _check_int("d_head", d_head, 1) if d_head is not None else max(1, d_model // n_heads)
-        d_mlp = _check_int("d_mlp", d_mlp, 1) if d_mlp is not None else 4 * d_model
+            check_int(name, value, low=low)
+        d_head = check_int("d_head", d_head, low=1) if d_head is not None else max(1, d_model // n_heads)
+        d_mlp = check_int("d_mlp", d_mlp, low=1) if d_mlp is not None else 4 * d_model
         if final_norm not in ("layernorm", "layernorm_nobias", "none"):
             raise ValueError(
                 f"final_norm must be 'layernorm', 'layernorm_nobias' or 'none', got {final_norm!r}"

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int
 from iclr26.lab.transformer import Site, Transformer
 
 __all__ = [
@@ -106,16 +107,6 @@ def prompt_length(n: int, filler: int = 0) -> int:
     return 4 * n + 4 + filler
 
 
-def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        rng = f">= {low}" if high is None else f"in {low}..{high}"
-        raise ValueError(f"{name} must be {rng}, got {value}")
-    return value
-
-
 def _render(
     a: Sequence[int], b: Sequence[int], q: int, template: int, filler_at: Sequence[int] = ()
 ) -> BindingPrompt:
@@ -164,11 +155,11 @@ def make_prompts(
     >>> p.n, p.q, p.tokens[p.answer_positions[p.q]] == p.answer
     (3, 1, True)
     """
-    n = _check_int("n", n, 2)
-    q = _check_int("q", q, 1, n)
-    template = _check_int("template", template, 0, N_TEMPLATES - 1)
-    count = _check_int("count", count, 1)
-    filler = _check_int("filler", filler, 0)
+    n = check_int("n", n, low=2, type_error=True)
+    q = check_int("q", q, low=1, high=n, type_error=True)
+    template = check_int("template", template, low=0, high=N_TEMPLATES - 1, type_error=True)
+    count = check_int("count", count, low=1, type_error=True)
+    filler = check_int("filler", filler, low=0, type_error=True)
     va, vb = [int(t) for t in vocab_A], [int(t) for t in vocab_B]
     for name, vocab in (("vocab_A", va), ("vocab_B", vb)):
         if len(set(vocab)) < n:
@@ -178,7 +169,7 @@ def make_prompts(
     if set(va) & set(vb):
         raise ValueError("vocab_A and vocab_B must be disjoint")
     va, vb = sorted(set(va)), sorted(set(vb))
-    rng = np.random.default_rng(_check_int("seed", seed, 0))
+    rng = np.random.default_rng(check_int("seed", seed, low=0, type_error=True))
     out = []
     for _ in range(count):
         a = [va[j] for j in rng.choice(len(va), n, replace=False)]
@@ -221,8 +212,8 @@ def make_counterfactual(
             f"make_counterfactual needs o with n >= 3 groups for three distinct targets, got n = {n}"
         )
     if query is not None:
-        query = _check_int("query", query, 1, n)
-    rng = np.random.default_rng(_check_int("seed", seed, 0))
+        query = check_int("query", query, low=1, high=n, type_error=True)
+    rng = np.random.default_rng(check_int("seed", seed, low=0, type_error=True))
     perm = _derangement(n, rng)
     q_c = int(rng.integers(n)) if query is None else query - 1
     inv = int(np.flatnonzero(perm == q_c)[0])
@@ -253,9 +244,9 @@ def sample_training_batch(
     batch: int, n: int, rng: np.random.Generator, filler: int = 0
 ) -> tuple[Tensor, Tensor]:
     """A batch of prompts with ``n`` groups, random templates/queries and ``filler`` fillers: (tokens, answers)."""
-    n = _check_int("n", n, 2)
-    batch = _check_int("batch", batch, 1)
-    filler = _check_int("filler", filler, 0)
+    n = check_int("n", n, low=2, type_error=True)
+    batch = check_int("batch", batch, low=1, type_error=True)
+    filler = check_int("filler", filler, low=0, type_error=True)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     rows, answers = [], []
@@ -335,7 +326,7 @@ def interchange(
     os_, cs = _as_list(o, "o"), _as_list(c, "c")
     if len(os_) != len(cs):
         raise ValueError(f"o and c must pair one to one, got {len(os_)} and {len(cs)} prompts")
-    layer = _check_int("layer", layer, 0, model.n_layers - 1)
+    layer = check_int("layer", layer, low=0, high=model.n_layers - 1, type_error=True)
     if isinstance(pos, bool) or not isinstance(pos, int):
         raise TypeError(f"pos must be an int, got {type(pos).__name__}")
     to, tc = _stack(os_, "o").to(_device(model)), _stack(cs, "c").to(_device(model))

@@ -1,6 +1,7 @@
 """Labelled-manifold tasks for in-context semi-supervised learning (IC-SSL, arXiv 2512.15934).
 
 A task is one context of ``n`` points on a low-dimensional manifold, a few of them labelled, plus query points
+from iclr26.checks import check_int
 from the same manifold. Each family draws points in 2-4 ambient dimensions (sklearn's ``make_moons``,
 ``make_circles``, ``make_swiss_roll``; spirals and tori by hand; ``load_digits`` PCA features as an image-manifold
 stand-in), standardises them, rotates them by a random
@@ -95,12 +96,6 @@ def _raw(family: str, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
     return np.asarray(x, dtype=float), np.asarray(y, dtype=int)
 
 
-def _check_int(name: str, value: int, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    check_int(name, value, low=low)
-
-
 def make_task(
     family: str,
     n_context: int,
@@ -120,9 +115,9 @@ def make_task(
     """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
-    _check_int("n_context", n_context, 2)
-    _check_int("n_query", n_query, 1)
-    _check_int("labels_per_class", labels_per_class, 0)
+    check_int("n_context", n_context, low=2, type_error=True)
+    check_int("n_query", n_query, low=1, type_error=True)
+    check_int("labels_per_class", labels_per_class, low=0, type_error=True)
     check_float("noise", noise, low=0.0)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -136,7 +131,7 @@ def make_task(
         x, y = _raw(family, m, rng)
         if all((y[:n_context] == c).sum() >= max(labels_per_class, 1) for c in range(n_cls)):
             break
-    _check_int("d", d, x.shape[1])
+    check_int("d", d, low=x.shape[1], type_error=True)
     x = (x - x.mean(0)) / x.std(0).mean()
     q, _ = np.linalg.qr(rng.standard_normal((d, d)))
     x = np.pad(x, ((0, 0), (0, d - x.shape[1]))) @ q.T + noise * rng.standard_normal((m, d))
@@ -195,7 +190,7 @@ def task_batch(
     """
     if isinstance(families, str) or not families or any(f not in FAMILIES for f in families):
         raise ValueError(f"families must be a non-empty sequence of {FAMILIES}, got {families!r}")
-    _check_int("batch", batch, 1)
+    check_int("batch", batch, low=1, type_error=True)
     lpcs = [labels_per_class] if isinstance(labels_per_class, (int, np.integer)) else list(labels_per_class)
     if not lpcs:
         raise ValueError("labels_per_class must be an int or a non-empty sequence of ints")

@@ -33,7 +33,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float
+from iclr26.checks import check_float, check_int
 from iclr26.lab.transformer import HookedModule, HookPoint, Site, Transformer
 from iclr26.mechanisms.icl_causal_structure.causal_mc import check_kernel
 
@@ -45,14 +45,6 @@ __all__ = [
     "row_softmax_error",
     "softmax_columns",
 ]
-
-
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return value
 
 
 def _check_context(tokens: Tensor, L: int, H: int, d: int) -> Tensor:
@@ -98,11 +90,15 @@ class DisentangledRPETransformer(HookedModule):
         rpe_init: float = 1.0,
     ) -> None:
         super().__init__()
-        self.d, self.L, self.H = _check_int("d", d, 2), _check_int("L", L, 1), _check_int("H", H, 2)
-        self.K = _check_int("n_heads", n_heads, 1) if n_heads is not None else L
+        self.d, self.L, self.H = (
+            check_int("d", d, low=2, type_error=True),
+            check_int("L", L, low=1, type_error=True),
+            check_int("H", H, low=2, type_error=True),
+        )
+        self.K = check_int("n_heads", n_heads, low=1, type_error=True) if n_heads is not None else L
         if readout not in ("logit", "mixture"):
             raise ValueError(f"readout must be 'logit' or 'mixture', got {readout!r}")
-        _check_int("init_seed", init_seed, 0)
+        check_int("init_seed", init_seed, low=0, type_error=True)
         check_float("init_scale", init_scale, low=0.0)
         check_float("rpe_init", rpe_init, low=0.0)
         self.readout = readout
@@ -209,14 +205,18 @@ class StandardRPETransformer(nn.Module):
         self, d: int, L: int, H: int, d_model: int = 64, n_heads: int = 4, init_seed: int = 0
     ) -> None:
         super().__init__()
-        self.d, self.L, self.H = _check_int("d", d, 2), _check_int("L", L, 1), _check_int("H", H, 2)
+        self.d, self.L, self.H = (
+            check_int("d", d, low=2, type_error=True),
+            check_int("L", L, low=1, type_error=True),
+            check_int("H", H, low=2, type_error=True),
+        )
         self.T = (L + 1) * H
         self.net = Transformer(
             vocab_size=d,
             seq_len=self.T,
-            d_model=_check_int("d_model", d_model, 1),
+            d_model=check_int("d_model", d_model, low=1, type_error=True),
             n_layers=2,
-            n_heads=_check_int("n_heads", n_heads, 1),
+            n_heads=check_int("n_heads", n_heads, low=1, type_error=True),
             positions="relative",
             ffn=None,
             tie=False,

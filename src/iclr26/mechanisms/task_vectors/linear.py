@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_choice, check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_tensor
 
 __all__ = [
     "FORMATS",
@@ -38,11 +38,6 @@ FORMATS = ("single", "pair", "triplet")
 
 def _check_format(fmt: str) -> None:
     check_choice("format", fmt, FORMATS)
-
-
-def _check_bool(name: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
 
 
 def prompt_length(fmt: str, n: int) -> int:
@@ -187,7 +182,7 @@ class LinearAttentionTransformer(nn.Module):
             raise ValueError(f"d_model must be even (token = [x; y]), got {d_model}")
         check_int("n_demos", n_demos, low=1)
         _check_format(fmt)
-        _check_bool("constrained", constrained)
+        check_bool("constrained", constrained)
         check_float("keep_prob", keep_prob, 0.0, 1.0, low_open=True)
         check_float("init_scale", init_scale, low=0.0)
         check_int("init_seed", init_seed, low=0)

@@ -8,12 +8,12 @@ shape disagrees with ``x0``.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from iclr26.checks import check_float
 from iclr26.optim.poisson_midpoint.backend import Backend, make_backend
 
 __all__ = ["Drift", "SampleResult", "SamplerSetup", "check_K", "setup"]
@@ -26,17 +26,6 @@ class SampleResult(NamedTuple):
 
     samples: Any
     grad_calls: Any
-
-
-def _check_positive(name: str, value: Any) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
 
 
 def check_K(K: Any, allow_none: bool = True) -> int | None:
@@ -118,7 +107,7 @@ def setup(
     """
     if not callable(grad_F):
         raise ValueError(f"grad_F must be callable, got {type(grad_F).__name__}")
-    h = _check_positive("h", h)
+    h = check_float("h", h, low=0.0, low_open=True)
     if isinstance(n_steps, bool) or not isinstance(n_steps, int) or n_steps < 0:
         raise ValueError(f"n_steps must be an int >= 0, got {n_steps!r}")
     bk = make_backend(x0, rng)
@@ -127,7 +116,7 @@ def setup(
     if not bk.all_finite(x0):
         raise ValueError("x0 contains non-finite values")
     if L is not None:
-        L = _check_positive("L", L)
+        L = check_float("L", L, low=0.0, low_open=True)
         if h >= 2.0 / L:
             warnings.warn(
                 f"h={h:g} >= 2/L={2.0 / L:g}: the discretisation may be unstable",

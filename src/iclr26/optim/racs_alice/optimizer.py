@@ -50,10 +50,6 @@ def _check_unit_interval(name: str, value: Any) -> None:
     check_float(name, value, 0.0, 1.0, high_open=True)
 
 
-def _check_nonneg(name: str, value: Any) -> None:
-    check_float(name, value, low=0.0)
-
-
 def _check_gamma(value: Any) -> None:
     """The limiter's growth cap: >= 1, and infinity switches the limiter off."""
     check_float("gamma", value, low=1.0, finite=False)
@@ -70,15 +66,15 @@ class _FallbackOptimizer(torch.optim.Optimizer):
 
     # --- validation -------------------------------------------------------------------------------------------
     def _validate_common(self, group: dict[str, Any]) -> None:
-        _check_nonneg("lr", group["lr"])
-        _check_nonneg("weight_decay", group["weight_decay"])
-        _check_nonneg("eps", group["eps"])
+        check_float("lr", group["lr"], low=0.0)
+        check_float("weight_decay", group["weight_decay"], low=0.0)
+        check_float("eps", group["eps"], low=0.0)
         betas = group["adam_betas"]
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise ValueError(f"adam_betas must be a pair (beta1, beta2), got {betas!r}")
         for i, b in enumerate(betas):
             _check_unit_interval(f"adam_betas[{i}]", b)
-        _check_nonneg("adam_eps", group["adam_eps"])
+        check_float("adam_eps", group["adam_eps"], low=0.0)
         if not isinstance(group["fallback"], bool):
             raise TypeError(f"fallback must be a bool, got {type(group['fallback']).__name__}")
 
@@ -265,7 +261,7 @@ class RACS(_FallbackOptimizer):
 
     def _validate_group(self, group: dict[str, Any]) -> None:
         _check_unit_interval("beta", group["beta"])
-        _check_nonneg("alpha", group["alpha"])
+        check_float("alpha", group["alpha"], low=0.0)
         _check_gamma(group["gamma"])
         if group["normalize"] not in ("mean", "fixed_point"):
             raise ValueError(f"normalize must be 'mean' or 'fixed_point', got {group['normalize']!r}")
@@ -382,8 +378,8 @@ class Alice(_FallbackOptimizer):
             raise ValueError(f"betas must be a triple (beta1, beta2, beta3), got {betas!r}")
         for i, b in enumerate(betas):
             _check_unit_interval(f"betas[{i}]", b)
-        _check_nonneg("alpha", group["alpha"])
-        _check_nonneg("alpha_c", group["alpha_c"])
+        check_float("alpha", group["alpha"], low=0.0)
+        check_float("alpha_c", group["alpha_c"], low=0.0)
         _check_gamma(group["gamma"])
         check_int("rank", group["rank"], low=1)
         check_int("update_interval", group["update_interval"], low=1)

@@ -90,12 +90,6 @@ def _check_slope(value: float, name: str) -> float:
     return check_float(name, value)
 
 
-def _check_positive(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    return check_float(name, value, low=0.0, low_open=True)
-
-
 def _check_input(x: Tensor) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"input must be a torch.Tensor, got {type(x).__name__}")
@@ -116,8 +110,8 @@ def _warn_floor(value: float, name: str) -> None:
 def _check_functional(x: Tensor, alpha: float, power: float, curvature: float) -> None:
     _check_input(x)
     _check_slope(alpha, "alpha")
-    _check_positive(power, "power")
-    _check_positive(curvature, "curvature")
+    check_float("power", power, low=0.0, low_open=True, type_error=True)
+    check_float("curvature", curvature, low=0.0, low_open=True, type_error=True)
 
 
 def smooth_leaky(x: Tensor, alpha: float = 0.1, power: float = 3.0, curvature: float = 5.0) -> Tensor:
@@ -152,8 +146,8 @@ class SmoothLeaky(nn.Module):
         if not 0.0 < alpha < 1.0:
             raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
         self.alpha: float = alpha
-        self.power: float = _check_positive(power, "power")
-        self.curvature: float = _check_positive(curvature, "curvature")
+        self.power: float = check_float("power", power, low=0.0, low_open=True, type_error=True)
+        self.curvature: float = check_float("curvature", curvature, low=0.0, low_open=True, type_error=True)
         _warn_floor(alpha, "alpha")
 
     def forward(self, x: Tensor) -> Tensor:
@@ -203,8 +197,8 @@ class RandomizedSmoothLeaky(nn.Module):
             raise ValueError(f"sampling must be one of {_SAMPLING}, got {sampling!r}")
         self.lower: float = lower
         self.upper: float = upper
-        self.power: float = _check_positive(power, "power")
-        self.curvature: float = _check_positive(curvature, "curvature")
+        self.power: float = check_float("power", power, low=0.0, low_open=True, type_error=True)
+        self.curvature: float = check_float("curvature", curvature, low=0.0, low_open=True, type_error=True)
         self.sampling: str = sampling
         _warn_floor(lower, "lower")
 

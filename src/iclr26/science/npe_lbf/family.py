@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 from iclr26.science.npe_lbf.bases import BSplineBasis1D, MLPBasis, TensorBSpline2D
 
 __all__ = ["LBFPosterior", "default_grid", "npe_train"]
@@ -273,7 +273,7 @@ class LBFPosterior(nn.Module):
         eta = self._check_eta(eta)
         if eta.shape[0] not in (1, z.shape[0]):
             raise ValueError(f"batch of x/eta ({eta.shape[0]}) differs from the batch of z ({z.shape[0]})")
-        _check_flag("strict", strict)
+        check_bool("strict", strict)
         if log_norm is not None:
             check_tensor("log_norm", log_norm, floating=True, shape=(eta.shape[0],))
         inside = self.in_support(z)
@@ -290,7 +290,7 @@ class LBFPosterior(nn.Module):
     def log_prob(self, z: Tensor, x: Tensor, strict: bool = False) -> Tensor:
         """log q(z | x) (N,) for paired rows; -inf for z outside the support (``strict=True`` raises instead)."""
         self._check_z(z)
-        _check_flag("strict", strict)
+        check_bool("strict", strict)
         if not isinstance(x, Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
         if x.dim() == 0 or x.shape[0] not in (1, z.shape[0]):
@@ -359,11 +359,6 @@ class LBFPosterior(nn.Module):
         return lp.reshape(eta.shape[0], *([self.grid] * self.d_z))
 
 
-def _check_flag(name: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
-
-
 def npe_train(
     simulate: Callable[[Tensor, torch.Generator], Tensor],
     prior: Callable[[int, torch.Generator], Tensor],
@@ -389,7 +384,7 @@ def npe_train(
         check_int(name, v, low=1)
     check_float("lr", lr, low=0.0, low_open=True)
     check_int("seed", seed, low=0)
-    _check_flag("cosine", cosine)
+    check_bool("cosine", cosine)
     for name, fn in (("simulate", simulate), ("prior", prior), ("project", project)):
         if not callable(fn) and not (name == "project" and fn is None):
             raise TypeError(f"{name} must be a callable, got {type(fn).__name__}")
