@@ -1,4 +1,8 @@
-"""Oracle tests of the AtteNT reproduction (arXiv 2602.20461): scores, top-k, schedules, samplers, cost, claim."""
+"""Oracle tests of the AtteNT reproduction (arXiv 2602.20461): scores, top-k, schedules, samplers, cost, claim.
+
+The official-code regression tests (issue 20) check the release's rules as read in Jianghui-Wang/AttenNT @ 43aedae
+(``AtteNTComplex``): ranking by per-example loss, the warm-up + cycle plan, floor(ratio N), hard / soft / random.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from torch import nn
 from iclr26.harness.claims import Outcome
 from iclr26.lab.threads import limited_threads
 from iclr26.optim.attent import (
+    AtteNTCycle,
     AttentionClassifier,
     AtteNTSampler,
     ConstantRatio,
@@ -20,11 +25,16 @@ from iclr26.optim.attent import (
     LinearRatio,
     RandomSubsetSampler,
     StepRatio,
+    causal_lm_loss_score,
     causal_lm_score,
+    classification_loss_score,
     classification_score,
     default_step_ratio,
     digits_patches,
+    grant_sampler,
+    gumbel_topk_indices,
     n_selected,
+    regression_loss_score,
     regression_score,
     sequence_property_data,
     sequence_property_labels,
@@ -32,7 +42,7 @@ from iclr26.optim.attent import (
     train_learner,
 )
 from iclr26.optim.attent.claim_check import attent_decider, cost_to_target
-from iclr26.optim.attent.experiment import EXPERIMENT
+from iclr26.optim.attent.experiment import EXPERIMENT, AtteNTConfig, make_sampler
 
 
 @pytest.fixture(autouse=True)
@@ -98,6 +108,163 @@ def test_sabotage_score_without_onehot_violates_gradient_oracle():
     ref = _per_example_logit_grad_norm(logits, lambda z, i: nn.functional.cross_entropy(z, y[i : i + 1]))
     broken = torch.softmax(logits, -1).norm(dim=-1)
     assert not torch.allclose(broken, ref, atol=1e-6)
+
+
+def test_loss_scores_equal_per_example_losses():
+    g = torch.Generator().manual_seed(4)
+    logits = 3 * torch.randn(17, 6, generator=g, dtype=torch.float64)
+    y = torch.randint(0, 6, (17,), generator=g)
+    ref = torch.stack([nn.functional.cross_entropy(logits[i : i + 1], y[i : i + 1]) for i in range(17)])
+    torch.testing.assert_close(classification_loss_score(logits, y), ref, atol=1e-12, rtol=0)
+    out, tgt = torch.randn(5, 2, 3, generator=g), torch.randn(5, 2, 3, generator=g)
+    torch.testing.assert_close(regression_loss_score(out, tgt), ((out - tgt) ** 2).mean(dim=(1, 2)))
+
+
+def test_causal_lm_loss_score_reductions():
+    g = torch.Generator().manual_seed(5)
+    logits = torch.randn(3, 4, 7, generator=g, dtype=torch.float64)
+    y = torch.randint(0, 7, (3, 4), generator=g)
+    y[0, 2:] = -100
+    y[2, :] = -100
+    tok = [
+        [float(nn.functional.cross_entropy(logits[i, t : t + 1], y[i, t : t + 1])) for t in range(4)]
+        for i in range(3)
+    ]
+    valid = [[t for t in range(4) if y[i, t] != -100] for i in range(3)]
+    # the release divides by all positions, "valid" by the valid ones
+    positions = [sum(tok[i][t] for t in valid[i]) / 4 for i in range(3)]
+    per_valid = [sum(tok[i][t] for t in valid[i]) / max(1, len(valid[i])) for i in range(3)]
+    assert causal_lm_loss_score(logits, y).tolist() == pytest.approx(positions, abs=1e-12)
+    assert causal_lm_loss_score(logits, y, reduction="valid").tolist() == pytest.approx(per_valid, abs=1e-12)
+    assert per_valid[2] == 0.0
+
+
+class _Table(nn.Module):
+    """A learner whose logits for pool example i are row i of a fixed table (inputs are example ids)."""
+
+    def __init__(self, logits: torch.Tensor) -> None:
+        super().__init__()
+        self.register_buffer("logits", logits)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        return self.logits[idx]
+
+
+def _loss_vs_gradient_pool() -> tuple[_Table, tuple[torch.Tensor, torch.Tensor]]:
+    """Ten examples of class 0 over 10 classes: 0-1 diffuse (p_0 = 0.3, loss 1.20, gradient norm 0.74),
+    2-3 confused with class 1 (p_0 = 0.35, p_1 = 0.65: loss 1.05, gradient norm 0.92), 4-9 easy (p_0 = 0.9)."""
+    diffuse = torch.tensor([0.3] + [0.7 / 9] * 9)
+    confused = torch.tensor([0.35, 0.65] + [1e-9] * 8)
+    easy = torch.tensor([0.9] + [0.1 / 9] * 9)
+    probs = torch.stack([diffuse, diffuse, confused, confused] + [easy] * 6).double()
+    return _Table(probs.log()), (torch.arange(10), torch.zeros(10, dtype=torch.long))
+
+
+def test_attent_arm_ranks_by_loss_not_by_gradient_norm():
+    """Regression (issue 20): the experiment's AtteNT arm used GraNT's || softmax - onehot ||; the release ranks
+    by per-example loss. On this pool the two top-2 sets are disjoint."""
+    model, pool = _loss_vs_gradient_pool()
+    loss, grad = classification_loss_score(model.logits, pool[1]), classification_score(model.logits, pool[1])
+    assert topk_indices(loss, 2).tolist() == [0, 1] and topk_indices(grad, 2).tolist() == [2, 3]
+    sampler = make_sampler("attent", model, pool, 21, 10, AtteNTConfig(), seed=0)
+    assert sampler.refresh(0).tolist() == list(range(10))  # the full-data warm-up epoch
+    assert sampler.refresh(1).tolist() == [0, 1]  # cycle 0: floor(0.2 * 10) highest-loss examples
+    grant = grant_sampler(model, pool, 21, start=0.2)
+    assert grant.refresh(0).tolist() == [2, 3]  # GraNT's rule, kept as the ablation: the largest gradients
+
+
+def _release_ratio(c: int, cycles: int, r0: float = 0.2, r1: float = 0.8) -> float:
+    p = c / (cycles - 1) if cycles > 1 else 1.0
+    return min(max(r0 + (r1 - r0) * (1 - math.cos(math.pi * p)) / 2, r0), r1)
+
+
+def test_cycle_plan_matches_the_release():
+    """The release's AtteNTComplex.run: 1 warm-up epoch; per cycle interval subset epochs then P - interval full
+    epochs, P = (E - 1) // cycles; cosine ratio from 0.2 to 0.8; floor(ratio N) kept."""
+    s = AtteNTCycle(21, 10, initial_interval=1, max_interval=1)
+    plan = s.plan()
+    assert s.epochs_per_cycle == 2 and s.n_epochs == 21
+    assert [e.phase for e in plan] == ["warmup"] + ["subset", "full"] * 10
+    assert [e.cycle for e in plan[1::2]] == list(range(10))
+    for c in range(10):
+        assert s(1 + 2 * c) == pytest.approx(_release_ratio(c, 10), abs=1e-15) and s(2 + 2 * c) == 1.0
+    assert s(1) == 0.2 and s(19) == pytest.approx(0.8) and s(0) == 1.0
+    assert [s.count(s(t), 1437) for t in (1, 19)] == [287, 1149]  # floor, not ceil
+    with pytest.raises(ValueError, match="n_epochs"):
+        s(21)
+    # the release's defaults on its README's 800 epochs: P = 79, the 9 leftover epochs are not run
+    d = AtteNTCycle(800)
+    assert d.epochs_per_cycle == 79 and d.n_epochs == 791
+    phases = [e.phase for e in d.plan()]
+    assert phases[:7] == ["warmup"] + ["subset"] * 5 + ["full"] and phases[80:85] == ["subset"] * 5
+    assert [e.starts for e in d.plan()[1:7]] == [True, False, False, False, False, False]
+    assert d.starts_selection(1) and not d.starts_selection(2) and d.starts_selection(6)
+    # incremental interval and ratio (the README example: 5 -> 50 subset epochs, linear ratio)
+    inc = AtteNTCycle(800, 10, ratio_schedule="incremental", interval_schedule="incremental", max_interval=50)
+    assert [inc.interval_at(c) for c in range(10)] == [5, 10, 15, 20, 25, 30, 35, 40, 45, 50]
+    assert [inc.ratio_at(c) for c in range(10)] == pytest.approx([0.2 + 0.6 * c / 9 for c in range(10)])
+    # a cycle whose interval exceeds its length runs longer, with no full epochs (as in the release)
+    long = AtteNTCycle(12, 4, initial_interval=4, max_interval=6, interval_schedule="incremental")
+    assert [long.interval_at(c) for c in range(4)] == [4, 4, 5, 6] and long.n_epochs == 20
+    assert AtteNTCycle(5, 1, initial_interval=1).ratio_at(0) == 0.8  # one cycle: progress 1
+
+
+def test_attent_arm_follows_the_release_cycle_and_counts_every_epoch():
+    """Regression (issue 20): the AtteNT arm trained from the hardest 10% doubling to 100% with no full-data
+    epochs; the release trains one warm-up epoch, then per cycle one subset epoch and full epochs."""
+    x_tr, y_tr, x_te, y_te = sequence_property_data(50, 20, seed=0, seq_len=6)
+    model = AttentionClassifier(2, 6, d_model=8, n_layers=1, n_heads=2, d_mlp=16, vocab=16, init_seed=0)
+    sampler = make_sampler("attent", model, (x_tr, y_tr), 7, 3, AtteNTConfig(), seed=0)
+    hist = train_learner(model, (x_tr, y_tr), (x_te, y_te), sampler, 7, 16)
+    k = [max(1, int(50 * _release_ratio(c, 3))) for c in range(3)]  # 10, 25, 40
+    assert hist.n_trained == [50, k[0], 50, k[1], 50, k[2], 50]
+    assert sampler.n_scored == 3 * 50  # one scoring pass per cycle
+    assert hist.cost[-1] == 3 * sum(hist.n_trained) + 150
+
+
+@pytest.mark.parametrize("selection", ["hard", "soft"])
+def test_subset_is_kept_within_a_phase_unless_soft(selection):
+    """The release keeps a hard (or random) subset for the cycle's subset epochs; soft re-scores the pool and
+    re-draws the same number of examples before each subset epoch after the first."""
+    torch.manual_seed(0)
+    model = _Probe()
+    # warm-up, then twice: 3 subset epochs and 1 full epoch
+    cycle = AtteNTCycle(9, 2, 0.25, 0.25, initial_interval=3, max_interval=3)
+    s = AtteNTSampler(model, _pool(40), classification_loss_score, cycle, selection=selection, generator=1)
+    subsets = [s.refresh(e).tolist() for e in range(9)]
+    assert [len(x) for x in subsets] == [40, 10, 10, 10, 40, 10, 10, 10, 40]
+    if selection == "hard":
+        assert subsets[1] == subsets[2] == subsets[3] and s.n_scored == 2 * 40
+    else:
+        assert s.n_scored == 6 * 40 and len({tuple(x) for x in subsets[1:4]}) > 1
+    r = RandomSubsetSampler(40, cycle, generator=2)
+    rs = [r.refresh(e).tolist() for e in range(9)]
+    assert rs[1] == rs[2] == rs[3] != rs[5] and len(rs[1]) == 10
+
+
+@pytest.mark.parametrize("normalization", ["softmax", "sigmoid"])
+def test_gumbel_topk_draws_with_the_normalised_weights(normalization):
+    s = torch.tensor([0.0, 1.0, 2.0, -1.0], dtype=torch.float64)
+    w = torch.softmax(s, 0) if normalization == "softmax" else torch.sigmoid(s) / torch.sigmoid(s).sum()
+    g = torch.Generator().manual_seed(0)
+    counts = torch.zeros(4)
+    n = 20000
+    for _ in range(n):
+        counts[gumbel_topk_indices(s, 1, g, normalization)] += 1
+    assert torch.allclose(counts / n, w.float(), atol=0.012)
+    both = gumbel_topk_indices(s, 4, torch.Generator().manual_seed(3), normalization)
+    assert both.tolist() == [0, 1, 2, 3]
+
+
+def test_grant_sampler_is_the_gradient_norm_curriculum():
+    torch.manual_seed(0)
+    model = _Probe()
+    x, y = _pool(50)
+    sampler = grant_sampler(model, (x, y), epochs=10)
+    ref = AtteNTSampler(model, (x, y), classification_score, default_step_ratio(10))
+    for t in range(10):
+        assert torch.equal(sampler.refresh(t), ref.refresh(t))
+    assert [len(sel.indices) for sel in sampler.history] == [5, 5, 10, 10, 20, 20, 40, 40, 50, 50]
 
 
 def test_topk_indices_match_slow_reference_with_ties_by_index():

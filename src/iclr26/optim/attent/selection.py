@@ -1,221 +1,62 @@
-"""Greedy nonparametric teaching of a learner: pick the examples with the largest functional gradient.
+"""Greedy nonparametric teaching of a learner (AtteNT, arXiv 2602.20461): train on the examples it gets most wrong.
 
-For a loss l(f(S), y) the functional gradient at an example is dl/df(S). The teacher of AtteNT keeps, every
-`interval` clock ticks, the top ceil(rho_t * M) examples of the pool (or of a random candidate set of size M)
-ranked by the norm of that gradient, and the learner trains on them until the next selection:
+The teacher scores the pool (or a random candidate set) with no-grad forward passes and keeps the top fraction
+rho_t; the learner trains on that subset until the next selection. The official AtteNT code
+(Jianghui-Wang/AttenNT) ranks by the per-example loss (:func:`~iclr26.optim.attent.scores.classification_loss_score`)
+on its cycle schedule (:class:`~iclr26.optim.attent.schedules.AtteNTCycle`), with one of three strategies:
 
-    score_i = || softmax(f(S_i)) - onehot(y_i) ||_2          (cross-entropy: = || dl_i / d logits ||)
-    score_i = || f(S_i) - y_i ||_2                            (squared loss / 2, scalar or vector output)
-    score_i = mean over valid target positions of the per-token cross-entropy score  (causal LM)
+* ``hard``: the k largest scores (ties broken by the smaller index), :func:`topk_indices`;
+* ``soft``: k examples drawn without replacement with probability proportional to softmax(scores) (or
+  sigmoid(scores)), by Gumbel-top-k, :func:`gumbel_topk_indices`; re-drawn at every subset epoch;
+* ``random``: a uniform subset of the same size, :class:`RandomSubsetSampler`.
 
-The ratio rho_t follows a curriculum (:class:`StepRatio`, :class:`LinearRatio`) or stays fixed
-(:class:`ConstantRatio`). Once rho_t = 1 no scoring pass is run: it could not change the subset.
+The GraNT curriculum this package first used (gradient-norm score, fraction doubling from 0.1 every E/5 epochs,
+no full-data epochs in between) stays available as :func:`grant_sampler`.
+
+Once rho_t = 1 no scoring pass is run: it could not change the subset.
 
 Example
 -------
 >>> import torch
 >>> topk_indices(torch.tensor([0.5, 2.0, 2.0, 1.0]), 2).tolist()
 [1, 2]
->>> StepRatio(0.1, every=2)(5)
-0.4
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
 from torch.utils.data import Sampler
 
-from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
+from iclr26.checks import check_choice, check_float, check_int
+from iclr26.optim.attent.schedules import (
+    AtteNTCycle,
+    ConstantRatio,
+    RatioSchedule,
+    _check_int,
+    _check_ratio,
+    default_step_ratio,
+)
+from iclr26.optim.attent.scores import ScoreFn, classification_score
 
 __all__ = [
+    "SELECTIONS",
     "AtteNTSampler",
-    "ConstantRatio",
     "CostMeter",
     "FullDataSampler",
-    "LinearRatio",
     "RandomSubsetSampler",
-    "RatioSchedule",
-    "ScoreFn",
-    "StepRatio",
+    "Selection",
     "SubsetSampler",
-    "causal_lm_score",
-    "classification_score",
-    "default_step_ratio",
-    "n_selected",
-    "regression_score",
+    "grant_sampler",
+    "gumbel_topk_indices",
     "topk_indices",
 ]
 
-IGNORE_INDEX = -100
-
-ScoreFn = Callable[[Tensor, Tensor], Tensor]
-
-
-def _check_ratio(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number in (0, 1], got {value!r}")
-    return check_float(name, value, 0.0, 1.0, low_open=True)
-
-
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int >= {low}, got {value!r}")
-    return check_int(name, value, low=low)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# ratio schedules
-
-
-class RatioSchedule:
-    """A selected fraction rho(t) in (0, 1] of the selection clock t = 0, 1, 2, ..."""
-
-    def __call__(self, t: int) -> float:
-        raise NotImplementedError
-
-    def _check_t(self, t: int) -> int:
-        return _check_int("t", t, 0)
-
-
-@dataclass(frozen=True)
-class ConstantRatio(RatioSchedule):
-    """rho(t) = ratio (no curriculum; ratio = 1 is full-data training)."""
-
-    ratio: float
-
-    def __post_init__(self) -> None:
-        _check_ratio("ratio", self.ratio)
-
-    def __call__(self, t: int) -> float:
-        self._check_t(t)
-        return float(self.ratio)
-
-
-@dataclass(frozen=True)
-class StepRatio(RatioSchedule):
-    """rho(t) = min(1, start * factor ** floor(t / every)): multiply the fraction every `every` ticks."""
-
-    start: float = 0.1
-    every: int = 1
-    factor: float = 2.0
-
-    def __post_init__(self) -> None:
-        _check_ratio("start", self.start)
-        _check_int("every", self.every, 1)
-        if (
-            isinstance(self.factor, bool)
-            or not isinstance(self.factor, (int, float))
-            or not self.factor > 1.0
-        ):
-            raise ValueError(f"factor must be a number > 1, got {self.factor!r}")
-        check_float("factor", self.factor, low=1.0, low_open=True)
-
-    def __call__(self, t: int) -> float:
-        t = self._check_t(t)
-        return float(min(1.0, self.start * self.factor ** (t // self.every)))
-
-
-@dataclass(frozen=True)
-class LinearRatio(RatioSchedule):
-    """rho(t) = start + (1 - start) * min(1, t / ramp): a linear ramp that reaches 1 at t = ramp."""
-
-    start: float = 0.1
-    ramp: int = 1
-
-    def __post_init__(self) -> None:
-        _check_ratio("start", self.start)
-        _check_int("ramp", self.ramp, 1)
-
-    def __call__(self, t: int) -> float:
-        t = self._check_t(t)
-        return float(min(1.0, self.start + (1.0 - self.start) * t / self.ramp))
-
-
-def default_step_ratio(total: int, start: float = 0.1) -> StepRatio:
-    """The brief's default for `total` selection ticks: double every total // 5 (0.1, .2, .4, .8, 1.0)."""
-    _check_int("total", total, 1)
-    return StepRatio(start=start, every=max(1, total // 5), factor=2.0)
-
-
-def n_selected(ratio: float, n: int) -> int:
-    """ceil(ratio * n), at least 1, computed robustly against float round-off (0.1 * 30 -> 3)."""
-    _check_ratio("ratio", ratio)
-    _check_int("n", n, 1)
-    return max(1, min(n, math.ceil(round(ratio * n, 9))))
-
-
-# ---------------------------------------------------------------------------------------------------------
-# scores
-
-
-def _check_pair(outputs: Tensor, targets: Tensor) -> None:
-    if not isinstance(outputs, Tensor) or not isinstance(targets, Tensor):
-        raise TypeError("outputs and targets must be tensors")
-    if outputs.shape[0] != targets.shape[0]:
-        raise ValueError(
-            f"outputs and targets must have the same batch size, got {outputs.shape[0]} and {targets.shape[0]}"
-        )
-
-
-def classification_score(logits: Tensor, targets: Tensor) -> Tensor:
-    """|| softmax(logits_i) - onehot(y_i) ||_2 per example; logits (N, C), targets (N,) class ids.
-
-    This is the norm of the gradient of the cross-entropy of example i with respect to its logits.
-    """
-    _check_pair(logits, targets)
-    if logits.ndim != 2 or targets.ndim != 1:
-        raise ValueError(
-            f"logits must be (N, C) and targets (N,), got {tuple(logits.shape)}, {tuple(targets.shape)}"
-        )
-    check_tensor("logits", logits, floating=True)
-    check_token_ids("targets", targets, logits.shape[1])
-    p = torch.softmax(logits.double(), dim=-1)
-    p[torch.arange(len(targets), device=targets.device), targets] -= 1.0
-    return p.norm(dim=-1).to(logits.dtype)
-
-
-def regression_score(outputs: Tensor, targets: Tensor) -> Tensor:
-    """|| f(S_i) - y_i ||_2 per example (|f - y| for scalar outputs): the gradient of (f - y)^2 / 2."""
-    _check_pair(outputs, targets)
-    check_tensor("outputs", outputs, floating=True)
-    check_tensor("targets", targets, floating=True)
-    if outputs.shape != targets.shape:
-        raise ValueError(
-            f"outputs and targets must have one shape, got {tuple(outputs.shape)}, {tuple(targets.shape)}"
-        )
-    diff = (outputs - targets).reshape(outputs.shape[0], -1)
-    return diff.norm(dim=-1)
-
-
-def causal_lm_score(logits: Tensor, targets: Tensor, ignore_index: int = IGNORE_INDEX) -> Tensor:
-    """Mean over non-ignored target positions of || softmax(logits_t) - onehot(y_t) ||_2; logits (N, T, V).
-
-    Positions whose target is `ignore_index` (padding, prompt) are left out; a row with no valid position
-    scores 0.
-    """
-    _check_pair(logits, targets)
-    if logits.ndim != 3 or targets.shape != logits.shape[:2]:
-        raise ValueError(
-            f"logits must be (N, T, V) and targets (N, T), got {tuple(logits.shape)}, {tuple(targets.shape)}"
-        )
-    check_tensor("logits", logits, floating=True)
-    check_tensor("targets", targets, floating=False)
-    check_int("ignore_index", ignore_index)
-    valid = targets != ignore_index
-    if bool(valid.any()):
-        check_token_ids("targets (non-ignored)", targets[valid], logits.shape[-1])
-    p = torch.softmax(logits.double(), dim=-1)
-    onehot = torch.zeros_like(p)
-    safe = torch.where(valid, targets, torch.zeros_like(targets))
-    onehot.scatter_(-1, safe.unsqueeze(-1), 1.0)
-    per_token = (p - onehot).norm(dim=-1) * valid
-    count = valid.sum(dim=-1)
-    return (per_token.sum(dim=-1) / count.clamp(min=1)).to(logits.dtype)
+SELECTIONS = ("hard", "soft")
+SOFT_NORMALIZATIONS = ("softmax", "sigmoid")
 
 
 def topk_indices(scores: Tensor, k: int) -> Tensor:
@@ -229,6 +70,25 @@ def topk_indices(scores: Tensor, k: int) -> Tensor:
         raise ValueError(f"k must be <= the number of scores ({scores.numel()}), got {k}")
     order = torch.sort(-scores.double(), stable=True).indices
     return order[:k].sort().values
+
+
+def gumbel_topk_indices(
+    scores: Tensor, k: int, generator: torch.Generator, normalization: str = "softmax"
+) -> Tensor:
+    """k indices drawn without replacement with probabilities w_i / sum w, w = softmax(scores) or sigmoid(scores).
+
+    Gumbel-top-k: the k largest keys log w_i + G_i, G_i = -log(-log U_i), U_i ~ U(0, 1) from `generator`
+    (float64). Returned in ascending index order.
+    """
+    if not isinstance(scores, Tensor) or scores.ndim != 1:
+        raise ValueError("scores must be a 1-D tensor")
+    check_choice("normalization", normalization, SOFT_NORMALIZATIONS)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    s = scores.double()
+    log_w = torch.log_softmax(s, dim=0) if normalization == "softmax" else nn.functional.logsigmoid(s)
+    u = torch.rand(s.shape, generator=generator, dtype=torch.float64)
+    return topk_indices(log_w - torch.log(-torch.log(u)), k)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -336,17 +196,25 @@ class SubsetSampler(Sampler[int]):
     def refresh(self, step: int) -> Tensor:
         """Re-select when `step` is a multiple of `interval` (or nothing was selected yet); return the subset.
 
-        The ratio is read at the selection tick ``step // interval``.
+        The ratio is read at the selection tick ``step // interval``. A tick that does not start a selection
+        (:meth:`RatioSchedule.starts_selection`, e.g. the second subset epoch of an AtteNT cycle) keeps the
+        current subset, unless the sampler re-selects at every tick (soft selection).
         """
         step = _check_int("step", step, 0)
         if self._last is None or (step % self.interval == 0 and step != self._last):
             t = step // self.interval
             ratio = _check_ratio("ratio_schedule(t)", self.ratio_schedule(t))
-            sel = self._select(t, ratio)
+            if ratio < 1.0 and self.history and not self._fresh(t):
+                sel = Selection(t, ratio, self.indices)
+            else:
+                sel = self._select(t, ratio)
             self.indices = sel.indices
             self.history.append(sel)
             self._last = step
         return self.indices
+
+    def _fresh(self, t: int) -> bool:
+        return self.ratio_schedule.starts_selection(t)
 
     def _select(self, t: int, ratio: float) -> Selection:
         raise NotImplementedError
@@ -370,31 +238,47 @@ class FullDataSampler(SubsetSampler):
 
 
 class RandomSubsetSampler(SubsetSampler):
-    """Baseline: a uniformly random subset of size ceil(rho_t n), drawn at each selection (same schedule)."""
+    """Baseline: a uniformly random subset of ``ratio_schedule.count(rho_t, n)`` examples, drawn at each
+    selection (same schedule; with an :class:`AtteNTCycle` this is the release's ``random`` strategy)."""
 
     def _select(self, t: int, ratio: float) -> Selection:
         if ratio >= 1.0:
             return Selection(t, 1.0, torch.arange(self.n))
-        k = n_selected(ratio, self.n)
+        k = self.ratio_schedule.count(ratio, self.n)
         return Selection(t, ratio, torch.randperm(self.n, generator=self.generator)[:k].sort().values)
 
 
 class AtteNTSampler(SubsetSampler):
-    """Greedy functional-gradient teacher: keep the examples whose loss gradient wrt the output is largest.
+    """The AtteNT teacher: keep the pool examples with the largest scores (the official score is the loss).
 
     Parameters
     ----------
     model : the learner; called as ``model(inputs)`` on batches of the pool under ``torch.no_grad`` and in
         eval mode (its mode and gradient state are restored afterwards).
     dataset : a ``TensorDataset`` or an ``(inputs, targets)`` pair of tensors (the pool).
-    score_fn : ``score_fn(outputs, targets) -> (batch,)`` non-negative scores, e.g. :func:`classification_score`,
-        :func:`regression_score`, :func:`causal_lm_score`.
-    ratio_schedule : selected fraction rho(t) at selection tick t (e.g. :func:`default_step_ratio`).
-    interval : select every `interval` steps of the caller's clock (an epoch by default in the experiment).
+    score_fn : ``score_fn(outputs, targets) -> (batch,)`` finite scores: the official per-example losses
+        :func:`classification_loss_score`, :func:`regression_loss_score`, :func:`causal_lm_loss_score`, or the
+        GraNT gradient norms :func:`classification_score`, :func:`regression_score`, :func:`causal_lm_score`.
+    ratio_schedule : selected fraction rho(t) at selection tick t: the official :class:`AtteNTCycle`, or a
+        curriculum such as :func:`default_step_ratio`.
+    interval : select every `interval` steps of the caller's clock (an epoch in the experiment); must be 1
+        with an :class:`AtteNTCycle`, which sets its own phases.
     candidate_pool : score only a random candidate set of this size at each selection (None: the whole pool);
-        the top ceil(rho * candidate_pool) candidates are kept.
+        ``ratio_schedule.count(rho, candidate_pool)`` candidates are kept.
     batch_size : scoring batch size.
-    generator : torch.Generator or seed for the candidate draw and the iteration order.
+    generator : torch.Generator or seed for the candidate draw, the Gumbel noise and the iteration order.
+    selection : "hard" (top-k) or "soft" (Gumbel-top-k, re-drawn at every tick with rho < 1).
+    soft_normalization : "softmax" or "sigmoid" of the scores, the sampling weights of ``soft``.
+
+    Example
+    -------
+    >>> import torch
+    >>> from iclr26.optim.attent import AtteNTCycle, classification_loss_score
+    >>> x, y = torch.randn(50, 3), torch.randint(0, 4, (50,))
+    >>> teacher = AtteNTSampler(torch.nn.Linear(3, 4), (x, y), classification_loss_score,
+    ...                         AtteNTCycle(epochs=5, cycles=2, initial_interval=1))
+    >>> [len(teacher.refresh(e)) for e in range(5)]  # warm-up, subset 20%, full, subset 80%, full
+    [50, 10, 50, 40, 50]
     """
 
     def __init__(
@@ -407,6 +291,8 @@ class AtteNTSampler(SubsetSampler):
         candidate_pool: int | None = None,
         batch_size: int = 512,
         generator: torch.Generator | int | None = None,
+        selection: str = "hard",
+        soft_normalization: str = "softmax",
     ) -> None:
         if not isinstance(model, nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
@@ -414,10 +300,14 @@ class AtteNTSampler(SubsetSampler):
             raise TypeError("score_fn must be callable as score_fn(outputs, targets)")
         self.x, self.y = _as_pool(dataset)
         super().__init__(self.x.shape[0], ratio_schedule, interval, generator)
+        if isinstance(ratio_schedule, AtteNTCycle) and self.interval != 1:
+            raise ValueError(f"interval must be 1 with an AtteNTCycle (it sets its phases), got {interval}")
         if candidate_pool is not None:
             _check_int("candidate_pool", candidate_pool, 1)
             if candidate_pool > self.n:
                 raise ValueError(f"candidate_pool must be <= the pool size {self.n}, got {candidate_pool}")
+        self.selection = check_choice("selection", selection, SELECTIONS)
+        self.soft_normalization = check_choice("soft_normalization", soft_normalization, SOFT_NORMALIZATIONS)
         self.model, self.score_fn = model, score_fn
         self.candidate_pool = candidate_pool
         self.batch_size = _check_int("batch_size", batch_size, 1)
@@ -443,6 +333,9 @@ class AtteNTSampler(SubsetSampler):
         self.n_scored += len(indices)
         return torch.cat(parts)
 
+    def _fresh(self, t: int) -> bool:
+        return self.selection == "soft" or super()._fresh(t)
+
     def _select(self, t: int, ratio: float) -> Selection:
         if ratio >= 1.0:  # selecting everything: skip the scoring pass
             return Selection(t, 1.0, torch.arange(self.n))
@@ -451,5 +344,31 @@ class AtteNTSampler(SubsetSampler):
         else:
             cand = torch.randperm(self.n, generator=self.generator)[: self.candidate_pool].sort().values
         scores = self.score(cand)
-        keep = topk_indices(scores, n_selected(ratio, len(cand)))
+        k = self.ratio_schedule.count(ratio, len(cand))
+        if self.selection == "hard":
+            keep = topk_indices(scores, k)
+        else:
+            keep = gumbel_topk_indices(scores, k, self.generator, self.soft_normalization)
         return Selection(t, ratio, cand[keep], cand, scores)
+
+
+def grant_sampler(
+    model: nn.Module,
+    dataset: object,
+    epochs: int,
+    start: float = 0.1,
+    batch_size: int = 512,
+    generator: torch.Generator | int | None = None,
+) -> AtteNTSampler:
+    """The GraNT curriculum (brysonwx/GraNT), this package's first AtteNT arm, kept as a baseline: re-select
+    every epoch the top ceil(rho_t N) by || softmax - onehot ||_2, rho doubling from `start` every epochs // 5
+    epochs up to 1 (0.1, 0.2, 0.4, 0.8, 1.0), no full-data epochs in between."""
+    return AtteNTSampler(
+        model,
+        dataset,
+        classification_score,
+        default_step_ratio(epochs, start),
+        1,
+        batch_size=batch_size,
+        generator=generator,
+    )
