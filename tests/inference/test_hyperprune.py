@@ -1,5 +1,6 @@
 """Tests of HyperPrune (OpenReview lqjQs2lVNm): n:m structure, brute-force top-n, Wanda limit, straight-through
-Gumbel gradient, SparseGPT's OBS vs least squares, sequential calibration, claim decider."""
+Gumbel gradient, the paper's outlier term R_out (closed form, E_M, gradients, its use in the loss), SparseGPT's
+OBS vs least squares, sequential calibration, claim decider."""
 
 import copy
 import dataclasses
@@ -16,12 +17,14 @@ from iclr26.inference.hyperprune import (
     block_linears,
     find_blocks,
     get_weight,
+    group_features,
     gumbel_pattern_mask,
     is_nm_sparse,
     magnitude_prune,
     maskllm_lite_prune,
     nm_mask_from_scores,
     nm_patterns,
+    outlier_retention,
     pattern_logits_from_scores,
     reconstruction_error,
     run_sequential,
@@ -258,6 +261,104 @@ def test_reconstruction_error_matches_activations():
     keep = nm_mask_from_scores(w.abs(), 2, 4)
     direct = ((x @ w.T - x @ (w * keep).T) ** 2).sum() / ((x @ w.T) ** 2).sum()
     torch.testing.assert_close(reconstruction_error(w, keep, g), direct)
+
+
+def _slow_outlier_retention(w, keep, x):
+    """The paper's ``E_x ||(W o M) Diag(x)||_F^2`` with explicit loops over tokens, rows and columns."""
+    total = torch.zeros((), dtype=w.dtype)
+    for t in range(x.shape[0]):
+        for i in range(w.shape[0]):
+            for j in range(w.shape[1]):
+                total = total + (w[i, j] * keep[i, j] * x[t, j]) ** 2
+    return total / x.shape[0]
+
+
+def _outlier_problem(d_out, seed):
+    gen = torch.Generator().manual_seed(seed)
+    scale = torch.tensor(
+        [1.0, 6.0, 1.0, 1.0, 0.1, 1.0, 3.0, 1.0], dtype=torch.float64
+    )  # two outlier channels
+    x = torch.randn(24, 8, generator=gen, dtype=torch.float64) * scale
+    w = torch.randn(d_out, 8, generator=gen, dtype=torch.float64)
+    return gen, w, x, x.T @ x / x.shape[0]
+
+
+def test_outlier_retention_is_the_papers_closed_form():
+    """For a 0/1 n:m mask, R_out = E_x ||(W o M) Diag(x)||^2 = sum_ij (W_ij M_ij)^2 E[x_j^2] (issue 20: the
+    earlier code had a penalty on pruned outlier-channel Wanda mass instead)."""
+    gen, w, x, g = _outlier_problem(3, 5)
+    keep = nm_patterns(2, 4).double()[torch.randint(0, 6, (6,), generator=gen)].reshape(3, 8)
+    closed = ((w * keep) ** 2 * (x**2).mean(0)).sum()
+    got = outlier_retention(w, keep, g, normalize=False)
+    torch.testing.assert_close(got, closed, rtol=1e-12, atol=0.0)
+    torch.testing.assert_close(got, _slow_outlier_retention(w, keep, x), rtol=1e-12, atol=0.0)
+    dense = (w**2 * (x**2).mean(0)).sum()
+    torch.testing.assert_close(outlier_retention(w, keep, g), closed / dense, rtol=1e-12, atol=0.0)
+    torch.testing.assert_close(outlier_retention(w, torch.ones_like(w), g), torch.tensor(1.0).double())
+    # its per-group maximiser over the n:m patterns is Wanda's mask (W^2 E[x^2] ranks like |W| ||X_j||)
+    best = nm_mask_from_scores(w**2 * g.diagonal(), 2, 4)
+    assert torch.equal(best, nm_mask_from_scores(wanda_scores(w, g), 2, 4))
+    pats = nm_patterns(2, 4).double()
+    for r in range(3):
+        for grp in range(2):
+            cols = slice(4 * grp, 4 * grp + 4)
+            vals = [float(outlier_retention(w[r : r + 1, cols], p[None], g[cols, cols])) for p in pats]
+            assert torch.equal(pats[max(range(6), key=vals.__getitem__)].bool(), best[r, cols])
+
+
+def test_outlier_retention_on_expected_mask_is_exact_expectation_with_gradients():
+    """With keep = E[M] = softmax(logits) @ patterns the term is the exact E_M over the hard pattern's law
+    (enumerated here with the loop reference), and its gradient w.r.t. the logits matches the reference's."""
+    gen, w, x, g = _outlier_problem(1, 6)
+    pats = nm_patterns(2, 4).double()
+    logits = torch.randn(1, 2, 6, generator=gen, dtype=torch.float64, requires_grad=True)
+    fast = outlier_retention(w, (logits.softmax(-1) @ pats).reshape(1, 8), g, normalize=False)
+    pi = logits.softmax(-1)
+    slow = sum(
+        pi[0, 0, a] * pi[0, 1, b] * _slow_outlier_retention(w, torch.cat([pats[a], pats[b]])[None], x)
+        for a in range(6)
+        for b in range(6)
+    )
+    torch.testing.assert_close(fast, slow, rtol=1e-12, atol=0.0)
+    (g_fast,) = torch.autograd.grad(fast, logits)
+    (g_slow,) = torch.autograd.grad(slow, logits)
+    torch.testing.assert_close(g_fast, g_slow, rtol=1e-10, atol=1e-12)
+    soft = (logits.detach().softmax(-1) @ pats).reshape(1, 8)
+    squared = ((w * soft) ** 2 * g.diagonal()).sum()  # (W K)^2 with a soft K is not E_M: M^2 = M, K^2 != K
+    assert abs(float(squared - fast.detach())) > 1e-3
+
+
+def test_pruner_subtracts_the_papers_outlier_term(ids):
+    """HyperPruner's first-step loss with gamma = 1 minus with gamma = 0 is -sum over block 0's linears of the
+    normalised R_out on the untrained network's expected mask (logits = 3 x log-Wanda prior)."""
+    lm_ = train_tiny_lm(dataclasses.replace(SMOKE_CONFIG, arch="gpt2", steps=10))
+    grams = {}
+
+    def keep_grams(idx, _block, linears, gr):
+        if idx == 0:
+            grams.update({name: gr[name].clone() for name, _ in linears})
+            weights.update({name: get_weight(mod) for name, mod in linears})
+
+    weights = {}
+    run_sequential(copy.deepcopy(lm_.model), ids, keep_grams)
+    pats = nm_patterns(2, 4)
+    expect = 0.0
+    for name, w in weights.items():
+        _, prior = group_features(w, grams[name], 2, 4)
+        keep = ((3.0 * prior).softmax(-1) @ pats).reshape(w.shape)
+        energy = w.double() ** 2 * grams[name].diagonal().double()
+        expect -= float((energy * keep.double()).sum() / energy.sum())
+    first = {}
+    for reg, gamma in (("paper", 0.0), ("paper", 1.0), ("outlier_channels", 1.0)):
+        kw = dict(hidden=8, emb_dim=4, steps_per_block=1, beta=0.0, gamma=gamma, outlier_reg=reg)
+        hp = HyperPruner(copy.deepcopy(lm_.model), 2, 4, ids, **kw)
+        hp.prune()
+        first[reg, gamma] = hp.records[0].losses[0]
+    assert expect < 0
+    assert first["paper", 1.0] - first["paper", 0.0] == pytest.approx(expect, rel=1e-4)
+    assert (
+        first["outlier_channels", 1.0] >= first["paper", 0.0]
+    )  # the earlier term: a penalty, never a reward
 
 
 def _rows(hyper, wanda, sgpt, nobeta, nogamma, dense_ratio=0.7):

@@ -3,7 +3,8 @@ Hypernetwork" (Lu Sun, Jun Sakuma; ICLR 2026, OpenReview lqjQs2lVNm).
 
 A small hypernetwork shared by all decoder blocks, conditioned on layer and component embeddings, outputs logits
 over each weight group's admissible n:m patterns; it is trained block by block on the local reconstruction error
-with a continual-learning regulariser and an outlier-channel penalty. Magnitude, Wanda, SparseGPT and a
+with a continual-learning regulariser and the paper's feature-outlier term (the kept weight energy weighted by
+each input channel's second moment, subtracted from the loss). Magnitude, Wanda, SparseGPT and a
 MaskLLM-lite baseline are written here for comparison. Works on any Hugging Face causal LM (``nn.Linear`` or
 GPT-2 ``Conv1D`` projections).
 """
@@ -33,14 +34,17 @@ from iclr26.inference.hyperprune.masks import (
     pattern_logits_from_scores,
 )
 from iclr26.inference.hyperprune.pruner import (
+    OUTLIER_REGS,
     BlockRecord,
     HyperNetwork,
     HyperPruner,
     group_features,
+    outlier_retention,
     reconstruction_error,
 )
 
 __all__ = [
+    "OUTLIER_REGS",
     "BlockRecord",
     "HyperNetwork",
     "HyperPruner",
@@ -56,6 +60,7 @@ __all__ = [
     "maskllm_lite_prune",
     "nm_mask_from_scores",
     "nm_patterns",
+    "outlier_retention",
     "pattern_logits_from_scores",
     "reconstruction_error",
     "run_sequential",

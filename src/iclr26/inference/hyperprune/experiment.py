@@ -4,9 +4,10 @@ Per harness seed (one replication: calibration sample + hypernetwork init + Gumb
 GPT-2 (``iclr26.lab.tinylm``) is pruned to 2:4 (and 4:8) by every method from the same dense weights and the same
 calibration windows of the training split; held-out perplexity is measured on the test split.
 
-- 2:4: magnitude, Wanda, SparseGPT (OBS weight update), MaskLLM-lite (end-to-end learned logits), HyperPrune,
-  HyperPrune with beta = 0 (no continual term), gamma = 0 (no outlier term), and optionally with an independent
-  hypernetwork per block;
+- 2:4: magnitude, Wanda, SparseGPT (OBS weight update), MaskLLM-lite (end-to-end learned logits), HyperPrune
+  (the paper's outlier term R_out), HyperPrune with beta = 0 (no continual term), gamma = 0 (no outlier term),
+  with the brief's earlier outlier-channel penalty instead of R_out (``hyperprune_outlier_channels``), and
+  optionally with an independent hypernetwork per block;
 - 4:8: magnitude, Wanda, SparseGPT, HyperPrune.
 
 Metrics ``nm24_logppl_<method>`` etc.; claim rule in :mod:`iclr26.inference.hyperprune.claim_check`.
@@ -73,6 +74,7 @@ class HyperPruneConfig:
     maskllm_batch: int = 4
     beta: float = 1.0
     gamma: float = 0.1
+    outlier_reg: str = "paper"
     patterns: tuple[tuple[int, int], ...] = ((2, 4), (4, 8))
     independent_ablation: bool = False
     single_thread: bool = True
@@ -113,6 +115,7 @@ def _methods(cfg: HyperPruneConfig, n: int, m: int, seed: int) -> dict[str, Call
     def hyper(**kw) -> Callable:
         args = dict(hidden=cfg.hidden, emb_dim=cfg.emb_dim, steps_per_block=cfg.steps_per_block, lr=cfg.lr)
         args["row_fraction"] = cfg.row_fraction
+        args["outlier_reg"] = cfg.outlier_reg
         args |= dict(beta=cfg.beta, gamma=cfg.gamma, seed=seed) | kw
         return lambda model, ids: HyperPruner(model, n, m, ids, **args).prune()
 
@@ -129,6 +132,7 @@ def _methods(cfg: HyperPruneConfig, n: int, m: int, seed: int) -> dict[str, Call
         )
         out["hyperprune_nobeta"] = hyper(beta=0.0)
         out["hyperprune_nogamma"] = hyper(gamma=0.0)
+        out["hyperprune_outlier_channels"] = hyper(outlier_reg="outlier_channels")  # the earlier guess
         if cfg.independent_ablation:
             out["hyperprune_indep"] = hyper(shared=False)
     return out

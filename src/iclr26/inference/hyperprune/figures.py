@@ -13,7 +13,13 @@ from iclr26.harness.store import SeedResult
 __all__ = ["ablation_bars", "layer_error", "outlier_retention", "ppl_by_method"]
 
 MAIN = ("magnitude", "wanda", "sparsegpt", "maskllm_lite", "hyperprune")
-ABLATIONS = ("hyperprune", "hyperprune_nobeta", "hyperprune_nogamma", "hyperprune_indep")
+ABLATIONS = (
+    "hyperprune",
+    "hyperprune_nobeta",
+    "hyperprune_nogamma",
+    "hyperprune_outlier_channels",
+    "hyperprune_indep",
+)
 
 
 def _prefixes(results: Sequence[SeedResult]) -> list[str]:
@@ -68,7 +74,7 @@ def outlier_retention(results: Sequence[SeedResult]) -> Figure:
 
 
 def ablation_bars(results: Sequence[SeedResult]) -> Figure:
-    """2:4 perplexity of HyperPrune and its ablations: continual term off, outlier term off, independent nets."""
+    """2:4 perplexity of HyperPrune and its ablations (no continual term, no R_out, old outlier-channel term)."""
     names = [n for n in ABLATIONS if "nm24_logppl_" + n in results[0].metrics]
     ppl = [_ppl(results, "nm24_logppl_" + n) for n in names]
     fig, ax = new_figure()

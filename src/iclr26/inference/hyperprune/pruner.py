@@ -2,14 +2,18 @@
 each group's weight/activation features to logits over the group's admissible n:m patterns.
 
 Per decoder block (sequentially calibrated) the hypernetwork and the block's layer embedding are trained for
-``steps_per_block`` Adam steps on
+``steps_per_block`` Adam steps on the paper's objective ``min L_rec - lambda_1 R_out + lambda_2 R_cont``:
 
     L = sum_linears ||(W - M o W) X||^2 / ||W X||^2                       (local reconstruction)
       + beta  * mean ||H_psi(replay) - H_psi*(replay)||^2                 (continual: earlier blocks' outputs)
-      + gamma * sum_linears sum_{j in Out} (1 - M_ij)|W_ij| ||X_j|| / sum_{j in Out} |W_ij| ||X_j||   (outliers)
+      - gamma * sum_linears E_M E_x ||(W o M) Diag(x)||^2 / E_x ||W Diag(x)||^2   (feature outliers, R_out)
 
-with ``M`` a straight-through Gumbel sample (tau annealed 4 -> 0.05); then the block's hard mask (argmax
-pattern) is frozen and applied, and the next block is calibrated on the pruned model. Weights are never updated.
+with ``M`` in ``L_rec`` a straight-through Gumbel sample (tau annealed 4 -> 0.05) and ``R_out`` the exact
+expectation over the sampled pattern's distribution (:func:`outlier_retention` on ``softmax(logits) @
+patterns``); then the block's hard mask (argmax pattern) is frozen and applied, and the next block is calibrated
+on the pruned model. Weights are never updated. ``outlier_reg="outlier_channels"`` swaps ``R_out`` for the
+brief's earlier reconstruction, ``+ gamma * sum_{j in Out} (1 - M_ij)|W_ij| ||X_j|| / sum_{j in Out} |W_ij|
+||X_j||`` over channels with ``||X_j|| > mean + 3 std``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
 from iclr26.inference.hyperprune.baselines import (
     _check_gram,
     _check_model_nm,
@@ -41,7 +45,17 @@ from iclr26.inference.hyperprune.masks import (
     pattern_logits_from_scores,
 )
 
-__all__ = ["BlockRecord", "HyperNetwork", "HyperPruner", "group_features", "reconstruction_error"]
+__all__ = [
+    "OUTLIER_REGS",
+    "BlockRecord",
+    "HyperNetwork",
+    "HyperPruner",
+    "group_features",
+    "outlier_retention",
+    "reconstruction_error",
+]
+
+OUTLIER_REGS = ("paper", "outlier_channels")
 
 Scorer = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
@@ -77,6 +91,31 @@ def reconstruction_error(weight: torch.Tensor, keep: torch.Tensor, gram: torch.T
     _check_gram(weight, gram)
     d = weight * (1 - keep.to(weight.dtype))
     return ((d @ gram) * d).sum() / ((weight @ gram) * weight).sum().clamp_min(1e-30)
+
+
+def outlier_retention(
+    weight: torch.Tensor, keep: torch.Tensor, gram: torch.Tensor, normalize: bool = True
+) -> torch.Tensor:
+    """The paper's feature-outlier term ``R_out = E_x ||(W o M) Diag(x)||_F^2 = sum_ij (W_ij M_ij)^2 E[x_j^2]``.
+
+    ``E[x_j^2]`` is the Gram diagonal (``gram = X^T X / N``). The value is computed linearly in ``keep``,
+    ``sum_ij W_ij^2 keep_ij E[x_j^2]``: for a 0/1 mask that is the closed form above, and for ``keep = E[M]``
+    (pattern probabilities @ patterns) it is the exact ``E_M`` of it, because ``M_ij^2 = M_ij``. With
+    ``normalize`` it is divided by the dense value ``sum_ij W_ij^2 E[x_j^2]``: the kept share, in [0, 1], of
+    the weight energy weighted by each input channel's second moment (outlier channels weigh most).
+
+    Example
+    -------
+    >>> w, g = torch.tensor([[1.0, 2.0, 0.0, 1.0]]), torch.diag(torch.tensor([1.0, 1.0, 1.0, 4.0]))
+    >>> float(outlier_retention(w, torch.tensor([[0.0, 1.0, 0.0, 1.0]]), g, normalize=False))  # 4 + 4
+    8.0
+    """
+    check_tensor("weight", weight, ndim=2, floating=True)
+    check_tensor("keep", keep, shape=tuple(weight.shape))
+    _check_gram(weight, gram)
+    energy = weight**2 * gram.diagonal().clamp_min(0)[None, :]  # W_ij^2 E[x_j^2]
+    kept = (energy * keep.to(weight.dtype)).sum()
+    return kept / energy.sum().clamp_min(1e-30) if normalize else kept
 
 
 class HyperNetwork(nn.Module):
@@ -150,7 +189,7 @@ class HyperPruner:
     steps_per_block : int
         Adam steps per block (0: take the untrained network's / scorer's argmax).
     beta, gamma : float
-        Weights of the continual-learning and outlier regularisers.
+        Weights of the continual-learning and outlier regularisers (the paper's lambda_2 and lambda_1).
     lr : float
         Adam learning rate.
     tau : (float, float)
@@ -161,6 +200,10 @@ class HyperPruner:
         False: a fresh hypernetwork per block (the "independent" ablation; no continual term).
     row_fraction : float
         Fraction of each matrix's output rows drawn (without replacement) per step for the loss; 1 = all rows.
+    outlier_reg : {"paper", "outlier_channels"}
+        ``"paper"``: subtract ``gamma * R_out`` (:func:`outlier_retention`, normalised, on the expected mask);
+        ``"outlier_channels"``: the brief's earlier guess, a penalty on the pruned share of the Wanda mass of
+        channels above mean + 3 std (kept to rerun the earlier numbers).
     scorer : callable or None
         ``scorer(weight (d_out, d_in), gram (d_in, d_in)) -> logits (d_out, d_in/m, C(m,n))`` used instead of the
         hypernetwork, untrained (requires ``steps_per_block == 0``).
@@ -193,6 +236,7 @@ class HyperPruner:
         replay: int = 256,
         shared: bool = True,
         row_fraction: float = 1.0,
+        outlier_reg: str = "paper",
         scorer: Scorer | None = None,
         seed: int = 0,
     ) -> None:
@@ -207,6 +251,7 @@ class HyperPruner:
         check_float("gamma", gamma, low=0.0)
         check_float("lr", lr, low=0.0, low_open=True)
         check_float("row_fraction", row_fraction, 0.0, 1.0, low_open=True)
+        self.outlier_reg = check_choice("outlier_reg", outlier_reg, OUTLIER_REGS)
         tau = _check_tau(tau)
         check_int("replay", replay, low=0)
         check_int("seed", seed, low=0)
@@ -330,7 +375,11 @@ class HyperPruner:
                 g = -torch.empty(logits.shape).exponential_(generator=gen).log()
                 keep = gumbel_pattern_mask(logits, self.patterns, tau, noise=g).reshape(w.shape)
                 loss = loss + reconstruction_error(w, keep, grams[name])
-                if self.gamma > 0 and bool(out.any()):
+                if self.gamma > 0 and self.outlier_reg == "paper":
+                    # E_M of R_out under the hard sample's law softmax(logits), exact since R_out is linear in M
+                    expected = (logits.softmax(-1) @ self.patterns).reshape(w.shape)
+                    loss = loss - self.gamma * outlier_retention(w, expected, grams[name])
+                elif self.gamma > 0 and bool(out.any()):
                     loss = loss + self.gamma * ((1 - keep[:, out]) * sal).sum() / sal_tot
             if snapshot is not None:
                 cl = sum(
