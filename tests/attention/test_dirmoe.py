@@ -1,7 +1,10 @@
-"""Oracle tests of DirMoE (OpenReview a15cDnzr6r): the Dirichlet router, the baselines, the MoE FFN, the claim."""
+"""Oracle tests of DirMoE (OpenReview a15cDnzr6r, arXiv 2602.09001): the paper's router (three heads, the
+gate-conditioned posterior, the spike-and-slab prior, the ELBO terms), the earlier abstract-only reconstruction, the
+baselines, the MoE FFN, the claim."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -14,18 +17,23 @@ from iclr26.attention.dirmoe import (
     NoisyTopKRouter,
     ReLURouter,
     SoftMoE,
+    SpikeSlabPrior,
     TauSchedule,
     TopKSoftmaxRouter,
     bernoulli_kl,
     combine_gates,
     dirichlet_kl,
     expected_active,
+    expected_simpson,
     inference_gates,
     moe_aux_loss,
     moe_ffn,
+    prior_base,
     relaxed_selection,
     set_progress,
+    simpson_concentration,
     sparsity_penalty,
+    spike_slab_concentrations,
     switch_balance_loss,
 )
 from iclr26.attention.dirmoe.claim_check import dirmoe_decider
@@ -110,8 +118,8 @@ def test_closed_form_gradients_pass_gradcheck() -> None:
 def test_training_gates_are_a_distribution_and_inference_gates_are_sparse() -> None:
     torch.manual_seed(0)
     h = torch.randn(4, 7, 12)
-    for gate in ("product", "masked_alpha"):
-        router = DirichletRouter(12, 6, k_target=2, gate=gate, tau_schedule=0.5)
+    for variant, gate in itertools.product(("paper", "abstract"), ("product", "masked_alpha")):
+        router = DirichletRouter(12, 6, k_target=2, gate=gate, tau_schedule=0.5, variant=variant)
         g, aux = router(h)
         assert torch.all(g >= 0) and torch.allclose(g.sum(-1), torch.ones(4, 7), atol=1e-4)
         router.eval()
@@ -178,22 +186,25 @@ def test_sparsity_penalty_alone_drives_expected_active_to_k() -> None:
         assert abs(float(router.expected_active(torch.randn(4096, 16)).mean()) - 3) < 0.05
 
 
-def test_aux_loss_is_the_weighted_elbo_terms_after_warmup() -> None:
+def test_aux_loss_is_the_weighted_elbo_terms() -> None:
     torch.manual_seed(0)
-    router = DirichletRouter(8, 4, k_target=1, kappa_z=0.1, kappa_theta=0.2, lambda_s=0.3)
-    router.set_progress(1.0)
-    _, aux = router(torch.randn(3, 8))
-    want = 0.1 * aux["kl_z"] + 0.2 * aux["kl_theta"] + 0.3 * aux["sparsity"]
-    assert torch.allclose(aux["loss"], want)
+    router = DirichletRouter(8, 4, k_target=1, kappa_z=0.1, kappa_theta=0.2, lambda_s=0.3, recon_weight=0.5)
+    for progress in (0.0, 1.0):  # the paper variant has no warm-up by default
+        router.set_progress(progress)
+        _, aux = router(torch.randn(3, 8))
+        want = 0.1 * aux["kl_z"] + 0.2 * aux["kl_theta"] + 0.3 * aux["sparsity"] + 0.5 * aux["recon"]
+        assert torch.allclose(aux["loss"], want)
     router.set_progress(0.0)
-    assert float(router(torch.randn(3, 8))[1]["loss"].detach()) == 0.0
     assert math.isclose(router.tau, 1.0)
     assert math.isclose(TauSchedule()(0.35), math.sqrt(0.1))
+    ramped = DirichletRouter(8, 4, k_target=1, warmup_frac=0.1, recon_weight=0.0)
+    assert float(ramped(torch.randn(3, 8))[1]["loss"].detach()) == 0.0
 
 
 ROUTERS = {
     "dirichlet": lambda: DirichletRouter(12, 5, k_target=2),
     "dirichlet_st": lambda: DirichletRouter(12, 5, k_target=2, straight_through=True),
+    "dirichlet_abstract": lambda: DirichletRouter(12, 5, k_target=2, variant="abstract"),
     "topk": lambda: TopKSoftmaxRouter(12, 5, k=2),
     "noisy": lambda: NoisyTopKRouter(12, 5, k=2),
     "relu": lambda: ReLURouter(12, 5, k=2),
@@ -275,8 +286,8 @@ def test_moe_trains_inside_the_shared_transformer() -> None:
     (loss + moe_aux_loss(model)).backward()
     router = model.blocks[1].mlp.router
     assert router.progress == 0.5
-    for p in (router.selection.weight, router.concentration.weight):
-        assert p.grad is not None and p.grad.abs().sum() > 0
+    for lin in (router.selection, router.concentration_hi, router.concentration_lo, router.decoder):
+        assert lin.weight.grad is not None and lin.weight.grad.abs().sum() > 0
 
 
 def test_bad_inputs_raise_clear_errors() -> None:
@@ -290,7 +301,7 @@ def test_bad_inputs_raise_clear_errors() -> None:
         MoEFFN(16, 8, 4, DirichletRouter(8, 4, k_target=1))
     router = DirichletRouter(8, 4, k_target=1)
     with torch.no_grad():
-        router.concentration.bias.fill_(float("nan"))
+        router.concentration_hi.bias.fill_(float("nan"))
     moe = MoEFFN(8, 8, 4, router, layer=3).eval()
     with pytest.raises(ValueError, match="layer 3"):
         moe(torch.randn(1, 2, 8))
@@ -405,3 +416,189 @@ def test_claim_preconditions_need_models_that_infer_the_domain() -> None:
     earlier[0]["dirmoe_loss_over_domain_blind"] = 3.185 - 3.09
     assert claim.judge(earlier).outcome is Outcome.NOT_REPRODUCED
     assert claim.judge(_claim_rows((2.6, 2.5, 2.51), diverged=1.0)).outcome is Outcome.NOT_REPRODUCED
+
+
+# ---- the paper's router (variant="paper"): oracle tests ----------------------------------------------------
+
+
+def _digamma(x: float) -> float:
+    """Slow scalar digamma: recurrence up to x >= 10, then the asymptotic series (error < 1e-13)."""
+    acc = 0.0
+    while x < 10.0:
+        acc -= 1.0 / x
+        x += 1.0
+    inv = 1.0 / (x * x)
+    return acc + math.log(x) - 0.5 / x - inv * (1 / 12 - inv * (1 / 120 - inv * (1 / 252 - inv / 240)))
+
+
+def _slow_dirichlet_kl(a: list[float], b: list[float]) -> float:
+    """KL(Dir(a) || Dir(b)) term by term in Python floats."""
+    a0, b0 = sum(a), sum(b)
+    out = math.lgamma(a0) - math.lgamma(b0)
+    for ai, bi in zip(a, b):
+        out += math.lgamma(bi) - math.lgamma(ai) + (ai - bi) * (_digamma(ai) - _digamma(a0))
+    return out
+
+
+def _paper_router(**kw) -> DirichletRouter:
+    torch.manual_seed(0)
+    router = DirichletRouter(12, 6, k_target=2, **kw)
+    with torch.no_grad():  # input-dependent heads, so the test does not sit at the initial constants
+        for lin in (router.selection, router.concentration_hi, router.concentration_lo):
+            lin.weight.normal_(0.0, 0.3)
+    return router
+
+
+def test_slow_digamma_matches_torch() -> None:
+    for x in (0.013, 0.4, 1.0, 2.5, 7.0, 40.0):
+        want = float(torch.digamma(torch.tensor(x, dtype=torch.float64)))
+        assert math.isclose(_digamma(x), want, rel_tol=1e-11, abs_tol=1e-11)
+
+
+def test_paper_concentrations_reduce_to_slab_and_spike_with_hard_gates() -> None:
+    z = torch.tensor([[1.0, 0.0, 1.0, 0.0]])
+    hi, lo = torch.tensor([[2.0, 3.0, 0.5, 1.0]]), torch.tensor([[0.1, 0.2, 0.3, 0.4]])
+    assert torch.equal(spike_slab_concentrations(z, hi, lo, 4.0), 4.0 * torch.where(z > 0, hi, lo))
+    router = _paper_router(lambda_q=3.0).eval()  # lambda^q fixed; in eval the gates are hard
+    h = torch.randn(5, 7, 12)
+    g, aux = router(h)
+    _, a_hi, a_lo = router.heads(h)
+    sel = aux["z"] > 0.5
+    assert torch.equal(aux["z"], sel.to(aux["z"].dtype))
+    assert torch.allclose(aux["alpha"], 3.0 * torch.where(sel, a_hi, a_lo))
+    # straight-through training forward: the same hard selection gives the same reduction
+    st = _paper_router(lambda_q=3.0, straight_through=True)
+    _, aux = st(h)
+    sel = aux["z"] > 0.5
+    assert torch.allclose(aux["z"], sel.to(aux["z"].dtype), atol=1e-6)
+    _, a_hi, a_lo = st.heads(h)
+    assert torch.allclose(aux["alpha"], 3.0 * torch.where(sel, a_hi, a_lo), atol=1e-5)
+
+
+def test_paper_training_gate_has_the_posterior_mean_in_expectation() -> None:
+    """With the selection decided (pi near 0/1, tiny tau), E[normalize(z~ theta)] = a_hi renormalised on S: the
+    aggregation property of Dir(lambda^q (z a_hi + (1 - z) a_lo)) restricted to the selected set."""
+    torch.manual_seed(0)
+    router = DirichletRouter(6, 5, k_target=2, tau_schedule=1e-3, lambda_q=2.0)
+    with torch.no_grad():
+        router.selection.weight.zero_()
+        router.selection.bias.copy_(
+            torch.tensor([20.0, -20.0, 20.0, 20.0, -20.0])
+        )  # beyond the clamped noise
+        router.concentration_hi.bias.copy_(torch.tensor([0.3, 1.0, -0.5, 1.5, 0.0]))
+    n = 100_000
+    h = torch.randn(1, 6).expand(n, -1)
+    with torch.no_grad():
+        g, aux = router(h)
+        router.eval()
+        want, _ = router(h[:1])
+    assert torch.all(aux["z"][:, [1, 4]] < 1e-3) and torch.all(aux["z"][:, [0, 2, 3]] > 1 - 1e-3)
+    mean, se = g.double().mean(0), g.double().std(0) / math.sqrt(n)
+    assert torch.all((mean - want[0].double()).abs() <= 4 * se + 1e-4)
+    # and the relaxed selection itself fires with probability sigmoid(l)
+    logits = torch.tensor([-1.0, 0.0, 1.5])
+    frac = (relaxed_selection(logits.expand(n, -1), 0.5) > 0.5).double().mean(0)
+    p = torch.sigmoid(logits).double()
+    assert torch.all((frac - p).abs() <= 4 * torch.sqrt(p * (1 - p) / n))
+
+
+def test_paper_kl_equals_a_slow_closed_form_and_monte_carlo() -> None:
+    router = _paper_router()
+    router.set_progress(0.4)
+    h = torch.randn(3, 4, 12)
+    _, aux = router(h)
+    prior = router.prior_params()
+    z = aux["z"]
+    assert torch.allclose(aux["alpha_prior"], prior.scale * (z * prior.high + (1 - z) * prior.low))
+    q = aux["alpha"].detach().double().reshape(-1, 6)
+    p = aux["alpha_prior"].detach().double().reshape(-1, 6)
+    slow = [_slow_dirichlet_kl(a.tolist(), b.tolist()) for a, b in zip(q, p)]
+    assert torch.allclose(dirichlet_kl(q, p), torch.tensor(slow, dtype=torch.float64), atol=1e-9, rtol=1e-9)
+    assert math.isclose(float(aux["kl_theta"].detach()), sum(slow) / len(slow), rel_tol=1e-4, abs_tol=1e-5)
+    # Monte Carlo E_q[log q - log p] for one token
+    torch.manual_seed(1)
+    theta = Dirichlet(q[0]).sample((200_000,))
+    diff = Dirichlet(q[0]).log_prob(theta) - Dirichlet(p[0]).log_prob(theta)
+    assert abs(float(diff.mean()) - slow[0]) <= 4 * float(diff.std()) / math.sqrt(theta.shape[0])
+
+
+def test_prior_calibration_mass_and_simpson_index() -> None:
+    prior = SpikeSlabPrior(mass_start=0.7, mass_end=0.9, anneal_frac=0.5, simpson=0.55)
+    params = prior(0.25, k=2, n_experts=8)  # halfway through the mass schedule
+    assert math.isclose(params.mass, 0.8)
+    alpha = params.scale * torch.tensor([params.high] * 2 + [params.low] * 6, dtype=torch.float64)
+    assert math.isclose(float(expected_simpson(alpha)), 0.55, rel_tol=1e-12)
+    torch.manual_seed(0)
+    theta = Dirichlet(alpha).sample((200_000,))
+    simpson, mass = (theta**2).sum(-1), theta[:, :2].sum(-1)
+    n = theta.shape[0]
+    assert abs(float(simpson.mean()) - 0.55) <= 4 * float(simpson.std()) / math.sqrt(n)
+    assert abs(float(mass.mean()) - 0.8) <= 4 * float(mass.std()) / math.sqrt(
+        n
+    )  # Beta(lambda m, lambda (1-m))
+    # the uniform base gives the per-expert concentration (1 - h) / (h E - 1)
+    for h in (0.2, 0.5, 0.9):
+        assert math.isclose(simpson_concentration(h, torch.full((8,), 1 / 8)) / 8, (1 - h) / (h * 8 - 1))
+    # the default Simpson target is 1/k (k equal contributions), and the midpoint where 1/k is not reachable
+    assert SpikeSlabPrior()(1.0, k=2, n_experts=8).simpson == 0.5
+    one = SpikeSlabPrior()(1.0, k=1, n_experts=4)
+    floor = 0.95**2 + 3 * (0.05 / 3) ** 2
+    assert math.isclose(one.simpson, (1 + floor) / 2)
+    assert prior_base(0.9, 2, 8) == (0.45, (1 - 0.9) / 6)
+
+
+def test_paper_gradients_reach_all_three_heads_and_the_decoder() -> None:
+    router = _paper_router(tau_schedule=0.7)
+    router.set_progress(0.5)
+    h = torch.randn(4, 5, 12)
+    g, aux = router(h)
+    (aux["loss"] + (g * torch.randn_like(g)).sum()).backward()
+    for lin in (router.selection, router.concentration_hi, router.concentration_lo, router.decoder):
+        assert lin.weight.grad is not None and lin.weight.grad.abs().sum() > 0
+    # each term alone: the sampled penalty reaches l; the KL reaches a_hi and a_lo; the reconstruction the decoder
+    for key, heads in (
+        ("sparsity", ("selection",)),
+        ("kl_theta", ("concentration_hi", "concentration_lo", "selection")),
+        ("recon", ("decoder", "concentration_hi", "selection")),
+    ):
+        router.zero_grad()
+        router(h)[1][key].backward()
+        for name in heads:
+            grad = getattr(router, name).weight.grad
+            assert grad is not None and grad.abs().sum() > 0, (key, name)
+
+
+def test_regression_posterior_is_conditioned_on_the_sampled_gate() -> None:
+    """The defect of issue 20: the earlier router had one head and theta ~ Dir(alpha) independent of z~, a Bernoulli
+    KL in its loss and the penalty on sum pi. The paper's router must fail all of that."""
+    router = _paper_router()
+    router.set_progress(1.0)
+    h = torch.randn(6, 12)
+    torch.manual_seed(1)
+    _, aux1 = router(h)
+    torch.manual_seed(2)
+    _, aux2 = router(h)
+    assert not torch.allclose(aux1["alpha"], aux2["alpha"])  # alpha^q moves with the sampled z~
+    _, a_hi, a_lo = router.heads(h)
+    lam = router.prior_params().scale
+    assert torch.allclose(aux1["alpha"], lam * (aux1["z"] * a_hi + (1 - aux1["z"]) * a_lo))
+    assert torch.allclose(aux1["sparsity"], ((aux1["z"].sum(-1) - 2) ** 2).mean())
+    assert not torch.allclose(aux1["sparsity"], ((aux1["pi"].sum(-1) - 2) ** 2).mean())
+    want = (
+        aux1["kl_theta"] + router.lambda_s * aux1["sparsity"] + aux1["recon"]
+    )  # beta_theta = 1, no Bernoulli KL
+    assert torch.allclose(aux1["loss"], want)
+    assert not hasattr(router, "concentration")
+
+
+def test_abstract_variant_keeps_the_earlier_router() -> None:
+    torch.manual_seed(0)
+    router = DirichletRouter(8, 4, k_target=1, variant="abstract", kappa_z=0.1, kappa_theta=0.2, lambda_s=0.3)
+    router.set_progress(1.0)
+    _, aux = router(torch.randn(3, 8))
+    want = 0.1 * aux["kl_z"] + 0.2 * aux["kl_theta"] + 0.3 * aux["sparsity"]
+    assert torch.allclose(aux["loss"], want)
+    assert torch.allclose(aux["sparsity"], ((aux["pi"].sum(-1) - 1) ** 2).mean())
+    assert torch.allclose(aux["kl_theta"], dirichlet_kl(aux["alpha"], 1.0).mean())
+    router.set_progress(0.0)
+    assert float(router(torch.randn(3, 8))[1]["loss"].detach()) == 0.0

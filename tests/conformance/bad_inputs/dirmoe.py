@@ -1,4 +1,5 @@
-"""Bad input to the DirMoE router, its baselines and the MoE FFN (OpenReview a15cDnzr6r)."""
+"""Bad input to the DirMoE router (both variants), its spike-and-slab prior, its baselines and the MoE FFN
+(OpenReview a15cDnzr6r)."""
 
 import torch
 
@@ -8,6 +9,7 @@ from iclr26.attention.dirmoe import (
     MoEFFN,
     NoisyTopKRouter,
     ReLURouter,
+    SpikeSlabPrior,
     TauSchedule,
     TopKSoftmaxRouter,
     bernoulli_kl,
@@ -17,9 +19,12 @@ from iclr26.attention.dirmoe import (
     inference_gates,
     moe_aux_loss,
     moe_ffn,
+    prior_base,
     relaxed_selection,
     set_progress,
+    simpson_concentration,
     sparsity_penalty,
+    spike_slab_concentrations,
     switch_balance_loss,
 )
 
@@ -99,4 +104,21 @@ CASES = [
         ["probs", "n_experts=5"],
     ),
     (lambda: switch_balance_loss(torch.rand(3, 4), torch.zeros(3, 2), 4), TypeError, ["indices", "integer"]),
+    (lambda: DirichletRouter(8, 4, 1, variant="both"), ValueError, ["variant", "'paper'"]),
+    (lambda: DirichletRouter(8, 4, 1, lambda_q=0.0), ValueError, ["lambda_q", "> 0"]),
+    (lambda: DirichletRouter(8, 4, 1, recon_weight=NAN), ValueError, ["recon_weight", "finite"]),
+    (lambda: DirichletRouter(8, 4, 1, kappa_theta=-1.0), ValueError, ["kappa_theta", ">= 0"]),
+    (lambda: DirichletRouter(8, 4, 1, prior_alpha=2.0), ValueError, ["prior_alpha", "variant='abstract'"]),
+    (lambda: DirichletRouter(8, 4, 1, variant="abstract", lambda_q=2.0), ValueError, ["lambda_q", "'paper'"]),
+    (lambda: DirichletRouter(8, 4, 1, prior="flat"), TypeError, ["prior", "SpikeSlabPrior"]),
+    (lambda: DirichletRouter(8, 4, 2, prior=SpikeSlabPrior(simpson=0.3)), ValueError, ["simpson", "k=2"]),
+    (lambda: SpikeSlabPrior(mass_end=1.0), ValueError, ["mass_end", "(0, 1)"]),
+    (lambda: SpikeSlabPrior(anneal_frac=0.0), ValueError, ["anneal_frac", "(0, 1]"]),
+    (lambda: SpikeSlabPrior(simpson=INF), ValueError, ["simpson", "finite"]),
+    (lambda: prior_base(0.9, 4, 4), ValueError, ["k", "(0, 4)"]),
+    (lambda: simpson_concentration(0.1, [0.25] * 4), ValueError, ["simpson", "(0.25, 1)"]),
+    (lambda: simpson_concentration(0.5, [0.5, 0.6]), ValueError, ["base", "probability vector"]),
+    (lambda: spike_slab_concentrations(torch.tensor([1.5]), 1.0, 0.1, 1.0), ValueError, ["z", "[0, 1]"]),
+    (lambda: spike_slab_concentrations(torch.ones(2), 1.0, -0.1, 1.0), ValueError, ["low", "> 0"]),
+    (lambda: spike_slab_concentrations(torch.ones(2), 1.0, 0.1, 0.0), ValueError, ["scale", "> 0"]),
 ]

@@ -1,47 +1,57 @@
-"""DirMoE's router: Bernoulli selection x Dirichlet contribution (ICLR 2026, OpenReview a15cDnzr6r).
+"""DirMoE's router: Bernoulli selection x Dirichlet contribution (ICLR 2026, OpenReview a15cDnzr6r,
+arXiv 2602.09001).
 
-For a token ``h`` and ``E`` experts, two linear heads give
+The functional pieces of the router; the class ``DirichletRouter`` is in
+:mod:`iclr26.attention.dirmoe.dirichlet_router`. The paper's router (``variant="paper"``, the default): for a
+token ``x`` and ``E`` experts, three linear heads give
 
-    selection logits   l = W_s h + c_s,            pi = sigmoid(l)          (which experts fire)
-    concentrations     alpha = softplus(W_c h + c_c) + alpha_min            (how much each contributes)
+    selection logits     l = W_l x + c_l,  pi = sigmoid(l)                     (which experts fire)
+    slab concentrations  a_hi(x) = softplus(W_hi x + c_hi) + alpha_min          (how much, if selected)
+    spike concentrations a_lo(x) = softplus(W_lo x + c_lo) + alpha_min          (how much, if not)
 
 Training (differentiable):
 
-    z~_e  = sigmoid((l_e + log u_e - log(1 - u_e)) / tau),  u_e ~ U(0, 1)   (RelaxedBernoulli.rsample)
-    theta ~ Dir(alpha)                                                       (Dirichlet.rsample, implicit grads)
-    g_e   = z~_e theta_e / (sum_j z~_j theta_j + delta)                      (gate="product")
-      or  g ~ Dir(alpha * z~ + eps)                                          (gate="masked_alpha")
+    z~_e  = sigmoid((l_e + log u_e - log(1 - u_e)) / tau_z),  u_e ~ U(0, 1)          (RelaxedBernoulli.rsample)
+    alpha^q = lambda^q (z~ a_hi(x) + (1 - z~) a_lo(x))                                (posterior, given z~)
+    theta ~ Dir(alpha^q)                                                              (implicit reparameterisation)
+    r_e   = z~_e theta_e / (sum_j z~_j theta_j + delta)                               (gate="product")
 
-ELBO regulariser per token:
-``kappa_z sum_e KL(Bern(pi_e) || Bern(pi_0)) + kappa_theta KL(Dir(alpha) || Dir(alpha_0)) + lambda_s (sum_e pi_e - k)^2``
-with ``E[#active] = sum_e pi_e``. Inference is deterministic and sparse: ``S = {e : pi_e > 0.5}`` (argmax pi if
-empty, optionally capped at top-``k_max``), ``g_e = alpha_e / sum_{j in S} alpha_j`` on S, 0 elsewhere.
+Loss per token, added to the LM loss (summed over MoE layers):
+``recon_weight * ||D r + d - sg(x)||^2 / d_model + beta_theta KL(Dir(alpha^q) || Dir(alpha^p)) +
+lambda_s (sum_e z~_e - k)^2`` with the spike-and-slab prior ``alpha^p = lambda^p (z~ abar_hi + (1 - z~) abar_lo)``
+(:mod:`iclr26.attention.dirmoe.spike_slab`) and a linear decoder ``D`` from the routing vector back to the token.
+Inference is deterministic and sparse: ``S = {e : pi_e > 0.5}`` (argmax pi if empty, optionally capped at
+top-``k_max``), ``g_e = a_hi,e / sum_{j in S} a_hi,j`` on S (the posterior mean with the hard selection), 0 elsewhere.
+
+``variant="abstract"`` is the earlier reconstruction from the abstract alone: one concentration head
+``alpha = softplus(W_c x + c_c) + alpha_min``, ``theta ~ Dir(alpha)`` independent of z~, gates as above (or
+``g ~ Dir(alpha * z~ + alpha_min)`` with ``gate="masked_alpha"``) and the regulariser
+``kappa_z sum_e KL(Bern(pi_e) || Bern(pi_0)) + kappa_theta KL(Dir(alpha) || Dir(alpha_0)) + lambda_s (sum_e pi_e - k)^2``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import torch
 import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.distributions import Dirichlet, RelaxedBernoulli
+from torch import Tensor
+from torch.distributions import RelaxedBernoulli
 
 from iclr26.checks import check_float, check_int, check_tensor
-from iclr26.lab.moe.router import LinearRamp, Router, TauSchedule, as_tau_schedule
+from iclr26.lab.moe.router import TauSchedule
 
 __all__ = [
-    "DirichletRouter",
     "bernoulli_kl",
     "combine_gates",
     "dirichlet_kl",
     "expected_active",
     "inference_gates",
+    "inference_selection",
     "relaxed_selection",
     "sparsity_penalty",
 ]
 
 GATES = ("product", "masked_alpha")
+VARIANTS = ("paper", "abstract")
 DEFAULT_TAU = TauSchedule()  # 1.0 -> 0.1 over the first 70% of training
 
 
@@ -175,148 +185,28 @@ def inference_gates(pi: Tensor, alpha: Tensor, k_max: int | None = None) -> Tens
     return _inference_gates(pi, alpha, k_max)
 
 
-def _inference_gates(pi: Tensor, alpha: Tensor, k_max: int | None) -> Tensor:
+def inference_selection(pi: Tensor, k_max: int | None = None) -> Tensor:
+    """The inference-time selected set ``S = {pi > 0.5}`` as a bool mask (argmax if empty, capped at top-`k_max`)."""
+    check_tensor("pi", pi, floating=True)
+    if pi.ndim < 1 or pi.shape[-1] < 1:
+        raise ValueError(f"pi must be a (..., n_experts) tensor, got shape {tuple(pi.shape)}")
+    if pi.numel() and not bool(((pi >= 0) & (pi <= 1)).all()):
+        raise ValueError("pi must hold probabilities in [0, 1] (no NaN)")
+    if k_max is not None:
+        check_int("k_max", k_max, low=1)
+    return _selection(pi, k_max)
+
+
+def _selection(pi: Tensor, k_max: int | None) -> Tensor:
     selected = pi > 0.5
     top = F.one_hot(pi.argmax(-1), pi.shape[-1]).bool()
     selected = torch.where(selected.any(-1, keepdim=True), selected, top)
     if k_max is not None and k_max < pi.shape[-1]:
         keep = torch.zeros_like(selected).scatter_(-1, pi.topk(k_max, dim=-1).indices, True)
         selected = selected & keep
-    w = torch.where(selected, alpha, torch.zeros_like(alpha))
+    return selected
+
+
+def _inference_gates(pi: Tensor, alpha: Tensor, k_max: int | None) -> Tensor:
+    w = torch.where(_selection(pi, k_max), alpha, torch.zeros_like(alpha))
     return w / w.sum(-1, keepdim=True)
-
-
-class DirichletRouter(Router):
-    """DirMoE router: a Bernoulli head decides which experts fire, a Dirichlet head how much each contributes.
-
-    Parameters
-    ----------
-    d_model, n_experts : token width and number of experts E.
-    k_target : target expected number of active experts, 0 < k < E.
-    tau_schedule : Gumbel-sigmoid temperature, a :class:`TauSchedule` (default 1.0 -> 0.1 over 70% of training)
-        or a constant float.
-    alpha_min : floor added to the concentrations (chosen 1e-2).
-    gate : ``"product"`` (``z theta`` renormalised) or ``"masked_alpha"`` (``Dir(alpha z + alpha_min)``).
-    kappa_z, kappa_theta, lambda_s : weights of the Bernoulli KL, the Dirichlet KL and the sparsity penalty.
-    prior_pi : Bernoulli prior pi_0 (default k/E); prior_alpha : symmetric Dirichlet prior alpha_0 (default 1).
-    warmup_frac : the KL weights and lambda_s ramp linearly from 0 over this fraction of training.
-    k_max : optional cap on the number of experts selected at inference.
-    straight_through : hard 0/1 selection forward, relaxed gradient backward (gives exact zeros in training).
-    delta : the constant in the product gate's denominator.
-
-    ``forward(h)`` returns ``(gates, aux)`` with aux keys ``loss, kl_z, kl_theta, sparsity, expected_active, pi,
-    alpha, tau``. In ``train()`` mode gates are sampled; in ``eval()`` mode they are the sparse deterministic ones.
-
-    Examples
-    --------
-    >>> r = DirichletRouter(16, 8, k_target=2).eval()
-    >>> g, aux = r(torch.randn(3, 5, 16))
-    >>> g.shape, aux["expected_active"].shape
-    (torch.Size([3, 5, 8]), torch.Size([3, 5]))
-    >>> bool(torch.allclose(g.sum(-1), torch.ones(3, 5)))
-    True
-    """
-
-    def __init__(
-        self,
-        d_model: int,
-        n_experts: int,
-        k_target: float,
-        tau_schedule: TauSchedule | float | Callable[[float], float] = DEFAULT_TAU,
-        *,
-        alpha_min: float = 1e-2,
-        gate: str = "product",
-        kappa_z: float = 1e-3,
-        kappa_theta: float = 1e-3,
-        lambda_s: float = 1e-2,
-        prior_pi: float | None = None,
-        prior_alpha: float = 1.0,
-        warmup_frac: float = 0.1,
-        k_max: int | None = None,
-        straight_through: bool = False,
-        delta: float = 1e-6,
-    ) -> None:
-        super().__init__(d_model, n_experts)
-        if isinstance(k_target, bool) or not isinstance(k_target, (int, float)):
-            raise TypeError(f"k_target must be a number, got {type(k_target).__name__}")
-        if not 0 < k_target < self.n_experts:
-            raise ValueError(f"k_target must satisfy 0 < k_target < n_experts={n_experts}, got {k_target!r}")
-        if gate not in GATES:
-            raise ValueError(f"gate must be one of {GATES}, got {gate!r}")
-        for name, value in (("kappa_z", kappa_z), ("kappa_theta", kappa_theta), ("lambda_s", lambda_s)):
-            check_float(name, value, low=0.0)
-        self.k_target = float(k_target)
-        self.tau_schedule = as_tau_schedule(tau_schedule)
-        self.tau_schedule(0.0)
-        self.alpha_min = check_float("alpha_min", alpha_min, low=0.0, low_open=True)
-        self.gate = gate
-        self.kappa_z, self.kappa_theta, self.lambda_s = float(kappa_z), float(kappa_theta), float(lambda_s)
-        self.prior_pi = (
-            k_target / n_experts
-            if prior_pi is None
-            else check_float("prior_pi", prior_pi, 0.0, 1.0, low_open=True, high_open=True)
-        )
-        self.prior_alpha = check_float("prior_alpha", prior_alpha, low=0.0, low_open=True)
-        self.ramp = LinearRamp(warmup_frac)
-        self.k_max = None if k_max is None else check_int("k_max", k_max, low=1, high=n_experts)
-        self.straight_through = bool(straight_through)
-        self.delta = check_float("delta", delta, low=0.0, low_open=True)
-        self.selection = nn.Linear(d_model, n_experts)
-        self.concentration = nn.Linear(d_model, n_experts)
-        self.reset_parameters()
-
-    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
-        """Weights ~ N(0, 0.1^2 / d_model); selection bias at logit(k/E) so that sum pi starts at k."""
-        with torch.no_grad():
-            for lin in (self.selection, self.concentration):
-                lin.weight.normal_(0.0, 0.1 * self.d_model**-0.5, generator=generator)
-            p = self.k_target / self.n_experts
-            self.selection.bias.fill_(float(torch.logit(torch.tensor(p))))
-            self.concentration.bias.zero_()
-
-    @property
-    def tau(self) -> float:
-        """The Gumbel-sigmoid temperature at the current training progress."""
-        return float(self.tau_schedule(self.progress))
-
-    def heads(self, h: Tensor) -> tuple[Tensor, Tensor]:
-        """Selection logits ``l`` and concentrations ``alpha``, both (..., n_experts)."""
-        return self.selection(h), F.softplus(self.concentration(h)) + self.alpha_min
-
-    def expected_active(self, h: Tensor) -> Tensor:
-        """Expected number of active experts per token, ``sum_e sigmoid(l_e(h))``, shape ``h.shape[:-1]``."""
-        self.check_input(h)
-        return expected_active(torch.sigmoid(self.selection(h)))
-
-    def route(self, h: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
-        logits, alpha = self.heads(h)
-        pi = torch.sigmoid(logits)
-        if self.training:
-            z = relaxed_selection(logits, self.tau)
-            if self.straight_through:
-                z = (z > 0.5).to(z.dtype) + z - z.detach()
-            if self.gate == "product":
-                gates = _combine(z, Dirichlet(alpha).rsample(), self.delta)
-            else:
-                gates = Dirichlet(alpha * z + self.alpha_min).rsample()
-                if self.straight_through:
-                    gates = _combine(z, gates, self.delta)
-        else:
-            gates = _inference_gates(pi, alpha, self.k_max)
-        kl_z = _bernoulli_kl(pi, self.prior_pi).sum(-1).mean()
-        kl_theta = _dirichlet_kl(alpha, self.prior_alpha).mean()
-        active = pi.sum(-1)  # expected_active(pi) and sparsity_penalty(pi, k) without their input checks
-        sparsity = ((active - self.k_target) ** 2).mean()
-        w = self.ramp(self.progress)
-        loss = w * (self.kappa_z * kl_z + self.kappa_theta * kl_theta + self.lambda_s * sparsity)
-        aux = {
-            "loss": loss,
-            "kl_z": kl_z,
-            "kl_theta": kl_theta,
-            "sparsity": sparsity,
-            "expected_active": active,
-            "pi": pi,
-            "alpha": alpha,
-            "tau": torch.tensor(self.tau),
-        }
-        return gates, aux
