@@ -165,10 +165,12 @@ def test_map_prompts_answers():
     assert 0.4 < frac_fwd < 0.6
 
 
-def _row(gap, ratio=1.0, s=0.95, s_icl=0.4, diff=30.0, se=3.0, icl=0.95, rn=0.4):
+def _row(gap, ratio=1.0, s=0.95, s_icl=0.4, diff=30.0, se=3.0, icl=0.95, rn=0.4, tv=0.8, zero=0.3):
     """One seed's metrics, with R_TV and R_1 built from the G and R_TV / R_1 the rule reads (R_0 = 1)."""
     rtv = rn + gap * (1.0 - rn)
     return {
+        **{f"acc_{t}_tv": tv for t in ("base", "inverse")},
+        **{f"acc_{t}_zero": zero for t in ("base", "inverse")},
         "r0": 1.0,
         "rn": rn,
         "rtv": rtv,
@@ -206,6 +208,20 @@ def test_decider_three_outcomes():
     )
     assert dec([_row(0.8)]).outcome is Outcome.INCONCLUSIVE
     assert dec([_row(0.8, rn=1.0)] * 3).outcome is Outcome.INCONCLUSIVE  # G undefined when R_n = R_0
+
+
+def test_bijection_part_needs_a_task_vector_that_works_on_the_plain_maps():
+    dec = task_vector_decider()
+    # the quick GPT's failure mode: ICL learned, but the injected vector is below zero-shot on every task
+    broken = [_row(0.8, diff=1.0, tv=0.05), _row(0.85, diff=2.0, tv=0.05), _row(0.9, diff=1.0, tv=0.05)]
+    verdict = dec(broken)
+    assert (
+        verdict.outcome is Outcome.INCONCLUSIVE and "does not work on the plain maps" in verdict.explanation
+    )
+    # 9 points above zero-shot is below the 10-point margin; 11 is above it and the comparison is judged again
+    assert dec([_row(0.8, diff=1.0, tv=0.39)] * 3).outcome is Outcome.INCONCLUSIVE
+    assert dec([_row(0.8, diff=1.0, tv=0.41), _row(0.85, diff=2.0, tv=0.41)]).outcome is Outcome.NOT_SUPPORTED
+    assert dec([_row(0.8, tv=0.41), _row(0.85, tv=0.41), _row(0.9, tv=0.41)]).outcome is Outcome.SUPPORTED
 
 
 def test_preconditions_gpt_icl_and_linear_learning():

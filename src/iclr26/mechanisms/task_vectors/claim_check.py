@@ -136,20 +136,47 @@ def _bijection_win(rows: list[dict[str, float]]) -> list[dict[str, float]]:
             "disc_gap_base_inverse": 5.0 + _spread(i),
             "disc_gap_bijection": 45.0 + 100 * _spread(i),
             "disc_diff_se": 2.0,
+            **{f"acc_{t}_tv": 0.9 for t in PROBE_TASKS},
+            **{f"acc_{t}_zero": 0.3 for t in PROBE_TASKS},
         }
         for i, r in enumerate(rows)
     ]
+
+
+#: (c) compares how much worse the task vector does than ICL on bijections and on the plain maps; that says
+#: something only when the task vector works on the plain maps at all. Its trivial baseline is the zero-shot
+#: prompt (the query alone), so the probe must beat it on the base and the inverse maps by this many points
+#: (mean over seeds) before (c) can support or refute anything.
+PROBE_TASKS = ("base", "inverse")
+PROBE_MARGIN = 0.10
+
+
+def _probe_gain(rows: Rows) -> float:
+    """min over the base and inverse maps of the seed-mean (TV accuracy - zero-shot accuracy)."""
+    return min(float((_col(rows, f"acc_{t}_tv") - _col(rows, f"acc_{t}_zero")).mean()) for t in PROBE_TASKS)
 
 
 @decider(
     "disc_gap_bijection",
     "disc_gap_base_inverse",
     "disc_diff_se",
+    *(f"acc_{t}_{kind}" for t in PROBE_TASKS for kind in ("tv", "zero")),
     description="(c) ICL - TV gap >= 20 points larger on bijections than on base/inverse maps",
     compares=[("disc_gap_bijection", "disc_gap_base_inverse", True)],
     synthesize=_bijection_win,
 )
 def _bijection(rows: Rows) -> Verdict:
+    gain = _probe_gain(rows)
+    if gain < PROBE_MARGIN:
+        return Verdict(
+            Outcome.INCONCLUSIVE,
+            f"the task vector does not work on the plain maps: TV accuracy minus zero-shot accuracy is "
+            f"{100 * gain:.3g} points on the worse of base/inverse (need >= {100 * PROBE_MARGIN:.0f}), so the "
+            f"bijection comparison has nothing to compare",
+            None,
+            None,
+            len(rows),
+        )
     d = _col(rows, "disc_gap_bijection") - _col(rows, "disc_gap_base_inverse")
     diff = float(d.mean())
     se = float(np.sqrt((_col(rows, "disc_diff_se") ** 2).sum()) / len(rows))

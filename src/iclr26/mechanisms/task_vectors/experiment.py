@@ -64,8 +64,8 @@ class TaskVectorConfig:
     gpt_n: int = 10
     gpt_d: int = 64
     gpt_layers: int = 3
-    gpt_steps: int = 1200
-    gpt_batch: int = 32
+    gpt_steps: int = 2500
+    gpt_batch: int = 64
     gpt_lr: float = 3e-3
     gpt_eval: int = 200
     multi_shots: tuple[int, ...] = (1, 2)
