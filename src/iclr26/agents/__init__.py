@@ -1,1 +1,21 @@
-"""iclr26.agents: papers of the agents domain."""
+"""iclr26.agents: papers of the agents domain.
+
+The common components are importable from here; each paper's package has the full API.
+"""
+
+from iclr26.domain_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Game": "bayesian_persuasion",
+        "solve_lp": "bayesian_persuasion",
+        "concavify_binary": "bayesian_persuasion",
+        "BayesianReceiver": "bayesian_persuasion",
+        "QuantalReceiver": "bayesian_persuasion",
+        "PartialUpdater": "bayesian_persuasion",
+        "PersuasionEnv": "bayesian_persuasion",
+        "LLMPersuasionEnv": "bayesian_persuasion",
+        "train_sender": "bayesian_persuasion",
+    },
+)
