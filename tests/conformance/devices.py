@@ -1,13 +1,17 @@
 """Shared pieces of the device tests: which devices a run's tensors land on, and cuda-vs-CPU metric agreement."""
 
-import json
 import math
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-__all__ = ["DeviceLog", "assert_cpu_run_stays_on_cpu", "assert_cuda_smoke_matches_cpu", "far_metrics"]
+__all__ = [
+    "CUDA_TOLERANCE",
+    "DeviceLog",
+    "assert_cuda_smoke_matches_cpu",
+    "far_metrics",
+]
 
 
 class DeviceLog(TorchDispatchMode):
@@ -37,17 +41,6 @@ def far_metrics(cpu: dict[str, float], gpu: dict[str, float], tol: float) -> dic
     return far
 
 
-def assert_cpu_run_stays_on_cpu(experiment) -> None:
-    """A smoke seed on "cpu" creates no tensor on another device, and its record is plain JSON-ready Python."""
-    assert experiment.devices == ("cpu", "cuda")
-    log = DeviceLog()
-    with log:
-        record = experiment.run_seed("smoke", 0, "cpu")
-    assert log.devices == {"cpu"}
-    assert all(type(v) is float for v in record["metrics"].values())
-    json.dumps(record)  # curves and artifacts are plain Python, no tensors
-
-
 def assert_cuda_smoke_matches_cpu(experiment, tol: float) -> None:
     """The smoke seed on cuda gives the CPU's metrics within ``tol * max(1, |cpu value|)`` (NaN where NaN)."""
     cpu = experiment.run_seed("smoke", 0, "cpu")["metrics"]
@@ -55,3 +48,30 @@ def assert_cuda_smoke_matches_cpu(experiment, tol: float) -> None:
     assert gpu.keys() == cpu.keys()
     far = far_metrics(cpu, gpu, tol)
     assert not far, f"cuda metrics far from the CPU's (cpu, cuda): {far}"
+
+
+#: Experiments whose device path was written and reviewed, with their cuda-vs-CPU smoke tolerance (relative to
+#: max(1, |cpu value|)) and why; the conformance suite checks each one's CPU smoke run creates no tensor elsewhere
+#: and, on a machine with a GPU, that its cuda smoke run agrees with the CPU's within the tolerance.
+CUDA_TOLERANCE: dict[str, float] = {
+    # the sweeps are float64 enumerations and the table models' logits are exact look-ups, so only reduction
+    # order differs; TAS's step rule (q_n > threshold) may flip on a near-tie pair, moving an acceptance by
+    # p_n / 100 pairs
+    "cactus": 0.02,
+    # same teacher, data and random draws, so only float32 rounding differs; an entropy or confidence threshold
+    # met by a hair can flip one commit, moving an accuracy over the 24 test prompts by 1/24 and an NFE by about
+    # one call
+    "dparallel": 0.15,
+    # the next tokens are drawn on the CPU from the same generator, so texts differ only if rounding moves a draw
+    # across a boundary; one of the 10 smoke texts taking another path moves a rate by 0.1
+    "ens-watermark": 0.15,
+    # greedy decoding of the same weights; a reduction-order difference can flip an argmax on a near-tie logit and
+    # change one of the 3 smoke problems (accuracy moves by 1/3)
+    "fly": 0.34,
+    # same data, weights, batches and noise, so only float32 rounding in 60 Adam steps and the Euler sampler
+    # differs; in-cell rates over 300 samples and MMDs agree well within this
+    "rg-vfm": 0.05,
+    # every draw is the same CPU uniform, so samples differ only where rounding moves a Gumbel-max or resampling
+    # decision; one changed sample of 32 moves a histogram count by 1 and a TV by 1/32
+    "smc-discrete-diffusion": 0.25,
+}

@@ -10,10 +10,12 @@
 Each paper's own test file holds its oracle tests and must not rerun the smoke experiment.
 """
 
+import contextlib
 import math
 import time
 
 import pytest
+import torch
 from matplotlib.figure import Figure
 
 from iclr26.harness.claims import Outcome
@@ -21,6 +23,7 @@ from iclr26.harness.executors import SeedTask, run_seed_task
 from iclr26.harness.registry import get_experiment, reproducible_slugs
 from iclr26.harness.runner import judge
 from iclr26.harness.store import ResultStore
+from tests.conformance.devices import CUDA_TOLERANCE, DeviceLog, assert_cuda_smoke_matches_cpu
 
 SLUGS = reproducible_slugs()
 SMOKE_LIMIT_S = 15.0
@@ -61,10 +64,30 @@ def test_smoke_produces_claim_metrics_within_budget(slug, smoke_records):
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_smoke_is_deterministic(slug, smoke_records):
+    """Two runs of seed 0 give the same metrics; for the experiments of the device table the second run also
+    shows that a CPU run creates no tensor on another device (it runs under a dispatch log, 2-4x slower, so only
+    there)."""
     first, _ = smoke_records(slug)
-    second = run_seed_task(SeedTask(slug, "smoke", 0, "cpu"))
+    log = DeviceLog()
+    with log if slug in CUDA_TOLERANCE else contextlib.nullcontext():
+        second = run_seed_task(SeedTask(slug, "smoke", 0, "cpu"))
     diff = [k for k in first["metrics"] if not same(first["metrics"][k], second["metrics"][k])]
     assert not diff, f"{slug}: metrics differ between two runs of seed 0: {diff}"
+    if slug in CUDA_TOLERANCE:
+        assert log.devices == {"cpu"}, f"{slug}: a CPU run created tensors on {sorted(log.devices - {'cpu'})}"
+
+
+def test_device_table_names_experiments_that_declare_cuda():
+    for slug in CUDA_TOLERANCE:
+        assert get_experiment(slug).devices == ("cpu", "cuda"), (
+            f"{slug} is in CUDA_TOLERANCE but not cuda-capable"
+        )
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("slug", sorted(CUDA_TOLERANCE))
+def test_smoke_seed_on_cuda_matches_cpu(slug):
+    assert_cuda_smoke_matches_cpu(get_experiment(slug), CUDA_TOLERANCE[slug])
 
 
 @pytest.mark.parametrize("slug", SLUGS)
