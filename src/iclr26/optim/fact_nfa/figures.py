@@ -68,17 +68,30 @@ def feature_heatmaps(results: Sequence[SeedResult]) -> Figure:
     return fig
 
 
+def _readings(results: Sequence[SeedResult]) -> list[tuple[str, str]]:
+    """(metric suffix, title) per RFM reading of the config: the first (judged) has no suffix."""
+    readings = results[0].config.get("rfm_readings") or [{"name": "official"}]
+    return [
+        ("" if i == 0 else f"_{r['name']}", r["name"] + (" (judged)" if i == 0 else ""))
+        for i, r in enumerate(readings)
+    ]
+
+
 def grokking_curves(results: Sequence[SeedResult]) -> Figure:
-    """Modular-addition test accuracy per RFM iteration (thin: seeds; the dotted line is M = I kernel ridge)."""
-    fig, ax = new_figure(width=6, height=4)
-    for name, color in (("fact_rfm", "C0"), ("fact_geomean_rfm", "C2"), ("nfa_rfm", "C1")):
-        for i, r in enumerate(results):
-            if f"acc_{name}" in r.curves:
-                c = r.curves[f"acc_{name}"]
-                ax.plot(c["x"], c["y"], color=color, alpha=0.7, label=name if i == 0 else None)
-    base = metric_mean(results, "acc_kernel_ridge", required=False)
-    ax.axhline(base, color="grey", linestyle=":", label="M = I kernel ridge")
-    ax.axhline(0.95, color="black", linewidth=0.5)
-    ax.set(xlabel="RFM iteration", ylabel="test accuracy", ylim=(-0.02, 1.02))
-    ax.legend()
+    """Modular-addition test accuracy per RFM iteration, one panel per RFM reading (thin: seeds; dotted: M = I kernel ridge)."""
+    readings = _readings(results)
+    fig, axes = new_figure(ncols=len(readings), width=6 * len(readings), height=4, flat=True)
+    for ax, (tag, title) in zip(axes, readings):
+        for name, color in (("fact_rfm", "C0"), ("fact_geomean_rfm", "C2"), ("nfa_rfm", "C1")):
+            for i, r in enumerate(results):
+                if f"acc_{name}{tag}" in r.curves:
+                    c = r.curves[f"acc_{name}{tag}"]
+                    ax.plot(c["x"], c["y"], color=color, alpha=0.7, label=name if i == 0 else None)
+        base = metric_mean(results, f"acc_kernel_ridge{tag}", required=False)
+        ax.axhline(base, color="grey", linestyle=":", label="M = I kernel ridge")
+        ax.axhline(0.95, color="black", linewidth=0.5)
+        ax.set(
+            title=f"RFM setting: {title}", xlabel="RFM iteration", ylabel="test accuracy", ylim=(-0.02, 1.02)
+        )
+        ax.legend()
     return fig

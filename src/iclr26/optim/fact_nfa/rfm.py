@@ -2,8 +2,10 @@
 
 Paper: "FACT: a first-principles alternative to the Neural Feature Ansatz ..." (OpenReview j4964wtJMz, arXiv
 2507.05644). :class:`FactRFM` defaults to the FACT update ``M <- (F F^T)^{1/2}``; :class:`RFM` to the NFA
-update ``M <- AGOP^s``; both take ``update`` in {"fact", "fact_geomean", "nfa"} (see
-:mod:`.kernel_features`). Classifiers fit one-vs-all 0/1 targets and predict the arg-max class.
+update ``M <- AGOP^s``; both take ``update`` in {"fact", "fact_geomean", "nfa"}, ``kernel`` in {"laplace",
+"gaussian"}, ``center_grads`` and ``normalize`` (see :mod:`.kernel_features`). Classifiers fit one-vs-all 0/1
+targets and predict the arg-max class. The official RFM grokking setting (nmallinar/rfm-grokking) is
+``kernel="gaussian", bandwidth=2.5, ridge=0.0, center_grads=True, normalize=False``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from iclr26.checks import check_float, check_int
-from iclr26.optim.fact_nfa.kernel_features import UPDATES, laplace_kernel, rfm_iterates
+from iclr26.optim.fact_nfa.kernel_features import KERNELS, UPDATES, kernel_matrix, rfm_iterates
 
 __all__ = ["RFM", "FactRFM", "FactRFMClassifier", "RFMClassifier"]
 
@@ -28,27 +30,47 @@ class _RFMBase(BaseEstimator):
         ridge: float = 1e-3,
         update: str = "fact",
         nfa_power: float = 0.5,
+        kernel: str = "laplace",
+        center_grads: bool = False,
+        normalize: bool = True,
     ) -> None:
         self.iters = iters
         self.bandwidth = bandwidth
         self.ridge = ridge
         self.update = update
         self.nfa_power = nfa_power
+        self.kernel = kernel
+        self.center_grads = center_grads
+        self.normalize = normalize
 
     def _check_params(self) -> str:
         check_int("iters", self.iters, low=0)
         check_float("bandwidth", self.bandwidth, low=0.0, low_open=True)
-        check_float("ridge (the FACT kernel form needs it)", self.ridge, low=0.0, low_open=True)
+        check_float("ridge", self.ridge, low=0.0)
         check_float("nfa_power", self.nfa_power, 0.0, 1.0, low_open=True)
         if self.update not in UPDATES:
             raise ValueError(f"update must be one of {UPDATES}, got {self.update!r}")
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
+        for name in ("center_grads", "normalize"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
         return self.update
 
     def _fit_targets(self, X: np.ndarray, Y: np.ndarray) -> None:
         update = self._check_params()
         self.X_fit_ = X
         iterates = rfm_iterates(
-            X, Y, int(self.iters), float(self.bandwidth), float(self.ridge), update, float(self.nfa_power)
+            X,
+            Y,
+            int(self.iters),
+            float(self.bandwidth),
+            float(self.ridge),
+            update,
+            float(self.nfa_power),
+            kernel=self.kernel,
+            center_grads=self.center_grads,
+            normalize=self.normalize,
         )
         for M, alpha in iterates:
             self.M_, self.alpha_ = M, alpha
@@ -56,23 +78,26 @@ class _RFMBase(BaseEstimator):
     def _decision(self, X: np.ndarray) -> np.ndarray:
         check_is_fitted(self, "alpha_")
         X = validate_data(self, X, reset=False)
-        return laplace_kernel(X, self.X_fit_, self.M_, float(self.bandwidth)) @ self.alpha_
+        return kernel_matrix(X, self.X_fit_, self.M_, float(self.bandwidth), self.kernel) @ self.alpha_
 
 
 class FactRFM(RegressorMixin, _RFMBase):
-    """FACT-RFM regressor: Laplace-Mahalanobis kernel ridge with the FACT feature update.
+    """FACT-RFM regressor: Mahalanobis kernel ridge with the FACT feature update.
 
     Parameters
     ----------
-    iters : number of feature updates (0 gives plain Laplace kernel ridge, M = I).
-    bandwidth : L in ``exp(-||x - z||_M / L)``.
-    ridge : ridge of the kernel solve (> 0).
+    iters : number of feature updates (0 gives plain kernel ridge, M = I).
+    bandwidth : L in ``exp(-||x - z||_M / L)`` (Laplace) or ``exp(-||x - z||_M^2 / (2 L^2))`` (Gaussian).
+    ridge : ridge of the kernel solve (>= 0; 0 interpolates, as the official RFM grokking code).
     update : "fact" (default here), "fact_geomean" or "nfa".
     nfa_power : s of the NFA update ``M <- AGOP^s``, in (0, 1].
+    kernel : "laplace" (default) or "gaussian".
+    center_grads : centre the input gradients over the training points (per output) before the update.
+    normalize : divide each new M by its largest eigenvalue (default True).
 
     Attributes
     ----------
-    M_ : the learned feature matrix (largest eigenvalue 1); alpha_ : the kernel coefficients.
+    M_ : the learned feature matrix (largest eigenvalue 1 when `normalize`); alpha_ : the kernel coefficients.
 
     Example
     -------
@@ -118,8 +143,11 @@ class RFM(FactRFM):
         ridge: float = 1e-3,
         update: str = "nfa",
         nfa_power: float = 0.5,
+        kernel: str = "laplace",
+        center_grads: bool = False,
+        normalize: bool = True,
     ) -> None:
-        super().__init__(iters, bandwidth, ridge, update, nfa_power)
+        super().__init__(iters, bandwidth, ridge, update, nfa_power, kernel, center_grads, normalize)
 
 
 class FactRFMClassifier(ClassifierMixin, _RFMBase):
@@ -173,5 +201,8 @@ class RFMClassifier(FactRFMClassifier):
         ridge: float = 1e-3,
         update: str = "nfa",
         nfa_power: float = 0.5,
+        kernel: str = "laplace",
+        center_grads: bool = False,
+        normalize: bool = True,
     ) -> None:
-        super().__init__(iters, bandwidth, ridge, update, nfa_power)
+        super().__init__(iters, bandwidth, ridge, update, nfa_power, kernel, center_grads, normalize)
