@@ -194,3 +194,17 @@ def test_bad_input(call, words) -> None:
         call(model)
     for w in words:
         assert w in str(err.value)
+
+
+def test_alpha_follows_the_input_precision_and_reverse_rates_are_exact_in_float64():
+    import math
+
+    assert alpha(0.3).dtype == torch.float64 and alpha(0.3, "cosine").dtype == torch.float64
+    assert alpha(torch.tensor([0.3], dtype=torch.float32)).dtype == torch.float32
+    t, s = 0.7, 0.3
+    for schedule, a in (("linear", lambda u: 1 - u), ("cosine", lambda u: math.cos(math.pi * u / 2))):
+        logits = torch.randn(1, 2, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+        x_t = torch.tensor([[4, 1]])  # position 0 masked (mask id 4), position 1 clean
+        out = reverse_transition(logits, x_t, t, s, mask_id=4, schedule=schedule)
+        stay = (1 - a(s)) / (1 - a(t))
+        assert float(out[0, 0, 4].exp()) == pytest.approx(stay, rel=1e-12, abs=0)  # was ~5e-8 off (float32)

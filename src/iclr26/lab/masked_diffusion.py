@@ -117,9 +117,15 @@ def _check_schedule(schedule: str) -> None:
 
 
 def alpha(t: Tensor | float, schedule: str = "linear") -> Tensor:
-    """Probability that a token is still clean at time ``t`` in [0, 1]: ``1 - t`` or ``cos(pi t / 2)``."""
+    """Probability that a token is still clean at time ``t`` in [0, 1]: ``1 - t`` or ``cos(pi t / 2)``.
+
+    Follows the input's precision: a tensor keeps its dtype, a Python number (double precision) gives a float64
+    tensor, so the scalar rates of :func:`reverse_transition` carry no float32 rounding (~5e-8 before).
+    The cosine schedule is ``cos(pi t / 2)`` (clean at t = 0, fully masked at t = 1); the other common convention,
+    ``1 - cos(pi/2 (1 - t))``, is a different schedule and is not offered.
+    """
     _check_schedule(schedule)
-    t = torch.as_tensor(t, dtype=torch.get_default_dtype() if not torch.is_tensor(t) else None)
+    t = torch.as_tensor(t, dtype=None if torch.is_tensor(t) else torch.float64)
     if bool(((t < 0) | (t > 1)).any()):
         raise ValueError(f"t must lie in [0, 1], got range [{float(t.min())}, {float(t.max())}]")
     if schedule == "linear":
