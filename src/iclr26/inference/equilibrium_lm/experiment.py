@@ -56,7 +56,7 @@ from iclr26.inference.equilibrium_lm.fixed_point import (
 from iclr26.inference.equilibrium_lm.gppo import GPPOSearch
 from iclr26.inference.equilibrium_lm.training import DistillTrainer, ELMTrainer
 from iclr26.lab.tinylm import TinyLMConfig, corpus_splits, evaluate_loss, load_or_train, unigram_loss
-from iclr26.lab.tinylm.evaluation import _encode
+from iclr26.lab.tinylm.evaluation import encode_text
 
 __all__ = ["BASELINES", "EXPERIMENT", "ELMConfig", "run"]
 
@@ -141,14 +141,14 @@ def run(cfg: ELMConfig, seed: int, device: str) -> Metrics:
     lm = load_or_train(cfg.lm)
     dense, tok = lm.model.to(device).eval(), lm.tokenizer
     splits = corpus_splits(cfg.lm)
-    ids = _encode(tok, splits["train"])
+    ids = encode_text(tok, splits["train"])
     items = arithmetic_items(splits["test"], cfg.n_problems)
     calib_gen = torch.Generator().manual_seed(12345)  # seed-independent: every seed prunes the same group
     offsets = torch.arange(cfg.seq_len)
     calib = ids[
         torch.randint(0, len(ids) - cfg.seq_len, (cfg.calib_windows, 1), generator=calib_gen) + offsets
     ].to(device)
-    test_ids = _encode(tok, splits["test"])
+    test_ids = encode_text(tok, splits["test"])
     cache_windows = test_ids[: cfg.cache_windows * cfg.cache_len].view(cfg.cache_windows, cfg.cache_len)
     cache_windows = cache_windows.to(device)
     for k, v in _evaluate(dense, tok, items, splits["test"], cfg).items():

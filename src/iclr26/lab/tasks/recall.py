@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int
 from iclr26.lab.tasks.base import IGNORE_INDEX
 
 __all__ = [
@@ -42,14 +43,8 @@ __all__ = [
 ]
 
 
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
-
-
 def _gen(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(_check_int("seed", seed, 0))
+    return torch.Generator().manual_seed(check_int("seed", seed, 0))
 
 
 def _sample_without_replacement(n: int, pool: int, k: int, gen: torch.Generator) -> Tensor:
@@ -67,10 +62,10 @@ def mqar(n: int, seq_len: int, n_kv: int, vocab_size: int, seed: int = 0) -> tup
 
     Requires ``seq_len >= 4 * n_kv`` and ``vocab_size // 2 - 1 >= n_kv``.
     """
-    _check_int("n", n, 1)
-    _check_int("n_kv", n_kv, 1)
-    _check_int("seq_len", seq_len, 4 * n_kv)
-    _check_int("vocab_size", vocab_size, 4)
+    check_int("n", n, 1)
+    check_int("n_kv", n_kv, 1)
+    check_int("seq_len", seq_len, 4 * n_kv)
+    check_int("vocab_size", vocab_size, 4)
     half = vocab_size // 2
     if half - 1 < n_kv:
         raise ValueError(f"vocab_size={vocab_size} leaves {half - 1} key ids for n_kv={n_kv} distinct keys")
@@ -110,10 +105,10 @@ def passkey(
     ``KEY d_1..d_L`` starting at ``round(depth * (seq_len - 2L - 3))`` and ends with ``QUERY d_1..d_L``; the
     targets are the digits after the query marker (at the marker and the first L - 1 digits).
     """
-    _check_int("n", n, 1)
-    _check_int("passkey_len", passkey_len, 1)
-    _check_int("n_filler", n_filler, 1)
-    _check_int("seq_len", seq_len, 2 * passkey_len + 3)
+    check_int("n", n, 1)
+    check_int("passkey_len", passkey_len, 1)
+    check_int("n_filler", n_filler, 1)
+    check_int("seq_len", seq_len, 2 * passkey_len + 3)
     if not 0.0 <= float(depth) <= 1.0:
         raise ValueError(f"depth must lie in [0, 1], got {depth!r}")
     gen = _gen(seed)
@@ -171,14 +166,14 @@ def local_and_recall(
     Instances that would collide with one another are dropped (their targets stay ignored), so a batch may score
     slightly fewer than ``n_local`` / ``n_pairs`` positions per sequence; ``kind`` says what was kept.
     """
-    _check_int("n", n, 1)
-    _check_int("n_local", n_local, 0)
-    _check_int("n_pairs", n_pairs, 0)
-    _check_int("n_filler", n_filler, 2)
+    check_int("n", n, 1)
+    check_int("n_local", n_local, 0)
+    check_int("n_pairs", n_pairs, 0)
+    check_int("n_filler", n_filler, 2)
     for name, (lo, hi) in (("local_span", local_span), ("recall_distance", recall_distance)):
         if not (isinstance(lo, int) and isinstance(hi, int) and 2 <= lo <= hi):
             raise ValueError(f"{name} must be (lo, hi) ints with 2 <= lo <= hi, got {(lo, hi)!r}")
-    _check_int("seq_len", seq_len, max(2 * n_pairs + recall_distance[0] + 1, local_span[1] + 2))
+    check_int("seq_len", seq_len, max(2 * n_pairs + recall_distance[0] + 1, local_span[1] + 2))
     gen = _gen(seed)
     trig0 = n_filler
     key0 = trig0 + n_local
@@ -251,11 +246,11 @@ def regression_prompts(
 
     Gaussian noise of standard deviation ``noise`` is added to ``y``.
     """
-    _check_int("n", n, 1)
-    _check_int("n_points", n_points, 1)
-    _check_int("d", d, 1)
-    _check_int("d_out", d_out, 1)
-    _check_int("n_segments", n_segments, 1)
+    check_int("n", n, 1)
+    check_int("n_points", n_points, 1)
+    check_int("d", d, 1)
+    check_int("d_out", d_out, 1)
+    check_int("n_segments", n_segments, 1)
     if family not in REGRESSION_FAMILIES:
         raise ValueError(f"family must be one of {REGRESSION_FAMILIES}, got {family!r}")
     if not noise >= 0:

@@ -29,7 +29,7 @@ Example
 from iclr26.lab.tinylm.cache import TinyLMCacheError, cache_path, load_or_train
 from iclr26.lab.tinylm.config import ARCHS as ARCHS
 from iclr26.lab.tinylm.config import FORMAT_VERSION, SMOKE_CONFIG, TinyLMConfig, config_hash
-from iclr26.lab.tinylm.evaluation import evaluate_loss, perplexity, unigram_loss
+from iclr26.lab.tinylm.evaluation import encode_text, evaluate_loss, perplexity, unigram_loss
 from iclr26.lab.tinylm.model import build_model
 from iclr26.lab.tinylm.training import SPLIT_SEED as SPLIT_SEED
 from iclr26.lab.tinylm.training import VAL_WINDOWS as VAL_WINDOWS
@@ -48,6 +48,7 @@ __all__ = [
     "cache_path",
     "config_hash",
     "corpus_splits",
+    "encode_text",
     "evaluate_loss",
     "load_or_train",
     "perplexity",

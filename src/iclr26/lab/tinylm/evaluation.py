@@ -10,10 +10,10 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from iclr26.checks import check_int
 from iclr26.lab.corpora import chunk_text
 
-__all__ = ["evaluate_loss", "perplexity", "unigram_loss"]
+__all__ = ["encode_text", "evaluate_loss", "perplexity", "unigram_loss"]
 
 
-def _encode(tokenizer: PreTrainedTokenizerBase, text: str) -> torch.Tensor:
+def encode_text(tokenizer: PreTrainedTokenizerBase, text: str) -> torch.Tensor:
     """Token ids of ``text`` as one long 1-D tensor (encoded in line-aligned chunks, no special tokens)."""
     chunks = chunk_text(text, 20_000)
     if not chunks:
@@ -65,7 +65,7 @@ def evaluate_loss(
     check_int("batch_size", batch_size, low=1)
     if max_windows is not None:
         check_int("max_windows (or None)", max_windows, low=1)
-    ids = _encode(tokenizer, text)
+    ids = encode_text(tokenizer, text)
     if len(ids) < 2:
         raise ValueError(f"text must encode to at least 2 tokens, got {len(ids)}")
     n_windows = len(ids) // seq_len
@@ -123,6 +123,6 @@ def unigram_loss(tokenizer: PreTrainedTokenizerBase, text: str) -> float:
     >>> round(unigram_loss(train_tokenizer("abab", kind="char"), "abab"), 4)  # two equiprobable tokens: ln 2
     0.6931
     """
-    counts = torch.bincount(_encode(tokenizer, text)).double()
+    counts = torch.bincount(encode_text(tokenizer, text)).double()
     p = counts[counts > 0] / counts.sum()
     return float(-(p * p.log()).sum())

@@ -13,7 +13,7 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from iclr26.lab.corpora import get_corpus, split_text, train_tokenizer
 from iclr26.lab.tinylm.config import TinyLMConfig
-from iclr26.lab.tinylm.evaluation import _encode, evaluate_loss
+from iclr26.lab.tinylm.evaluation import encode_text, evaluate_loss
 from iclr26.lab.tinylm.model import build_model
 
 __all__ = ["SPLIT_SEED", "VAL_WINDOWS", "Progress", "TrainedLM", "corpus_splits", "train_tiny_lm"]
@@ -110,7 +110,7 @@ def train_tiny_lm(cfg: TinyLMConfig, progress: Progress | None = None) -> Traine
     started = time.perf_counter()
     splits = corpus_splits(cfg)
     tokenizer = train_tokenizer(splits["train"], vocab_size=cfg.vocab_size, kind=cfg.tokenizer)
-    ids = _encode(tokenizer, splits["train"])
+    ids = encode_text(tokenizer, splits["train"])
     if len(ids) <= cfg.seq_len:
         raise ValueError(
             f"corpus_chars={cfg.corpus_chars} gives {len(ids)} training tokens, "

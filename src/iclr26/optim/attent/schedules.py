@@ -47,22 +47,10 @@ __all__ = [
 ]
 
 
-def _check_ratio(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number in (0, 1], got {value!r}")
-    return check_float(name, value, 0.0, 1.0, low_open=True)
-
-
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int >= {low}, got {value!r}")
-    return check_int(name, value, low=low)
-
-
 def n_selected(ratio: float, n: int) -> int:
     """ceil(ratio * n), at least 1, computed robustly against float round-off (0.1 * 30 -> 3)."""
-    _check_ratio("ratio", ratio)
-    _check_int("n", n, 1)
+    check_float("ratio", ratio, 0.0, 1.0, low_open=True, type_error=True)
+    check_int("n", n, 1, type_error=True)
     return max(1, min(n, math.ceil(round(ratio * n, 9))))
 
 
@@ -82,7 +70,7 @@ class RatioSchedule:
         return n_selected(ratio, n)
 
     def _check_t(self, t: int) -> int:
-        return _check_int("t", t, 0)
+        return check_int("t", t, 0, type_error=True)
 
 
 @dataclass(frozen=True)
@@ -92,7 +80,7 @@ class ConstantRatio(RatioSchedule):
     ratio: float
 
     def __post_init__(self) -> None:
-        _check_ratio("ratio", self.ratio)
+        check_float("ratio", self.ratio, 0.0, 1.0, low_open=True, type_error=True)
 
     def __call__(self, t: int) -> float:
         self._check_t(t)
@@ -108,8 +96,8 @@ class StepRatio(RatioSchedule):
     factor: float = 2.0
 
     def __post_init__(self) -> None:
-        _check_ratio("start", self.start)
-        _check_int("every", self.every, 1)
+        check_float("start", self.start, 0.0, 1.0, low_open=True, type_error=True)
+        check_int("every", self.every, 1, type_error=True)
         if (
             isinstance(self.factor, bool)
             or not isinstance(self.factor, (int, float))
@@ -131,8 +119,8 @@ class LinearRatio(RatioSchedule):
     ramp: int = 1
 
     def __post_init__(self) -> None:
-        _check_ratio("start", self.start)
-        _check_int("ramp", self.ramp, 1)
+        check_float("start", self.start, 0.0, 1.0, low_open=True, type_error=True)
+        check_int("ramp", self.ramp, 1, type_error=True)
 
     def __call__(self, t: int) -> float:
         t = self._check_t(t)
@@ -141,7 +129,7 @@ class LinearRatio(RatioSchedule):
 
 def default_step_ratio(total: int, start: float = 0.1) -> StepRatio:
     """The GraNT-style default for `total` ticks: double every total // 5 (0.1, .2, .4, .8, 1.0)."""
-    _check_int("total", total, 1)
+    check_int("total", total, 1, type_error=True)
     return StepRatio(start=start, every=max(1, total // 5), factor=2.0)
 
 
@@ -183,21 +171,21 @@ class AtteNTCycle(RatioSchedule):
     max_interval: int = 10
 
     def __post_init__(self) -> None:
-        _check_int("epochs", self.epochs, 1)
-        _check_int("cycles", self.cycles, 1)
-        _check_ratio("initial_ratio", self.initial_ratio)
-        _check_ratio("final_ratio", self.final_ratio)
+        check_int("epochs", self.epochs, 1, type_error=True)
+        check_int("cycles", self.cycles, 1, type_error=True)
+        check_float("initial_ratio", self.initial_ratio, 0.0, 1.0, low_open=True, type_error=True)
+        check_float("final_ratio", self.final_ratio, 0.0, 1.0, low_open=True, type_error=True)
         if self.final_ratio < self.initial_ratio:
             raise ValueError(
                 f"final_ratio must be >= initial_ratio={self.initial_ratio}, got {self.final_ratio}"
             )
         check_choice("ratio_schedule", self.ratio_schedule, ("cosine", "incremental"))
         check_choice("interval_schedule", self.interval_schedule, ("fixed", "incremental"))
-        _check_int("initial_interval", self.initial_interval, 1)
-        _check_int("max_interval", self.max_interval, self.initial_interval)
+        check_int("initial_interval", self.initial_interval, 1, type_error=True)
+        check_int("max_interval", self.max_interval, self.initial_interval, type_error=True)
 
     def _progress(self, cycle: int) -> float:
-        _check_int("cycle", cycle, 0)
+        check_int("cycle", cycle, 0, type_error=True)
         if cycle >= self.cycles:
             raise ValueError(f"cycle must be < cycles={self.cycles}, got {cycle}")
         return cycle / (self.cycles - 1) if self.cycles > 1 else 1.0
@@ -258,6 +246,6 @@ class AtteNTCycle(RatioSchedule):
 
     def count(self, ratio: float, n: int) -> int:
         """max(1, min(n, floor(ratio n))): the release's rounding."""
-        _check_ratio("ratio", ratio)
-        _check_int("n", n, 1)
+        check_float("ratio", ratio, 0.0, 1.0, low_open=True, type_error=True)
+        check_int("n", n, 1, type_error=True)
         return max(1, min(n, int(n * ratio)))

@@ -36,8 +36,6 @@ from iclr26.optim.attent.schedules import (
     AtteNTCycle,
     ConstantRatio,
     RatioSchedule,
-    _check_int,
-    _check_ratio,
     default_step_ratio,
 )
 from iclr26.optim.attent.scores import ScoreFn, classification_score
@@ -63,7 +61,7 @@ def topk_indices(scores: Tensor, k: int) -> Tensor:
     """Indices of the k largest scores, ties broken by the smaller index, returned in ascending index order."""
     if not isinstance(scores, Tensor) or scores.ndim != 1:
         raise ValueError("scores must be a 1-D tensor")
-    _check_int("k", k, 1)
+    check_int("k", k, 1, type_error=True)
     if bool(scores.isnan().any()):
         raise ValueError("scores must hold no NaN (a NaN score cannot be ranked)")
     if k > scores.numel():
@@ -112,11 +110,11 @@ class CostMeter:
 
     def train(self, n: int) -> None:
         """Count `n` examples that went through a forward and a backward pass."""
-        self.trained += _check_int("n", n, 0)
+        self.trained += check_int("n", n, 0, type_error=True)
 
     def score(self, n: int) -> None:
         """Count `n` examples scored by a no-grad forward pass."""
-        self.scored += _check_int("n", n, 0)
+        self.scored += check_int("n", n, 0, type_error=True)
 
     @property
     def units(self) -> float:
@@ -152,7 +150,7 @@ def _as_generator(generator: torch.Generator | int | None) -> torch.Generator:
         return generator
     if generator is None:
         return torch.Generator().manual_seed(0)
-    return torch.Generator().manual_seed(_check_int("generator", generator, 0))
+    return torch.Generator().manual_seed(check_int("generator", generator, 0, type_error=True))
 
 
 @dataclass
@@ -182,11 +180,11 @@ class SubsetSampler(Sampler[int]):
     ) -> None:
         if isinstance(n, int) and not isinstance(n, bool) and n == 0:
             raise ValueError("the pool is empty: need at least one example")
-        self.n = _check_int("pool size", n, 1)
+        self.n = check_int("pool size", n, 1, type_error=True)
         if not isinstance(ratio_schedule, RatioSchedule):
             raise TypeError(f"ratio_schedule must be a RatioSchedule, got {type(ratio_schedule).__name__}")
         self.ratio_schedule = ratio_schedule
-        self.interval = _check_int("interval", interval, 1)
+        self.interval = check_int("interval", interval, 1, type_error=True)
         self.generator = _as_generator(generator)
         self.indices: Tensor = torch.arange(self.n)
         self.history: list[Selection] = []
@@ -200,10 +198,12 @@ class SubsetSampler(Sampler[int]):
         (:meth:`RatioSchedule.starts_selection`, e.g. the second subset epoch of an AtteNT cycle) keeps the
         current subset, unless the sampler re-selects at every tick (soft selection).
         """
-        step = _check_int("step", step, 0)
+        step = check_int("step", step, 0, type_error=True)
         if self._last is None or (step % self.interval == 0 and step != self._last):
             t = step // self.interval
-            ratio = _check_ratio("ratio_schedule(t)", self.ratio_schedule(t))
+            ratio = check_float(
+                "ratio_schedule(t)", self.ratio_schedule(t), 0.0, 1.0, low_open=True, type_error=True
+            )
             if ratio < 1.0 and self.history and not self._fresh(t):
                 sel = Selection(t, ratio, self.indices)
             else:
@@ -303,14 +303,14 @@ class AtteNTSampler(SubsetSampler):
         if isinstance(ratio_schedule, AtteNTCycle) and self.interval != 1:
             raise ValueError(f"interval must be 1 with an AtteNTCycle (it sets its phases), got {interval}")
         if candidate_pool is not None:
-            _check_int("candidate_pool", candidate_pool, 1)
+            check_int("candidate_pool", candidate_pool, 1, type_error=True)
             if candidate_pool > self.n:
                 raise ValueError(f"candidate_pool must be <= the pool size {self.n}, got {candidate_pool}")
         self.selection = check_choice("selection", selection, SELECTIONS)
         self.soft_normalization = check_choice("soft_normalization", soft_normalization, SOFT_NORMALIZATIONS)
         self.model, self.score_fn = model, score_fn
         self.candidate_pool = candidate_pool
-        self.batch_size = _check_int("batch_size", batch_size, 1)
+        self.batch_size = check_int("batch_size", batch_size, 1, type_error=True)
 
     def score(self, indices: Tensor) -> Tensor:
         """Scores of the pool examples `indices` (no-grad forward passes; model mode and grads untouched)."""
