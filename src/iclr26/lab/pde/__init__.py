@@ -1,0 +1,1 @@
+"""Differentiable PDE solvers shared by the science papers (wave propagation, incompressible flow)."""
