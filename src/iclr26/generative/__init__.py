@@ -19,5 +19,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "RFMLoss": "rg_vfm",
         "ManifoldFlowSampler": "rg_vfm",
         "EndpointMLP": "rg_vfm",
+        "AndOrTemplate": "and_or_template",
+        "CompositionRenderer": "and_or_template",
+        "pursue": "and_or_template",
+        "sample_scene": "and_or_template",
     },
 )

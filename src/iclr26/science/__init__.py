@@ -17,5 +17,10 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "PiBO": "biobo",
         "ExactGP": "biobo",
         "make_perturbation_landscape": "biobo",
+        "IGRep": "ig_fwi",
+        "SirenRep": "ig_fwi",
+        "PixelGrid": "ig_fwi",
+        "fwi_fit": "ig_fwi",
+        "representation_ntk": "ig_fwi",
     },
 )
