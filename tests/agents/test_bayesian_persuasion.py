@@ -7,7 +7,6 @@ claim rule on hand-built rows.
 """
 
 import math
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -49,7 +48,7 @@ from iclr26.agents.bayesian_persuasion.train import _Padded
 from iclr26.harness.claims import Outcome
 from iclr26.harness.threads import limited_threads
 from iclr26.lab.llm import OpenAICompatibleBackend, ScriptedBackend
-from tests.lab.test_llm import _serve_stub, ok_reply
+from tests.llm_stub import ok_reply, serve_stub
 
 RECEIVERS = [BayesianReceiver(), PartialUpdater(0.6), QuantalReceiver(5.0)]
 
@@ -365,7 +364,7 @@ def test_llm_env_unparsed_reply_keeps_the_prior_and_a_given_message_is_used():
 
 
 def test_llm_env_over_an_openai_compatible_server_on_loopback():
-    with contextmanager(_serve_stub)() as (url, state):
+    with serve_stub() as (url, state):
         state.replies = [
             ok_reply("Think about the motive."),
             ok_reply("Fine.\nBELIEF: innocent=20%, guilty=80%"),

@@ -2,8 +2,6 @@
 
 import itertools
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import numpy as np
 import pytest
@@ -35,6 +33,7 @@ from iclr26.agents.ssot.claim_check import seed_outcome
 from iclr26.agents.ssot.sources import ALNUM, EVEN
 from iclr26.harness.claims import Outcome
 from iclr26.lab.llm import ScriptedBackend
+from tests.llm_stub import serve_stub
 
 
 def test_sum_mod_exactly_uniform_on_uniform_strings_by_enumeration():
@@ -176,32 +175,13 @@ def test_endpoint_smoke_against_loopback_server(capsys):
     seen = []
     rng = np.random.default_rng(0)
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            seen.append(body)
-            text = ssot_reply(body["messages"][-1]["content"], rng) if "random_string" in \
-                body["messages"][-1]["content"] else "<answer>A</answer>"  # fmt: skip
-            data = json.dumps({"model": "stub", "choices": [{"index": 0, "message": {
-                "role": "assistant", "content": text}, "finish_reason": "stop"}]}).encode()  # fmt: skip
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def respond(body):
+        seen.append(body)
+        prompt = body["messages"][-1]["content"]
+        return ssot_reply(prompt, rng) if "random_string" in prompt else "<answer>A</answer>"
 
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    th = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    th.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/v1@stub-model"
-        out = main(["--llm", url, "--tasks", "uniform-2,0.3/0.7", "--n-samples", "20"])
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_stub(respond) as (base, _):
+        out = main(["--llm", base + "@stub-model", "--tasks", "uniform-2,0.3/0.7", "--n-samples", "20"])
     assert len(seen) == 80 and seen[0]["model"] == "stub-model"
     r = out["tasks"]["uniform-2"]
     assert r["direct"]["counts"] == [20, 0] and r["ssot"]["invalid_rate"] == 0.0

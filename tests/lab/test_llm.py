@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 import torch
@@ -23,6 +21,7 @@ from iclr26.lab.llm import (
     make_backend,
     transcript,
 )
+from tests.llm_stub import ok_reply, serve_stub
 
 SECRET = "sk-test-7f3a9c1d-do-not-leak"
 
@@ -200,57 +199,10 @@ def test_cache_entry_with_wrong_field_types_is_a_miss(tmp_path):
 # OpenAICompatibleBackend against a stub server on 127.0.0.1
 
 
-class StubState:
-    def __init__(self) -> None:
-        self.requests: list[dict] = []
-        self.replies: list[tuple[int, dict | str]] = []
-
-
-def ok_reply(text: str = "pong", **extra) -> tuple[int, dict]:
-    return 200, {
-        "id": "chatcmpl-1",
-        "model": "stub-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 11, "completion_tokens": 1, "total_tokens": 12},
-        **extra,
-    }
-
-
-def _serve_stub():
-    """A stub OpenAI-compatible server on 127.0.0.1: records each request, answers from ``state.replies``."""
-    state = StubState()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - the http.server hook name
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            state.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-            status, payload = state.replies.pop(0) if state.replies else ok_reply()
-            location = payload.pop("__location__", None) if isinstance(payload, dict) else None
-            data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
-            self.send_response(status)
-            if location:
-                self.send_header("Location", location)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", state
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.fixture
 def stub():
-    yield from _serve_stub()
+    with serve_stub() as served:
+        yield served
 
 
 def test_http_request_body_headers_and_parsing(stub):
@@ -533,7 +485,8 @@ def test_completion_defaults():
 @pytest.fixture
 def other_stub():
     """A second server: another origin (another port) that records whatever reaches it."""
-    yield from _serve_stub()
+    with serve_stub() as served:
+        yield served
 
 
 @pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
