@@ -44,6 +44,7 @@ __all__ = [
     "make_windows",
     "train_forecaster",
     "trivial_mse",
+    "window_norm",
 ]
 
 
@@ -286,7 +287,8 @@ def check_series_input(x: object, seq_len: int, n_vars: int) -> torch.Tensor:
     return x
 
 
-def _norm(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def window_norm(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Each window and variable standardised over time (RevIN without the affine part): (x_n, mean, std)."""
     mean = x.mean(1, keepdim=True)
     std = torch.sqrt(x.var(1, keepdim=True, unbiased=False) + 1e-5)
     return (x - mean) / std, mean, std
@@ -327,7 +329,7 @@ class DLinear(nn.Module):
         self.trend = nn.Linear(seq_len, pred_len)
         self.seasonal = nn.Linear(seq_len, pred_len)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, x_mark: torch.Tensor | None = None) -> torch.Tensor:
         check_series_input(x, self.seq_len, self.n_vars)
         k = self.kernel
         xp = torch.cat([x[:, :1].expand(-1, (k - 1) // 2, -1), x, x[:, -1:].expand(-1, k // 2, -1)], 1)
@@ -337,14 +339,15 @@ class DLinear(nn.Module):
 
 
 class ITransformer(nn.Module):
-    """iTransformer: each variable's normalised lookback is one token; a Transformer encoder mixes the
-    variable tokens; a linear head maps d_model -> F."""
+    """iTransformer: each variable's normalised lookback (and each of ``n_mark`` time-mark series, when given) is
+    one token; a Transformer encoder mixes the tokens; a linear head maps d_model -> F per variable."""
 
     def __init__(
         self,
         seq_len: int,
         pred_len: int,
         n_vars: int,
+        n_mark: int = 0,
         d_model: int = 64,
         d_ff: int = 64,
         n_layers: int = 2,
@@ -354,6 +357,7 @@ class ITransformer(nn.Module):
         super().__init__()
         _sizes(seq_len=seq_len, pred_len=pred_len, n_vars=n_vars, d_model=d_model, d_ff=d_ff)
         _sizes(n_layers=n_layers, n_heads=n_heads)
+        self.n_mark = check_int("n_mark", n_mark, 0)
         _heads(d_model, n_heads)
         check_probability("dropout", dropout)
         self.seq_len, self.n_vars = seq_len, n_vars
@@ -366,11 +370,16 @@ class ITransformer(nn.Module):
         )
         self.head = nn.Linear(d_model, pred_len)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, x_mark: torch.Tensor | None = None) -> torch.Tensor:
         check_series_input(x, self.seq_len, self.n_vars)
-        x, mean, std = _norm(x)
+        marks = x_mark is not None and self.n_mark > 0
+        if marks:
+            check_tensor("x_mark", x_mark, floating=True, finite=True, shape=(*x.shape[:2], self.n_mark))
+        x, mean, std = window_norm(x)
+        if marks:
+            x = torch.cat([x, x_mark], -1)
         z = self.encoder(self.embed(x.transpose(1, 2)))
-        return self.head(z).transpose(1, 2) * std + mean
+        return self.head(z).transpose(1, 2)[..., : self.n_vars] * std + mean
 
 
 class PatchTST(nn.Module):
@@ -407,9 +416,9 @@ class PatchTST(nn.Module):
         self.encoder = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
         self.head = nn.Linear(n_patch * d_model, pred_len)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, x_mark: torch.Tensor | None = None) -> torch.Tensor:
         check_series_input(x, self.seq_len, self.n_vars)
-        x, mean, std = _norm(x)
+        x, mean, std = window_norm(x)
         b, n = x.shape[0], x.shape[2]
         z = x.transpose(1, 2).reshape(b * n, -1)
         z = torch.cat([z, z[:, -1:].expand(-1, self.stride)], 1).unfold(1, self.patch_len, self.stride)
@@ -460,7 +469,7 @@ class TimesNetLite(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         check_series_input(x, self.seq_len, self.n_vars)
-        x, mean, std = _norm(x)
+        x, mean, std = window_norm(x)
         h = self.extend(self.embed(x).transpose(1, 2)).transpose(1, 2)
         for conv in self.convs:
             h = self._block(h, conv)
