@@ -90,6 +90,7 @@ def run(cfg: AsideConfig, seed: int, device: str) -> Metrics:
             values[f"probe_l0_{method}"] = accs[0]
             values[f"probe_last_{method}"] = accs[-1]
     values["vanilla_learned_margin"] = values["acc_vanilla"] - values["trivial_acc"]
+    values["aside_learned_margin"] = values["acc_aside"] - values["trivial_acc"]
     values["gain_aside_vanilla"] = values["sep_aside"] - values["sep_vanilla"]
     values["gain_aside_ise"] = values["sep_aside"] - values["sep_ise"]
     return Metrics(values=values, curves=curves)
@@ -101,6 +102,13 @@ LEARNED = Precondition(
     0.25,
     "Vanilla's clean exact-match accuracy beats the trivial answer-with-the-first-item baseline (about 0.27: "
     "the FIRST items and coincidences) by 25 points: the model learned the task language",
+)
+ASIDE_LEARNED = Precondition(
+    "aside_learned_margin",
+    ">=",
+    0.25,
+    "ASIDE's own clean accuracy beats the same trivial baseline by the same 25 points: the rotated model "
+    "learned the task language too, so its utility and its separation are judged on a trained model",
 )
 OBEYS = Precondition(
     "utility_vanilla",
@@ -147,14 +155,14 @@ EXPERIMENT = Experiment(
                 "a 2-layer, d=64 Llama-style LM on a synthetic command language (vocab ~300) with a role-free "
                 "stage 1 and a 600-step SFT, not 7B pretrained models on Alpaca and the 9.1k-item SEP set"
             ),
-            preconditions=(LEARNED, OBEYS),
+            preconditions=(LEARNED, ASIDE_LEARNED, OBEYS),
         ),
         Claim(
             id="aside-beats-ise",
             statement="ASIDE's separation score exceeds ISE's (secondary, reported, paired interval above 0)",
             paper_value="ASIDE above ISE on SEP for every model (qualitative)",
             decide=difference_at_least("sep_aside", "sep_ise", 0.0),
-            preconditions=(LEARNED, OBEYS),
+            preconditions=(LEARNED, ASIDE_LEARNED, OBEYS),
         ),
     ],
     figures=[separation_bars, probe_curves],
