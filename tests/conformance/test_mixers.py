@@ -1,33 +1,27 @@
 """Every sequence mixer in the project passes the same battery.
 
-Each module in ``mixer_cases/`` defines ``MIXERS = {name: factory}`` with ``factory(d_model) -> nn.Module`` mapping
-(batch, seq, d_model) to (batch, seq, d_model). The battery checks, in float64 unless said otherwise:
+Every ``"mixer"`` of the component registry (:mod:`iclr26.lab.registry`: the papers' ``components.py`` and the
+lab's reference attention) is run; its case ``case(d_model) -> nn.Module`` maps (batch, seq, d_model) to the same. The battery checks, in float64 unless said otherwise:
 
-- the output shape, for sequence lengths 1, 7, 37 and any the module lists in ``SEQ_LENS`` (lengths that are not
+- the output shape, for sequence lengths 1, 7, 37 and the component's ``seq_lens`` (lengths that are not
   a multiple of a chunk or window size);
-- causality: changing inputs after position t never changes outputs up to t (skipped for ``NONCAUSAL``);
+- causality: changing inputs after position t never changes outputs up to t (skipped for ``causal=False``);
 - batch independence: one sequence's output does not depend on the other sequences of the batch;
 - gradients reach every parameter (finite, not all zero);
 - float32 runs too and agrees with float64;
 - bad shapes (2-D input, wrong width) raise ValueError.
 """
 
-import importlib
-import pkgutil
-
 import pytest
 import torch
 
-from tests.conformance import mixer_cases
+from iclr26.lab.registry import components
 
 D_MODEL = 16
-CASES = []
-for info in sorted(pkgutil.iter_modules(mixer_cases.__path__), key=lambda m: m.name):
-    module = importlib.import_module(f"tests.conformance.mixer_cases.{info.name}")
-    for name, factory in module.MIXERS.items():
-        extra = tuple(getattr(module, "SEQ_LENS", ()))
-        causal = name not in getattr(module, "NONCAUSAL", set())
-        CASES.append(pytest.param(factory, causal, extra, id=f"{info.name}-{name}"))
+CASES = [
+    pytest.param(c.case, c.option("causal"), tuple(c.option("seq_lens")), id=c.id)
+    for c in components("mixer")
+]
 
 
 def build(factory, dtype=torch.float64, seed=0):

@@ -1,7 +1,7 @@
 """Every optimizer in the project passes the same battery (in the spirit of pytorch-optimizer's test suite).
 
-Each module in ``optimizer_cases/`` defines ``OPTIMIZERS = {name: factory}``; ``factory(model)`` builds the
-optimizer over all of ``model``'s parameters (its own routing of non-matrix parameters included). The battery:
+Every ``"optimizer"`` of the component registry (:mod:`iclr26.lab.registry`: the papers' ``components.py`` and
+torch's AdamW as the reference) is run; its case ``case(model)`` builds the optimizer over all of ``model``'s parameters (its own routing of non-matrix parameters included). The battery:
 
 - fp32 and bf16: 30 full-batch steps lower a small MLP regression loss;
 - ``step(closure)`` evaluates the closure and returns its loss;
@@ -9,31 +9,21 @@ optimizer over all of ``model``'s parameters (its own routing of non-matrix para
 - ``state_dict`` saved mid-run and loaded into a fresh optimizer resumes bit-identically;
 - parameters whose ``grad`` is None are left untouched;
 - sparse gradients and complex parameters raise an error that says so;
-- a NaN or infinite gradient is refused before any parameter moves (the project's optimizers; a module sets
-  ``REFUSES_NONFINITE = False`` for a library baseline that steps on regardless).
+- a NaN or infinite gradient is refused before any parameter moves (the project's optimizers; a component
+  registered with ``refuses_nonfinite=False`` is a library baseline that steps on regardless).
 """
 
 import copy
-import importlib
 import io
-import pkgutil
 
 import pytest
 import torch
 from torch import nn
 
-from tests.conformance import optimizer_cases
+from iclr26.lab.registry import components
 
-CASES = []
-STRICT = []
-for info in sorted(pkgutil.iter_modules(optimizer_cases.__path__), key=lambda m: m.name):
-    module = importlib.import_module(f"tests.conformance.optimizer_cases.{info.name}")
-    for name, factory in module.OPTIMIZERS.items():
-        CASES.append(
-            pytest.param(factory, getattr(module, "ACCEPTS_COMPLEX", False), id=f"{info.name}-{name}")
-        )
-        if getattr(module, "REFUSES_NONFINITE", True):
-            STRICT.append(pytest.param(factory, id=f"{info.name}-{name}"))
+CASES = [pytest.param(c.case, c.option("accepts_complex"), id=c.id) for c in components("optimizer")]
+STRICT = [pytest.param(c.case, id=c.id) for c in components("optimizer") if c.option("refuses_nonfinite")]
 
 
 def mlp(dtype: torch.dtype = torch.float32, seed: int = 0) -> nn.Module:

@@ -13,9 +13,7 @@ and the ENS watermark's processor and detector.
 
 from __future__ import annotations
 
-import importlib
 import math
-import pkgutil
 
 import numpy as np
 import pytest
@@ -24,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from iclr26.checks import check_float, check_int, check_token_ids
-from tests.conformance import optimizer_cases
+from iclr26.lab.registry import components
 
 FAST = settings(
     max_examples=25,
@@ -255,11 +253,7 @@ def test_speculative_decode_refuses_bad_counts_by_name(lm_pair, arg, value):
 
 
 # --- optimizers ----------------------------------------------------------------------------------------------
-OPTIMIZERS = []
-for info in sorted(pkgutil.iter_modules(optimizer_cases.__path__), key=lambda m: m.name):
-    module = importlib.import_module(f"tests.conformance.optimizer_cases.{info.name}")
-    if getattr(module, "REFUSES_NONFINITE", True):
-        OPTIMIZERS += [pytest.param(f, id=f"{info.name}-{n}") for n, f in module.OPTIMIZERS.items()]
+OPTIMIZERS = [pytest.param(c.case, id=c.id) for c in components("optimizer") if c.option("refuses_nonfinite")]
 
 
 @pytest.mark.parametrize("factory", OPTIMIZERS)

@@ -62,6 +62,8 @@ CASES = [
     (lambda: MeZO([_w()], lr=0.1, n_perturb=0), ValueError, ["n_perturb"]),
     (lambda: ReshuffleLoader(0, 4), ValueError, ["n", ">= 1"]),
     (lambda: LoRALinear(nn.Linear(3, 3), r=0), ValueError, ["r", "rank"]),
+    (lambda: LoRALinear(nn.Linear(5, 3), r=4), ValueError, ["r (LoRA rank)", "<= 3", "got 4"]),
+    (lambda: LoRADelta((2, 6, 4), 7), ValueError, ["r (LoRA rank)", "<= 6", "got 7"]),
     (lambda: task_b_mapping(4, 17, 0), ValueError, ["n_classes"]),
     (_inf_grad_step, ValueError, ["HybridZOFO", "NaN or infinite", "non-finite", "no parameter was updated"]),
     (lambda: MeZO([_w()], lr=INF), ValueError, ["lr", "finite"]),

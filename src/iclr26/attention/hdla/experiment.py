@@ -24,15 +24,9 @@ import torch
 from torch import nn
 
 from iclr26.attention.hdla.claim_check import CHANCE_MARGIN, LEARNED_PRECONDITION, hdla_mqar_decider
+from iclr26.attention.hdla.components import MIXERS
 from iclr26.attention.hdla.decay import hdla_decay_terms
 from iclr26.attention.hdla.figures import accuracy_vs_nkv, core_timing, eigen_spectrum, training_curves
-from iclr26.attention.hdla.mixers import (
-    DeltaNetMixer,
-    DeltaProductMixer,
-    GatedDeltaNetMixer,
-    GLAMixer,
-    HDLAAttention,
-)
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
@@ -43,13 +37,6 @@ from iclr26.lab.transformer import BlockSpec, Transformer, swiglu_mlp
 
 __all__ = ["EXPERIMENT", "MIXERS", "HDLAConfig", "build_model", "matched_d_mlp", "run"]
 
-MIXERS: dict[str, type[nn.Module]] = {
-    "hdla": HDLAAttention,
-    "gated_deltanet": GatedDeltaNetMixer,
-    "gla": GLAMixer,
-    "deltanet": DeltaNetMixer,
-    "deltaproduct2": DeltaProductMixer,
-}
 REFERENCE = "hdla"
 PARAM_TOLERANCE = 0.02
 
