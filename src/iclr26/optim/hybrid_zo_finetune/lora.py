@@ -22,8 +22,11 @@ from iclr26.checks import check_float, check_int
 __all__ = ["LoRADelta", "LoRALinear", "add_lora"]
 
 
-def _check_rank(r: object, alpha: object) -> tuple[int, float]:
-    return check_int("r (LoRA rank)", r, low=1), check_float("alpha", alpha, low=0.0, low_open=True)
+def _check_rank(r: object, alpha: object, out_f: int | None = None, in_f: int | None = None) -> tuple[int, float]:
+    """The rank (an int in [1, min(out, in)] when the weight's shape is known) and alpha (> 0)."""
+    high = None if out_f is None or in_f is None else min(out_f, in_f)
+    rank = check_int("r (LoRA rank)", r, low=1, high=high)
+    return rank, check_float("alpha", alpha, low=0.0, low_open=True)
 
 
 def _init_a(r: int, fan_in: int, dtype: torch.dtype, generator: torch.Generator | None) -> nn.Parameter:
@@ -49,7 +52,7 @@ class LoRALinear(nn.Module):
         super().__init__()
         if not isinstance(base, nn.Linear):
             raise TypeError(f"base must be an nn.Linear, got {type(base).__name__}")
-        self.r, self.alpha = _check_rank(r, alpha)
+        self.r, self.alpha = _check_rank(r, alpha, base.out_features, base.in_features)
         self.scale = self.alpha / self.r
         self.base = base
         dtype = base.weight.dtype
@@ -91,7 +94,7 @@ class LoRADelta(nn.Module):
             raise ValueError(
                 f"LoRADelta needs a 2-D (out, in) or 3-D (heads, in, d_head) weight, got {self.shape}"
             )
-        self.r, self.alpha = _check_rank(r, alpha)
+        self.r, self.alpha = _check_rank(r, alpha, out_f, in_f)
         self.scale = self.alpha / self.r
         self.A = _init_a(self.r, in_f, dtype, generator)
         self.B = nn.Parameter(torch.zeros(out_f, self.r, dtype=dtype))
