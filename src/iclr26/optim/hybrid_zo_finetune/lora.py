@@ -22,7 +22,9 @@ from iclr26.checks import check_float, check_int
 __all__ = ["LoRADelta", "LoRALinear", "add_lora"]
 
 
-def _check_rank(r: object, alpha: object, out_f: int | None = None, in_f: int | None = None) -> tuple[int, float]:
+def _check_rank(
+    r: object, alpha: object, out_f: int | None = None, in_f: int | None = None
+) -> tuple[int, float]:
     """The rank (an int in [1, min(out, in)] when the weight's shape is known) and alpha (> 0)."""
     high = None if out_f is None or in_f is None else min(out_f, in_f)
     rank = check_int("r (LoRA rank)", r, low=1, high=high)
