@@ -75,3 +75,17 @@ def test_failed_save_leaves_nothing(tmp_path) -> None:
 def test_bad_namespace(namespace, tmp_path) -> None:
     with pytest.raises(ValueError, match="namespace"):
         cache_file(namespace, Cfg(), tmp_path)
+
+
+def test_builds_run_on_build_threads_and_restore_the_callers(tmp_path):
+    from iclr26.lab.cache import BUILD_THREADS
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        seen = cached_torch("threads", {"k": 1}, lambda: {"n": torch.get_num_threads()}, cache_dir=tmp_path)
+        assert seen["n"] == BUILD_THREADS
+        assert cached_torch("threads", {"k": 2}, torch.get_num_threads, cache=False) == BUILD_THREADS
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

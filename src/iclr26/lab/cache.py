@@ -8,7 +8,10 @@ where ``<root>`` is the ``cache_dir`` argument, else ``$ICLR26_CACHE``, else ``p
 (:func:`cache_root`), and the key is a hash of the config that determines the artifact (:func:`config_key`). Files
 are written to a temporary sibling and renamed into place (:func:`atomic_torch_save`), so a crashed or concurrent
 writer never leaves a half file under the final name; an entry that exists but cannot be read raises
-:class:`CacheEntryError` naming the file (no silent retraining). :func:`cached_torch` is the load-or-build step.
+:class:`CacheEntryError` naming the file (no silent retraining). :func:`cached_torch` is the load-or-build step;
+it builds on :data:`BUILD_THREADS` CPU threads whatever the caller's setting, because float reductions depend on
+the thread count: an entry trained under ``--jobs 1`` would otherwise differ from one trained under ``--jobs 2``,
+and every result computed from it would differ with it (``iclr26 verify`` would not agree with the shipped seeds).
 
 Example
 -------
@@ -38,7 +41,21 @@ from typing import Any, TypeVar
 import platformdirs
 import torch
 
-__all__ = ["CacheEntryError", "atomic_torch_save", "cache_file", "cache_root", "cached_torch", "config_key"]
+from iclr26.harness.threads import limited_threads
+
+__all__ = [
+    "BUILD_THREADS",
+    "CacheEntryError",
+    "atomic_torch_save",
+    "cache_file",
+    "cache_root",
+    "cached_torch",
+    "config_key",
+]
+
+BUILD_THREADS = 1
+"""CPU threads every cached artifact is built on (the harness's default per seed, so a cache entry built inside a
+seed and one built outside it are the same)."""
 
 T = TypeVar("T")
 
@@ -105,11 +122,12 @@ def cached_torch(
 ) -> T | Any:
     """Load the entry for ``config`` (tensors and plain containers, ``weights_only``), or ``build()`` and store it.
 
-    ``cache=False`` always builds and stores nothing. The built object must be loadable with
+    ``build()`` runs on :data:`BUILD_THREADS` torch and BLAS threads (so the entry is the same bit for bit whatever
+    thread count the caller runs on). ``cache=False`` always builds (the same way) and stores nothing. The built object must be loadable with
     ``torch.load(weights_only=True)``: tensors, state dicts, lists, dicts, numbers, strings.
     """
     if not cache:
-        return build()
+        return _build(build)
     path = cache_file(namespace, config, cache_dir, version)
     if path.exists():
         try:
@@ -118,6 +136,11 @@ def cached_torch(
             raise CacheEntryError(
                 f"cache entry {path} cannot be loaded ({type(exc).__name__}: {exc}); delete it to rebuild"
             ) from exc
-    obj = build()
+    obj = _build(build)
     atomic_torch_save(obj, path)
     return obj
+
+
+def _build(build: Callable[[], T]) -> T:
+    with limited_threads(BUILD_THREADS, blas=True):
+        return build()

@@ -11,6 +11,8 @@ from pathlib import Path
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+from iclr26.harness.threads import limited_threads
+from iclr26.lab.cache import BUILD_THREADS
 from iclr26.lab.corpora import get_corpus, split_text, train_tokenizer
 from iclr26.lab.tinylm.config import TinyLMConfig
 from iclr26.lab.tinylm.evaluation import encode_text, evaluate_loss
@@ -88,7 +90,9 @@ def _lr_factor(step: int, cfg: TinyLMConfig) -> float:
 
 
 def train_tiny_lm(cfg: TinyLMConfig, progress: Progress | None = None) -> TrainedLM:
-    """Train a tiny LM from scratch (no cache); deterministic given ``cfg.seed`` on the CPU.
+    """Train a tiny LM from scratch (no cache); deterministic given ``cfg.seed`` on the CPU: training runs on
+    :data:`iclr26.lab.cache.BUILD_THREADS` threads whatever the caller's setting (float reductions depend on the
+    thread count), so the cached pair is the same under any ``--jobs``.
 
     Parameters
     ----------
@@ -107,6 +111,11 @@ def train_tiny_lm(cfg: TinyLMConfig, progress: Progress | None = None) -> Traine
     >>> lm.val_loss > 0
     True
     """
+    with limited_threads(BUILD_THREADS, blas=True):
+        return _train_tiny_lm(cfg, progress)
+
+
+def _train_tiny_lm(cfg: TinyLMConfig, progress: Progress | None) -> TrainedLM:
     started = time.perf_counter()
     splits = corpus_splits(cfg)
     tokenizer = train_tokenizer(splits["train"], vocab_size=cfg.vocab_size, kind=cfg.tokenizer)
