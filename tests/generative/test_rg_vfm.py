@@ -32,6 +32,7 @@ from iclr26.generative.rg_vfm.data import (
     sphere_checkerboard,
     sphere_in_cell,
 )
+from iclr26.generative.rg_vfm.models import time_embedding
 from iclr26.harness.claims import Outcome
 
 F64 = torch.float64
@@ -126,6 +127,34 @@ def test_euclidean_limit_rgvfm_equals_scaled_rfm():
     torch.testing.assert_close(a, (1 - t) ** 2 * b, atol=1e-10, rtol=0)
     # RFM on R^n is CFM (target x1 - x0)
     torch.testing.assert_close(CFMLoss()(vel, x0, x1, t), RFMLoss(m)(vel, x0, x1, t), atol=1e-10, rtol=0)
+
+
+def test_time_normalised_loss_equals_rfm_in_flat_space():
+    """With t_clip (the official code's 1 / (1 - min(t, c)) normalisation) the flat RG-VFM loss is RFM's for
+    t <= c and (1 - t)^2 / (1 - c)^2 times RFM's above c."""
+    m = Euclidean(3)
+    g = torch.Generator().manual_seed(1)
+    x0, x1 = m.random_base(64, g, F64), m.random_base(64, g, F64)
+    t = torch.rand(64, generator=g, dtype=F64) * 0.999
+    x_t = m.geodesic(x0, x1, t)
+    v = torch.randn(64, 3, generator=g, dtype=F64)
+    mu = x_t + (1 - t)[:, None] * v
+    rfm = RFMLoss(m, reduction="none").from_velocity(x_t, v, x1, t)
+    rg = RGVFMLoss(m, reduction="none", t_clip=0.9).from_endpoint(mu, x1, t)
+    want = torch.where(t <= 0.9, rfm, (1 - t) ** 2 / 0.1**2 * rfm)
+    torch.testing.assert_close(rg, want, atol=1e-9, rtol=1e-9)
+    # without times the weighting is off; the extrinsic variant is weighted the same way
+    torch.testing.assert_close(
+        RGVFMLoss(m, reduction="none", t_clip=0.9).from_endpoint(mu, x1),
+        (1 - t) ** 2 * rfm,
+        atol=1e-10,
+        rtol=0,
+    )
+    ext = RGVFMLoss(m, "extrinsic", reduction="none", t_clip=0.9).from_endpoint(mu, x1, t)
+    torch.testing.assert_close(ext, want, atol=1e-9, rtol=1e-9)
+    for bad in (1.0, -0.1):
+        with pytest.raises(ValueError, match="t_clip"):
+            RGVFMLoss(m, t_clip=bad)
 
 
 def _tangent_pair(m, ell, delta, phi=0.3):
@@ -233,6 +262,31 @@ def test_models_output_on_manifold_and_tangent():
             assert float(m.point_error(EndpointMLP(m, 16, 2, head=head)(x, t)).max()) < 1e-4
         v = VelocityMLP(m, 16, 2)(x, t)
         torch.testing.assert_close(m.proju(x, v), v, atol=1e-4, rtol=1e-4)
+
+
+def test_origin_chart_transport_and_models():
+    """Lorentz.transp0 is an isometry onto T_x H (and maps log_o(x) to -log_x(o)); the origin-chart nets stay on
+    the manifold / in the tangent space, with tangent norms equal to the body's output norm."""
+    m = Lorentz(2, 2.0)
+    g = torch.Generator().manual_seed(3)
+    x = m.random_base(64, g, F64)
+    v = torch.randn(64, 2, generator=g, dtype=F64)
+    u = m.transp0(x, v)
+    assert float(m.inner(x, x, u).abs().max()) < 1e-10
+    torch.testing.assert_close(m.norm(x, u), v.norm(dim=-1), atol=1e-10, rtol=0)
+    o = m.origin(64, F64)
+    torch.testing.assert_close(m.transp0(x, m.log0(x)), -m.log(x, o), atol=1e-10, rtol=0)
+    h = Lorentz(2)
+    xh = h.random_base(16, g, F64)
+    t = torch.rand(16, generator=g, dtype=F64)
+    net = EndpointMLP(h, 16, 2, origin_chart=True).double()
+    assert float(h.point_error(net(xh, t)).max()) < 1e-8
+    vel = VelocityMLP(h, 16, 2, origin_chart=True).double()
+    out = vel(xh, t)
+    body = vel.net(torch.cat([h.log0(xh), time_embedding(t, vel.time_dim)], dim=-1))
+    torch.testing.assert_close(h.norm(xh, out), body.norm(dim=-1), atol=1e-8, rtol=1e-8)
+    with pytest.raises(ValueError, match="origin_chart"):
+        VelocityMLP(Sphere(2), 16, 2, origin_chart=True)
 
 
 def test_same_seed_same_init_across_heads():

@@ -86,33 +86,57 @@ class RGVFMLoss:
 
     The model is an :class:`~iclr26.generative.rg_vfm.models.EndpointMLP` (``model(x, t)`` a point on M; the
     extrinsic variant reads ``model.raw(x, t)``, the unprojected ambient mean).
+
+    ``t_clip``: ``None`` (default) gives the plain mean of d(mu, x1)^2. A value c in [0, 1) divides each sample's
+    error by (1 - min(t, c))^2, the time normalisation of the official RG-VFM code (V-ReQFlow divides the
+    endpoint distance by ``1 - min(t, t_normalize_clip)`` with ``t_normalize_clip = 0.9``); it is the fixed-sigma
+    posterior with width sigma (1 - t), and makes the flat-space loss equal to the velocity loss for t <= c.
     """
 
-    def __init__(self, manifold: Manifold, variant: str = "intrinsic", reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        manifold: Manifold,
+        variant: str = "intrinsic",
+        reduction: str = "mean",
+        t_clip: float | None = None,
+    ) -> None:
         if not isinstance(manifold, Manifold):
             raise TypeError(f"manifold must be a Manifold, got {type(manifold).__name__}")
         if variant not in ("intrinsic", "extrinsic"):
             raise ValueError(f"variant must be 'intrinsic' or 'extrinsic', got {variant!r}")
         _check_reduction(reduction)
-        self.manifold, self.variant, self.reduction = manifold, variant, reduction
+        if t_clip is not None and not 0 <= t_clip < 1:
+            raise ValueError(f"t_clip must be None or lie in [0, 1), got {t_clip!r}")
+        self.manifold, self.variant, self.reduction, self.t_clip = manifold, variant, reduction, t_clip
 
-    def from_endpoint(self, mu: torch.Tensor, x1: torch.Tensor) -> torch.Tensor:
-        """Per-sample or mean d(mu, x1)^2 (intrinsic) / ||mu - x1||^2 (extrinsic, mu ambient)."""
+    def from_endpoint(
+        self, mu: torch.Tensor, x1: torch.Tensor, t: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Per-sample or mean d(mu, x1)^2 (intrinsic) / ||mu - x1||^2 (extrinsic, mu ambient).
+
+        With ``t_clip`` set and times ``t`` given, each error is divided by (1 - min(t, t_clip))^2.
+        """
         if self.variant == "intrinsic":
-            return _reduce(self.manifold.dist(mu, x1).pow(2), self.reduction)
-        return _reduce((mu - x1).flatten(1).pow(2).sum(-1), self.reduction)
+            err = self.manifold.dist(mu, x1).pow(2)
+        else:
+            err = (mu - x1).flatten(1).pow(2).sum(-1)
+        if self.t_clip is not None and t is not None:
+            err = err / (1 - t.to(err.dtype).clamp_max(self.t_clip)).pow(2)
+        return _reduce(err, self.reduction)
 
-    def from_tangent(self, x_t: torch.Tensor, w: torch.Tensor, x1: torch.Tensor) -> torch.Tensor:
+    def from_tangent(
+        self, x_t: torch.Tensor, w: torch.Tensor, x1: torch.Tensor, t: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Intrinsic loss with mu = exp_{x_t}(w) for a tangent output w at x_t."""
-        return self.from_endpoint(self.manifold.exp(x_t, w), x1)
+        return self.from_endpoint(self.manifold.exp(x_t, w), x1, t)
 
     def __call__(self, model: Callable, x0: torch.Tensor, x1: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         x_t = _prepare(self.manifold, x0, x1, t)
         if self.variant == "extrinsic":
             if not hasattr(model, "raw"):
                 raise TypeError("the extrinsic variant needs a model with a .raw(x, t) ambient output")
-            return self.from_endpoint(model.raw(x_t, t), x1)
-        return self.from_endpoint(model(x_t, t), x1)
+            return self.from_endpoint(model.raw(x_t, t), x1, t)
+        return self.from_endpoint(model(x_t, t), x1, t)
 
 
 class RFMLoss:

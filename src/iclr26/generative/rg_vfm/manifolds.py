@@ -261,6 +261,14 @@ class Lorentz(Manifold):
         """Spatial part of log at the origin."""
         return self.log(self.origin(y.shape[0], y.dtype, y.device), y)[:, 1:]
 
+    def transp0(self, x: torch.Tensor, v_spatial: torch.Tensor) -> torch.Tensor:
+        """Parallel transport of the tangent vector (0, v_spatial) at the origin o to x along the geodesic:
+        v + <x, v>_L / (k - <o, x>_L) (o + x); an isometry onto the tangent space at x."""
+        v = torch.cat([torch.zeros_like(v_spatial[:, :1]), v_spatial], dim=1)
+        o = self.origin(x.shape[0], x.dtype, x.device)
+        coef = self.inner(x, x, v) / (self.k + math.sqrt(self.k) * x[:, 0])
+        return v + coef[:, None] * (o + x)
+
     def to_poincare(self, x: torch.Tensor) -> torch.Tensor:
         """Map hyperboloid points to the Poincare ball of radius sqrt(k)."""
         return x[..., 1:] / (x[..., :1] + math.sqrt(self.k))

@@ -4,6 +4,11 @@ Both nets read the ambient coordinates of x_t (flattened) and a sinusoidal embed
 ``depth`` SiLU layers of width ``hidden`` and return an ambient vector ``raw(x, t)``. The endpoint net turns it
 into a point on the manifold, the velocity net into a tangent vector, so that RG-VFM and RFM share architecture
 and initialisation (same ``torch.manual_seed`` -> same weights).
+
+``origin_chart=True`` (hyperbolic space only): the body reads the chart coordinates log_o(x_t) at the origin o
+instead of the ambient hyperboloid coordinates (which grow like cosh of the radius), and its output is a tangent
+vector at o, parallel-transported to x_t. The ambient head's tangent projection proju(x, u) = u + <x, u>_L x / k
+otherwise scales the output by up to |x|^2 far from the origin (tangent norms of 100+ from O(1) outputs).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import math
 import torch
 from torch import nn
 
-from iclr26.generative.rg_vfm.manifolds import Manifold
+from iclr26.generative.rg_vfm.manifolds import Lorentz, Manifold
 
 __all__ = ["EndpointMLP", "VelocityMLP", "time_embedding"]
 
@@ -29,7 +34,9 @@ def time_embedding(t: torch.Tensor, dim: int) -> torch.Tensor:
 class _TimeMLP(nn.Module):
     """Shared body: (batch, *point_shape) x (batch,) -> ambient vector (batch, *point_shape)."""
 
-    def __init__(self, manifold: Manifold, hidden: int, depth: int, time_dim: int) -> None:
+    def __init__(
+        self, manifold: Manifold, hidden: int, depth: int, time_dim: int, origin_chart: bool = False
+    ) -> None:
         super().__init__()
         if not isinstance(manifold, Manifold):
             raise TypeError(f"manifold must be a Manifold, got {type(manifold).__name__}")
@@ -38,8 +45,10 @@ class _TimeMLP(nn.Module):
                 raise ValueError(f"{name} must be a positive integer, got {val!r}")
         if time_dim % 2:
             raise ValueError(f"time_dim must be even, got {time_dim}")
-        self.manifold, self.time_dim = manifold, time_dim
-        d = manifold.ambient_dim
+        if origin_chart and not isinstance(manifold, Lorentz):
+            raise ValueError(f"origin_chart needs a Lorentz manifold, got {manifold.name}")
+        self.manifold, self.time_dim, self.origin_chart = manifold, time_dim, bool(origin_chart)
+        d = manifold.dim if origin_chart else manifold.ambient_dim  # type: ignore[attr-defined]
         layers: list[nn.Module] = []
         width = d + time_dim
         for _ in range(depth):
@@ -49,10 +58,15 @@ class _TimeMLP(nn.Module):
         self.net = nn.Sequential(*layers)
 
     def raw(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-        """Unconstrained ambient output."""
+        """Unconstrained ambient output (with ``origin_chart``: a tangent vector at x, see the class notes)."""
         if t.dim() != 1 or t.shape[0] != x.shape[0]:
             raise ValueError(f"t must have shape (batch,) = ({x.shape[0]},), got {tuple(t.shape)}")
-        h = torch.cat([x.flatten(1), time_embedding(t.to(x.dtype), self.time_dim)], dim=-1)
+        temb = time_embedding(t.to(x.dtype), self.time_dim)
+        if self.origin_chart:
+            m: Lorentz = self.manifold  # type: ignore[assignment]
+            out = self.net(torch.cat([m.log0(x), temb], dim=-1))
+            return m.transp0(x, out)
+        h = torch.cat([x.flatten(1), temb], dim=-1)
         return self.net(h).reshape(x.shape)
 
 
@@ -74,9 +88,15 @@ class EndpointMLP(_TimeMLP):
     """
 
     def __init__(
-        self, manifold: Manifold, hidden: int = 256, depth: int = 4, head: str = "exp", time_dim: int = 32
+        self,
+        manifold: Manifold,
+        hidden: int = 256,
+        depth: int = 4,
+        head: str = "exp",
+        time_dim: int = 32,
+        origin_chart: bool = False,
     ) -> None:
-        super().__init__(manifold, hidden, depth, time_dim)
+        super().__init__(manifold, hidden, depth, time_dim, origin_chart)
         if head not in ("exp", "project"):
             raise ValueError(f"head must be 'exp' or 'project', got {head!r}")
         self.head = head
@@ -94,8 +114,15 @@ class EndpointMLP(_TimeMLP):
 class VelocityMLP(_TimeMLP):
     """Predicts a tangent velocity v_theta(x_t, t) = proju(x_t, raw) (the RFM / CFM head)."""
 
-    def __init__(self, manifold: Manifold, hidden: int = 256, depth: int = 4, time_dim: int = 32) -> None:
-        super().__init__(manifold, hidden, depth, time_dim)
+    def __init__(
+        self,
+        manifold: Manifold,
+        hidden: int = 256,
+        depth: int = 4,
+        time_dim: int = 32,
+        origin_chart: bool = False,
+    ) -> None:
+        super().__init__(manifold, hidden, depth, time_dim, origin_chart)
 
     def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         return self.manifold.proju(x, self.raw(x, t))
