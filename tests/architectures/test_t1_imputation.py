@@ -57,9 +57,11 @@ def test_masked_normalize_matches_reference_and_fallbacks():
             v = x[b, obs, j].numpy()
             if len(v) == 0:
                 ref_mu, ref_sd = 0.0, 1.0
-            else:
+            elif len(v) == 1:  # official fallback: mu = the value, sigma = 1
+                ref_mu, ref_sd = float(v[0]), 1.0
+            else:  # official: variance over n - 1
                 ref_mu = v.mean()
-                ref_sd = math.sqrt(((v - ref_mu) ** 2).sum() / len(v) + 1e-5)
+                ref_sd = math.sqrt(((v - ref_mu) ** 2).sum() / (len(v) - 1) + 1e-5)
             assert mu[b, 0, j].item() == pytest.approx(ref_mu, abs=1e-12)
             assert sd[b, 0, j].item() == pytest.approx(ref_sd, rel=1e-12)
             expect = np.where(obs.numpy(), (x[b, :, j].numpy() - ref_mu) / ref_sd, 0.0)

@@ -76,8 +76,9 @@ def masked_normalize(
     """Per-sample, per-variable normalisation over observed entries only.
 
     x, mask: (B, T, M). Returns (x_norm, mu, sigma) with mu, sigma of shape (B, 1, M), detached. Missing entries
-    of x_norm are 0 and values at missing positions never enter mu or sigma. As in the official code the variance
-    divides by the number of observed entries; a variable with no observed entry gets mu = 0, sigma = 1.
+    of x_norm are 0 and values at missing positions never enter mu or sigma. As in the official code
+    (``models/T1.py``, ``_normalize_input``) the variance divides by n - 1 (n observed entries); a variable with one
+    observed entry gets mu = that value and sigma = 1, one with none gets mu = 0, sigma = 1.
     """
     check_series(x, mask)
     check_float("eps", eps, low=0.0, low_open=True)
@@ -86,10 +87,9 @@ def masked_normalize(
     xs = torch.where(k > 0, x, torch.zeros_like(x))
     mu = xs.sum(1, keepdim=True) / n.clamp_min(1.0)
     cen = (xs - mu) * k
-    sigma = torch.sqrt((cen * cen).sum(1, keepdim=True) / n.clamp_min(1.0) + eps)
-    empty = n == 0
-    mu = torch.where(empty, torch.zeros_like(mu), mu).detach()
-    sigma = torch.where(empty, torch.ones_like(sigma), sigma).detach()
+    sigma = torch.sqrt((cen * cen).sum(1, keepdim=True) / (n - 1).clamp_min(1.0) + eps)
+    mu = torch.where(n == 0, torch.zeros_like(mu), mu).detach()
+    sigma = torch.where(n <= 1, torch.ones_like(sigma), sigma).detach()
     return cen / sigma, mu, sigma
 
 
