@@ -203,7 +203,7 @@ def test_block_influence_is_zero_for_an_identity_layer() -> None:
     assert int(bi.argmin()) == 2
 
 
-def _rows(elm, dense, gain, dense_loss_ratio=0.6):
+def _rows(elm, dense, gain, dense_loss_ratio=0.6, elm_mse_ratio=0.3):
     """Seeds with ELM accuracy `elm`, every baseline `gain` below it (the first one best)."""
     return [
         {
@@ -213,6 +213,7 @@ def _rows(elm, dense, gain, dense_loss_ratio=0.6):
             "single_layer_acc": e - f - 0.05,
             "linear_acc": e - f - 0.1,
             "dense_loss_over_unigram": dense_loss_ratio,
+            "elm_group_mse_over_trivial": elm_mse_ratio,
         }
         for e, d, f in zip(elm, dense, gain)
     ]
@@ -262,6 +263,23 @@ def test_dense_precondition_turns_a_weak_dense_model_into_not_reproduced() -> No
     assert claim.judge(_rows([0.40, 0.41, 0.39], [0.6] * 3, [0.1] * 3)).outcome == Outcome.NOT_SUPPORTED
 
 
+def test_untrained_fixed_point_layer_turns_every_claim_into_not_reproduced() -> None:
+    # an ELM whose group output is no closer to the dense one than skipping the group (or its own
+    # initialisation) was not trained: no claim about ELM is judged, whatever the accuracies say
+    rows = _rows([0.40, 0.41, 0.39], [0.6] * 3, [0.1] * 3, elm_mse_ratio=1.2)
+    rows = [
+        {**r, "elm_loss": 2.0, "drop_ft_loss": 1.9, "single_layer_loss": 1.95, "linear_loss": 2.2}
+        for r in rows
+    ]
+    rows = [{**r, "elm_cache_ppl_gap": 1e-4} for r in rows]
+    for claim in (
+        _claim("elm-retains-and-beats-baselines"),
+        _claim("elm-loss-beats-baselines"),
+        _claim("elm-one-step-cache-lossless"),
+    ):
+        assert claim.judge(rows).outcome == Outcome.NOT_REPRODUCED
+
+
 def test_loss_claims_need_a_dense_model_beyond_unigram() -> None:
     def rows(elm: list[float], ratio: float) -> list[dict[str, float]]:
         return [
@@ -272,6 +290,7 @@ def test_loss_claims_need_a_dense_model_beyond_unigram() -> None:
                 "linear_loss": 2.5,
                 "elm_cache_ppl_gap": 1e-4 * (1 + i),
                 "dense_loss_over_unigram": ratio,
+                "elm_group_mse_over_trivial": 0.3,
             }
             for i, e in enumerate(elm)
         ]

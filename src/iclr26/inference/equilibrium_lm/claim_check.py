@@ -14,7 +14,9 @@ paired 95% t-interval over seeds.
   inconclusive, as the brief says.
 
 That the dense model can do the task at all (the brief's 30% floor, below which retention is meaningless) is a
-:class:`~iclr26.harness.claims.Precondition` on the claim (:data:`DENSE_LEARNED`), not part of this rule.
+:class:`~iclr26.harness.claims.Precondition` on the claim (:data:`DENSE_LEARNED`), not part of this rule; so is
+that ELM's training did something (:data:`ELM_LEARNED`: its group output is closer to the dense one than the
+trivial stand-ins, skipping the group and the untrained layer).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ __all__ = [
     "BASELINES",
     "DENSE_BEATS_UNIGRAM",
     "DENSE_LEARNED",
+    "ELM_LEARNED",
     "MIN_DENSE_ACC",
     "elm_claim_decider",
     "loss_gain_decider",
@@ -55,6 +58,15 @@ DENSE_BEATS_UNIGRAM = Precondition(
     MAX_LOSS_OVER_UNIGRAM,
     "the dense model's held-out loss is >= 10% below the unigram entropy of the test text (the loss of the "
     "best context-free predictor)",
+)
+
+ELM_LEARNED = Precondition(
+    "elm_group_mse_over_trivial",
+    "<",
+    1.0,
+    "the trained fixed-point layer reproduces the dense model's hidden state after the group on held-out "
+    "text better (lower MSE) than both trivial stand-ins: skipping the group (h_{s+G} ~= h_s) and the same "
+    "layer untrained",
 )
 
 
