@@ -26,7 +26,7 @@ from iclr26.mechanisms.moe_routing_attribution import (
 )
 from iclr26.mechanisms.moe_routing_attribution.claim_check import routing_contribution_decider
 from iclr26.mechanisms.moe_routing_attribution.experiment import EXPERIMENT
-from iclr26.mechanisms.moe_routing_attribution.model import unigram_loss
+from iclr26.mechanisms.moe_routing_attribution.model import bigram_loss, unigram_loss
 
 CFG = TinyMoEConfig(
     n_layers=3, d_model=16, n_heads=2, n_experts=4, k=2, d_hidden=16, vocab_size=40, seq_len=8
@@ -232,7 +232,7 @@ def test_cofiring_identity_and_null():
 
 
 def _rows(infl: list[float], aarv: list[float], **kw) -> list[dict[str, float]]:
-    rel = dict(spearman_var_aarv=0.8, spearman_linear_dense=0.9, loss_below_unigram=0.3)
+    rel = dict(spearman_var_aarv=0.8, spearman_linear_dense=0.9, loss_below_bigram=0.3)
     return [
         dict(moe_influence=0.01 + a, attn_influence=0.01, aarv_top=0.1 + b, aarv_random=0.1) | rel | kw
         for a, b in zip(infl, aarv)
@@ -273,14 +273,14 @@ def test_interval_is_over_seeds_not_pooled_token_errors():
     assert verdict.interval[0] < 0 < verdict.interval[1]
 
 
-def test_precondition_unigram_floor():
+def test_precondition_bigram_floor():
     claim = _claim()
-    assert [p.metric for p in claim.preconditions] == ["loss_below_unigram"]
+    assert [p.metric for p in claim.preconditions] == ["loss_below_bigram"]
     good = _rows([0.5, 0.52, 0.48], [0.2, 0.21, 0.19])
     assert claim.judge(good).outcome == Outcome.SUPPORTED
     bad = _rows([-0.5, -0.52, -0.48], [0.2, 0.21, 0.19])
     assert claim.judge(bad).outcome == Outcome.NOT_SUPPORTED
-    untrained = [dict(r, loss_below_unigram=-0.8) if i == 0 else r for i, r in enumerate(good)]
+    untrained = [dict(r, loss_below_bigram=-0.8) if i == 0 else r for i, r in enumerate(good)]
     assert claim.judge(untrained).outcome == Outcome.NOT_REPRODUCED
 
 
@@ -290,3 +290,20 @@ def test_unigram_loss_is_the_frequency_cross_entropy():
     p = torch.tensor([3.0, 2.0, 2.0]) / 7.0  # add-one counts over a vocabulary of 3
     want = float(-(p[0].log() + p[1].log()) / 2)
     assert unigram_loss(train, targets, 3) == pytest.approx(want)
+
+
+def test_bigram_loss_is_the_witten_bell_cross_entropy():
+    train = torch.tensor([0, 1, 0, 1, 0, 2])
+    uni = torch.tensor([4.0, 3.0, 2.0]) / 9.0  # add-one unigram over a vocabulary of 3
+    # after 0: followers 1, 1, 2 (c = 3, T = 2, lam = 3/5); after 1: followers 0, 0 (c = 2, T = 1, lam = 2/3)
+    p10 = 0.6 * 2 / 3 + 0.4 * uni[1]
+    p01 = 2 / 3 * 1.0 + 1 / 3 * uni[0]
+    want = float(-(p10.log() + p01.log()) / 2)
+    assert bigram_loss(train, torch.tensor([[0, 1]]), torch.tensor([[1, 0]]), 3) == pytest.approx(want)
+    # an unseen previous token backs off to the unigram
+    assert bigram_loss(train, torch.tensor([[2]]), torch.tensor([[0]]), 3) == pytest.approx(
+        float(-uni[0].log())
+    )
+    # a bigram floor is never worse than the unigram on a text it was fitted on
+    text = torch.randint(0, 5, (400,), generator=torch.Generator().manual_seed(0)).sort().values
+    assert bigram_loss(text, text[None, :-1], text[None, 1:], 5) < unigram_loss(text, text[None, 1:], 5)

@@ -19,7 +19,7 @@ from iclr26.lab.moe import TopKSoftmaxRouter, moe_aux_loss, moe_ffn
 from iclr26.lab.training import sequence_loss, train_loop
 from iclr26.lab.transformer import Transformer
 
-__all__ = ["TinyMoEConfig", "corpus_tokens", "tiny_moe_lm", "train_tiny_moe", "unigram_loss"]
+__all__ = ["TinyMoEConfig", "bigram_loss", "corpus_tokens", "tiny_moe_lm", "train_tiny_moe", "unigram_loss"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,10 @@ class TinyMoEConfig:
         check_int("vocab_size", self.vocab_size, low=2)
         check_float("balance_coef", self.balance_coef, low=0.0)
         check_float("lr", self.lr, low=0.0, low_open=True)
+
+
+#: Held-out windows of ``seq_len`` tokens on which the LM and the unigram / bigram floors are scored.
+TEST_WINDOWS = 64
 
 
 def _check_cfg(cfg: object) -> None:
@@ -113,11 +117,37 @@ def unigram_loss(train: torch.Tensor, targets: torch.Tensor, vocab_size: int) ->
     return float(-logp[targets.flatten().cpu()].mean())
 
 
+def bigram_loss(train: torch.Tensor, inputs: torch.Tensor, targets: torch.Tensor, vocab_size: int) -> float:
+    """Cross-entropy (nats) of `targets` given the previous tokens `inputs` under the Witten-Bell interpolated
+    bigram of `train` (backing off to the add-one unigram): the loss of the best-known predictor that looks only
+    one token back and has no free parameter, the floor an LM that uses its context must beat.
+
+    ``p(y | x) = lam_x c(x, y) / c(x) + (1 - lam_x) p_uni(y)`` with ``lam_x = c(x) / (c(x) + T(x))``, ``T(x)``
+    the number of distinct followers of ``x`` (``lam_x = 0`` for an unseen ``x``)."""
+    train = train.flatten().cpu()
+    x, y = inputs.flatten().cpu(), targets.flatten().cpu()
+    if x.shape != y.shape:
+        raise ValueError(
+            f"inputs and targets must have the same shape, got {tuple(inputs.shape)}, {tuple(targets.shape)}"
+        )
+    pair = torch.zeros(vocab_size * vocab_size, dtype=torch.float64)
+    pair.index_add_(
+        0, train[:-1] * vocab_size + train[1:], torch.ones(train.numel() - 1, dtype=torch.float64)
+    )
+    pair = pair.reshape(vocab_size, vocab_size)
+    uni = torch.bincount(train, minlength=vocab_size).double() + 1.0
+    uni = uni / uni.sum()
+    count, types = pair.sum(1), (pair > 0).sum(1).double()
+    lam = torch.where(count > 0, count / (count + types).clamp_min(1.0), torch.zeros_like(count))
+    p = lam[x] * pair[x, y] / count[x].clamp_min(1.0) + (1.0 - lam[x]) * uni[y]
+    return float(-p.log().mean())
+
+
 def train_tiny_moe(
     cfg: TinyMoEConfig, seed: int, cache: bool = True, device: str = "cpu"
 ) -> tuple[Transformer, dict[str, float]]:
     """Train (or load from the cache) the tiny MoE LM for `seed` on `device`; returns the model in eval mode (on
-    `device`) and its held-out loss next to the unigram floor. Weights are initialised and batches drawn on the
+    `device`) and its held-out loss next to the unigram and bigram floors. Weights are initialised and batches drawn on the
     CPU, then moved, so the CPU run does not depend on the device code path."""
     _check_cfg(cfg)
     check_int("seed", seed, low=0)
@@ -144,6 +174,10 @@ def train_tiny_moe(
     model.load_state_dict(entry["state"])
     model.to(device).eval()
     with torch.no_grad():
-        chunk = _batch(test, 16, cfg.seq_len, torch.Generator().manual_seed(seed + 7))
+        chunk = _batch(test, TEST_WINDOWS, cfg.seq_len, torch.Generator().manual_seed(seed + 7))
         test_loss = float(sequence_loss(model(chunk[:, :-1].to(device)), chunk[:, 1:].to(device)))
-    return model, {"test_loss": test_loss, "unigram_loss": unigram_loss(train, chunk[:, 1:], cfg.vocab_size)}
+    return model, {
+        "test_loss": test_loss,
+        "unigram_loss": unigram_loss(train, chunk[:, 1:], cfg.vocab_size),
+        "bigram_loss": bigram_loss(train, chunk[:, :-1], chunk[:, 1:], cfg.vocab_size),
+    }
