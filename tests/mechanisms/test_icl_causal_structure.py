@@ -163,6 +163,30 @@ def test_models_shapes_hooks_and_no_leak_of_the_target(pi5: torch.Tensor) -> Non
     assert torch.allclose(std(changed)[:, -1, :3], so[:, -1, :3], atol=1e-6)
 
 
+def test_query_row_path_equals_the_full_pass(pi5: torch.Tensor) -> None:
+    L, H = 3, 5
+    tokens, _ = sample_contexts(pi5, 6, L, H, seed=9)
+    for readout in ("logit", "mixture"):
+        model = DisentangledRPETransformer(
+            5, L, H, readout=readout, init_seed=2, rpe_init=1.0, init_scale=0.5
+        )
+        full = model(tokens)
+        assert torch.allclose(model.query_logits(tokens), full[:, -1], atol=1e-6)
+        _, cache = model.run_with_cache(tokens, ["hook_l2_pattern"])
+        assert torch.allclose(model.layer2_attention(tokens), cache["hook_l2_pattern"][:, -1], atol=1e-6)
+
+
+def test_cosine_schedule_warms_up_and_decays_to_zero() -> None:
+    cfg = TrainConfig(steps=100, schedule="cosine", warmup=10)
+    assert cfg.lr_factor(0) == pytest.approx(0.1, abs=1e-3)
+    assert cfg.lr_factor(9) == pytest.approx(0.5 * (1 + np.cos(np.pi * 0.09)))  # warmed up, decay under way
+    assert cfg.lr_factor(50) == pytest.approx(0.5, abs=1e-9)
+    assert cfg.lr_factor(100) == pytest.approx(0.0, abs=1e-12)
+    assert TrainConfig(steps=100).lr_factor(70) == 1.0
+    with pytest.raises(ValueError, match="schedule"):
+        TrainConfig(schedule="linear")
+
+
 def test_training_lowers_the_loss_and_is_deterministic(pi5: torch.Tensor) -> None:
     def fit() -> dict:
         model = DisentangledRPETransformer(5, 2, 4, init_seed=1, rpe_init=0.1)
@@ -213,7 +237,7 @@ def test_late_drop_measures_the_fall_over_the_last_30_percent() -> None:
 
 def test_claim_is_not_reproduced_while_the_model_is_still_learning() -> None:
     claim = EXPERIMENT.claims[0]
-    converged = {"lpa_tf_late_drop": 0.02, "logloss_gain_over_uniform": 0.2}
+    converged = {"lpa_tf_late_drop": 0.02, "logloss_gain_over_uniform": 0.2, "lpa_gain_over_uniform": 0.5}
     # the earlier quick run's per-seed numbers (KL ratio, col / row error, L_pa gap): not supported by the rule
     quick = [
         {**r, **converged}
@@ -226,6 +250,9 @@ def test_claim_is_not_reproduced_while_the_model_is_still_learning() -> None:
     assert claim.judge(still_falling).outcome is Outcome.NOT_REPRODUCED
     no_better_than_uniform = [{**quick[0], "logloss_gain_over_uniform": -0.01}, *quick[1:]]
     assert claim.judge(no_better_than_uniform).outcome is Outcome.NOT_REPRODUCED
+    # attention no closer to the true parents than the uniform prior: it never learned to select parents
+    no_parent_selection = [{**quick[0], "lpa_gain_over_uniform": -0.01}, *quick[1:]]
+    assert claim.judge(no_parent_selection).outcome is Outcome.NOT_REPRODUCED
     good = [
         {**r, **converged}
         for r in _rows([0.1, 0.15, 0.2], [0.02, 0.03, 0.025], [0.3, 0.35, 0.3], [0.02, 0.03, 0.025])

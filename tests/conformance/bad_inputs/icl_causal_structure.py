@@ -40,6 +40,8 @@ CASES = [
     (lambda: TrainConfig(lr=NAN), ValueError, ["lr", "finite"]),
     (lambda: TrainConfig(steps=0), ValueError, ["steps", ">= 1"]),
     (lambda: TrainConfig(log_every=0), ValueError, ["log_every", ">= 1"]),
+    (lambda: TrainConfig(schedule="linear"), ValueError, ["schedule", "cosine"]),
+    (lambda: TrainConfig(warmup=-1), ValueError, ["warmup", ">= 0"]),
     (
         lambda: train(DisentangledRPETransformer(2, 1, 3), PI, TrainConfig(steps=1), -1, 1, 3),
         ValueError,

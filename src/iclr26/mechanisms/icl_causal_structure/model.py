@@ -143,32 +143,56 @@ class DisentangledRPETransformer(HookedModule):
         """W_tf: the mean of the diagonal head blocks of W_KQ (invariant to permuting the layer-1 heads)."""
         return self.layer2_blocks().mean(0)
 
+    def _rows(self, x: Tensor, first_row: int, hooks: bool) -> tuple[Tensor, Tensor]:
+        """Logits and layer-2 attention of rows ``first_row..L`` only (each row needs only its own layer-1 outputs).
+
+        Layer 1 is evaluated at the positions of those rows alone, so the query-row path (``first_row = L``) costs
+        about 1 / (L + 1) of the full pass and gives the same numbers as its last row.
+        """
+        B, d, H = x.shape[0], self.d, self.H
+        n_rows, t0 = self.L + 1 - first_row, first_row * H
+        dtype = self.W_KQ.dtype
+        onehot = nn.functional.one_hot(x.reshape(B, self.T), d).to(dtype)  # (B, T, d)
+        bias = self.w_L[:, self.dr[t0:]] + self.w_H[:, self.dh[t0:]]
+        a1 = torch.softmax(bias.masked_fill(~self.mask1[t0:], float("-inf")), dim=-1)  # (K, T - t0, T)
+        if hooks:
+            a1 = self.hook_l1_pattern(a1)
+        out1 = torch.einsum("kts,bsc->btkc", a1, onehot)
+        if t0 == 0:  # the first token has no predecessor: its layer-1 output is zero
+            out1 = out1 * (torch.arange(self.T, device=x.device) > 0).to(dtype)[None, :, None, None]
+        if hooks:
+            out1 = self.hook_l1_out(out1)
+        keys = torch.cat([onehot[:, t0:, None, :], out1], dim=2).reshape(B, n_rows, H, self.D)
+        queries = torch.cat([torch.zeros_like(onehot[:, t0:, None, :]), out1], dim=2)
+        queries = queries.reshape(B, n_rows, H, self.D)
+        # scores[b, r, h, h'] = z_{(r,h')}^T W_KQ q_{(r,h)}
+        scores = torch.einsum("brke,ef,brqf->brqk", keys, self.W_KQ, queries)
+        scores = scores.masked_fill(~self.mask2, float("-inf"))
+        if hooks:
+            scores = self.hook_l2_scores(scores)
+        a2 = torch.softmax(scores, dim=-1)
+        if hooks:
+            a2 = self.hook_l2_pattern(a2)
+        xr = x[:, first_row:]
+        if self.readout == "logit":
+            return torch.einsum("brqk,brkc->brqc", a2, self.W_OV[xr]), a2
+        probs = torch.softmax(self.W_OV, dim=-1)[xr]
+        return torch.log(torch.einsum("brqk,brkc->brqc", a2, probs).clamp_min(1e-30)), a2
+
     def forward(self, tokens: Tensor) -> Tensor:
         """Logits (B, L + 1, H, d); entry (r, h) predicts x^r_h (log-probabilities for the mixture readout)."""
         x = _check_context(tokens, self.L, self.H, self.d)
-        B, d, H = x.shape[0], self.d, self.H
-        dtype = self.W_KQ.dtype
-        onehot = nn.functional.one_hot(x.reshape(B, self.T), d).to(dtype)  # (B, T, d)
-        a1 = self.hook_l1_pattern(self.layer1_pattern())
-        out1 = torch.einsum("kts,bsc->btkc", a1, onehot)
-        out1 = out1 * (torch.arange(self.T, device=x.device) > 0).to(dtype)[None, :, None, None]
-        out1 = self.hook_l1_out(out1)
-        keys = torch.cat([onehot[:, :, None, :], out1], dim=2).reshape(B, self.L + 1, H, self.D)
-        queries = torch.cat([torch.zeros_like(onehot[:, :, None, :]), out1], dim=2)
-        queries = queries.reshape(B, self.L + 1, H, self.D)
-        # scores[b, r, h, h'] = z_{(r,h')}^T W_KQ q_{(r,h)}
-        scores = torch.einsum("brke,ef,brqf->brqk", keys, self.W_KQ, queries)
-        scores = self.hook_l2_scores(scores.masked_fill(~self.mask2, float("-inf")))
-        a2 = self.hook_l2_pattern(torch.softmax(scores, dim=-1))
-        if self.readout == "logit":
-            return torch.einsum("brqk,brkc->brqc", a2, self.W_OV[x])
-        probs = torch.softmax(self.W_OV, dim=-1)[x]
-        return torch.log(torch.einsum("brqk,brkc->brqc", a2, probs).clamp_min(1e-30))
+        return self._rows(x, 0, hooks=True)[0]
+
+    def query_logits(self, tokens: Tensor) -> Tensor:
+        """Logits of the query row only, (B, H, d): equal to ``forward(tokens)[:, -1]`` at ~1 / (L + 1) the cost."""
+        x = _check_context(tokens, self.L, self.H, self.d)
+        return self._rows(x, self.L, hooks=False)[0][:, 0]
 
     def layer2_attention(self, tokens: Tensor) -> Tensor:
         """Layer-2 attention of the query row, (B, H, H): entry [b, h, h'] for h' < h (row 0 undefined)."""
-        _, cache = self.run_with_cache(tokens, ["hook_l2_pattern"])
-        return cache["hook_l2_pattern"][:, -1]
+        x = _check_context(tokens, self.L, self.H, self.d)
+        return self._rows(x, self.L, hooks=False)[1][:, 0]
 
 
 def construct_bma_transformer(

@@ -8,6 +8,7 @@ row, compared with BMA's ``mean_h -log w_h(pa(h))``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -35,19 +36,35 @@ BASELINES = ("uniform_parent", "previous_parent", "unigram")
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Optimisation settings: steps, batch, Adam learning rate, loss rows, logging interval."""
+    """Optimisation settings: steps, batch, Adam learning rate and its schedule, loss rows, logging interval.
+
+    ``schedule="cosine"``: linear warm-up over ``warmup`` steps, then cosine decay to zero at ``steps``;
+    ``"constant"``: the learning rate stays at ``lr`` (after the warm-up, if any).
+    """
 
     steps: int = 1500
     batch: int = 64
     lr: float = 1e-2
     all_examples: bool = False
     log_every: int = 25
+    schedule: str = "constant"
+    warmup: int = 0
 
     def __post_init__(self) -> None:
         check_int("steps", self.steps, low=1)
         check_int("batch", self.batch, low=1)
         check_float("lr", self.lr, low=0.0, low_open=True)
         check_int("log_every", self.log_every, low=1)
+        if self.schedule not in ("constant", "cosine"):
+            raise ValueError(f"schedule must be 'constant' or 'cosine', got {self.schedule!r}")
+        check_int("warmup", self.warmup, low=0)
+
+    def lr_factor(self, step: int) -> float:
+        """Multiplier of ``lr`` at 0-based `step`."""
+        warm = min(1.0, (step + 1) / self.warmup) if self.warmup else 1.0
+        if self.schedule == "constant":
+            return warm
+        return warm * 0.5 * (1.0 + math.cos(math.pi * min(step, self.steps) / self.steps))
 
 
 def parent_selection_loss(attn: Tensor, parents: Tensor) -> Tensor:
@@ -62,6 +79,9 @@ def parent_selection_loss(attn: Tensor, parents: Tensor) -> Tensor:
 
 
 def _loss(model: nn.Module, tokens: Tensor, all_examples: bool) -> Tensor:
+    if not all_examples and isinstance(model, DisentangledRPETransformer):
+        lg = model.query_logits(tokens)[:, 1:]  # the query row alone (same numbers, ~1 / (L + 1) the cost)
+        return nn.functional.cross_entropy(lg.reshape(-1, lg.shape[-1]), tokens[:, -1, 1:].reshape(-1))
     logits = model(tokens)
     rows = slice(1, None) if all_examples else slice(-1, None)
     lg = logits[:, rows, 1:]
@@ -83,6 +103,7 @@ def train(
     torch.manual_seed(seed)
     device = next(model.parameters()).device
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, cfg.lr_factor)
     log: dict[str, list[float]] = {"step": [], "loss": [], "lpa_tf": [], "lpa_bma": []}
     disentangled = isinstance(model, DisentangledRPETransformer)
     probe, probe_pa = sample_contexts(pi, 256, L, H, seed=10_000_019 + seed)
@@ -94,6 +115,7 @@ def train(
         opt.zero_grad()
         loss.backward()
         opt.step()
+        sched.step()
         if step % cfg.log_every == 0 or step == cfg.steps - 1:
             log["step"].append(float(step + 1))
             log["loss"].append(float(loss.detach()))
@@ -119,7 +141,11 @@ def evaluate(model: nn.Module, pi: Tensor, n: int, seed: int, L: int, H: int) ->
     device = next(model.parameters()).device
     tokens, parents = sample_contexts(pi, n, L, H, seed=seed)
     w, p_bma = bma_predict(tokens, pi)
-    logits = model(tokens.to(device))[:, -1].cpu().to(torch.float64)
+    if isinstance(model, DisentangledRPETransformer):
+        logits = model.query_logits(tokens.to(device))
+    else:
+        logits = model(tokens.to(device))[:, -1]
+    logits = logits.cpu().to(torch.float64)
     preds = {
         "tf": torch.softmax(logits, -1),
         "oracle": oracle_predict(tokens, parents, pi),
