@@ -24,6 +24,7 @@ from iclr26.mechanisms.continuous_cot import (
     make_model,
     make_prosqa_like,
     mu_plateau_stats,
+    reshuffle,
     stage_loss,
     superposition_decider,
     thought_superposition,
@@ -153,6 +154,37 @@ def test_node_ids_are_redrawn_and_seeded():
     assert big.vocab_size == 35 and int(big.edges.max()) < 30
 
 
+def test_reshuffle_relabels_consistently(data):
+    gen = torch.Generator().manual_seed(0)
+    big = make_prosqa_like(20, 10, 3, seed=2, n_edges=12, n_node_tokens=14)
+    r = reshuffle(big, gen)
+    assert not torch.equal(r.prompt, big.prompt)
+    for i in range(len(r)):
+        cands = tuple(r.prompt[i, r.cand_pos[i]].tolist())
+        ref = build_instance([tuple(e) for e in r.edges[i].tolist()], int(r.root[i]), cands, 3, 14)
+        assert torch.equal(torch.from_numpy(ref["prompt"]), r.prompt[i])
+        assert torch.equal(torch.from_numpy(ref["reach"]), r.reach[i])
+        assert torch.equal(torch.from_numpy(ref["dist"]), r.dist[i])
+        assert (int(ref["pos"]), int(ref["neg"])) == (int(r.pos[i]), int(r.neg[i]))
+        edges = set(map(tuple, r.edges[i].tolist()))
+        path = r.path[i].tolist()
+        assert path[0] == int(r.root[i]) and path[-1] == int(r.pos[i])
+        assert all((a, b) in edges for a, b in zip(path, path[1:]))
+        # the same graph: edge multiset maps through one permutation of the ids
+        assert sorted(big.reach[i].sum(-1).tolist()) == sorted(r.reach[i].sum(-1).tolist())
+
+
+def test_gpt2_init_and_warmup(data):
+    m = make_model(data, d_model=32, n_heads=4, init_seed=0, init_std=0.02)
+    assert float(m.W_E.std()) == pytest.approx(0.02, rel=0.2)
+    assert float(m.blocks[0].attn.W_O.std()) == pytest.approx(0.01, rel=0.2)
+    assert float(m.blocks[0].attn.b_Q.abs().max()) == 0.0
+    assert torch.equal(m.blocks[0].ln1.weight, torch.ones(32))
+    w = CoconutWrapper(m)
+    hist = train(w, data, TrainConfig(epochs_per_stage=(1, 0, 0, 0), batch_size=2, warmup_steps=10), seed=0)
+    assert math.isfinite(hist[0]["loss"])
+
+
 # --- attention hooks and the measurements ----------------------------------------------------------------
 
 
@@ -178,16 +210,28 @@ def test_index_matching_logit_matches_a_loop(data, wrapper):
         x = torch.cat([wrapper.model.embed(data.prompt), out.thoughts], dim=1)
         scores = capture_attention(wrapper, x)["scores"][-1]
     qpos = data.prompt.shape[1] + step - 1
-    gaps = []
-    for i in range(len(data)):
-        reach = set(torch.nonzero(data.reach[i, step])[:, 0].tolist())
-        on, off = [], []
-        for e, (s, _) in enumerate(data.edges[i].tolist()):
-            (on if s in reach else off).append(scores[i, :, qpos, int(data.src_pos[i, e])])
-        gaps.append(torch.stack(on).mean(0) - torch.stack(off).mean(0))
-    ref = torch.stack(gaps).mean(0)
-    torch.testing.assert_close(im.gap_src[-1], ref, atol=1e-5, rtol=1e-5)
-    assert im.mu == pytest.approx(float(ref.max()), abs=1e-5)
+    sep = data.token("|")
+
+    def loop_gap(key_pos):
+        gaps = []
+        for i in range(len(data)):
+            reach = set(torch.nonzero(data.reach[i, step])[:, 0].tolist())
+            on, off = [], []
+            for e, (s, _) in enumerate(data.edges[i].tolist()):
+                (on if s in reach else off).append(scores[i, :, qpos, key_pos(i, e)])
+            gaps.append(torch.stack(on).mean(0) - torch.stack(off).mean(0))
+        return torch.stack(gaps).mean(0)
+
+    # the official analysis keys on the separator token that follows each edge's "s t"
+    assert all(
+        int(data.prompt[i, int(data.tgt_pos[i, e]) + 1]) == sep for i in range(len(data)) for e in range(3)
+    )
+    ref_sep = loop_gap(lambda i, e: int(data.tgt_pos[i, e]) + 1)
+    torch.testing.assert_close(im.gap_sep[-1], ref_sep, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(
+        im.gap_src[-1], loop_gap(lambda i, e: int(data.src_pos[i, e])), atol=1e-5, rtol=1e-5
+    )
+    assert im.mu == pytest.approx(float(ref_sep.sum()), abs=1e-5)  # summed over heads, as the official script
 
 
 def test_superposition_matches_a_loop(data, wrapper):
@@ -312,7 +356,7 @@ def _claim(claim_id):
 
 def test_claims_are_not_reproduced_when_coconut_did_not_learn():
     # the earlier quick run: Coconut 0.16-0.37 held-out accuracy, no-CoT at chance between the candidates
-    learned = {"acc_coconut": 0.95, "acc_no_cot": 0.52}
+    learned = {"acc_coconut": 0.95, "acc_no_cot": 0.52, "hop1_learned": 0.9}
     rows = [
         {**learned, **_mu_row(2.0, 0.02), "frontier_mass": 0.8, "frontier_entropy": 0.9, "acc_coconut": a}
         for a in (0.16, 0.37, 0.21)
@@ -322,7 +366,7 @@ def test_claims_are_not_reproduced_when_coconut_did_not_learn():
 
 
 def test_preconditions_pass_when_the_models_learned():
-    base = {"acc_no_cot": 0.5, "frontier_mass": 0.8, "frontier_entropy": 0.9}
+    base = {"acc_no_cot": 0.5, "frontier_mass": 0.8, "frontier_entropy": 0.9, "hop1_learned": 0.9}
     good = [{**base, **_mu_row(2.0, 0.02), "acc_coconut": a} for a in (0.9, 0.95, 0.92)]
     for cid in ("index-matching-logit-bounded", "thoughts-in-superposition", "coconut-beats-no-cot"):
         assert _claim(cid).judge(good).outcome is Outcome.SUPPORTED, cid
@@ -331,6 +375,22 @@ def test_preconditions_pass_when_the_models_learned():
     # an untrained no-CoT baseline (no answer format) makes the comparison not reproduced, not a win
     untrained = [{**r, "acc_no_cot": 0.05} for r in good]
     assert _claim("coconut-beats-no-cot").judge(untrained).outcome is Outcome.NOT_REPRODUCED
+    # high accuracy through a shortcut while the thoughts follow no edge: not reproduced either
+    shortcut = [{**r, "hop1_learned": 0.1} for r in good]
+    for cid in ("index-matching-logit-bounded", "thoughts-in-superposition", "coconut-beats-no-cot"):
+        assert _claim(cid).judge(shortcut).outcome is Outcome.NOT_REPRODUCED, cid
+
+
+def test_first_hop_baseline_brackets_the_loss(data):
+    from iclr26.mechanisms.continuous_cot.experiment import _first_hop_losses
+
+    w = CoconutWrapper(make_model(data, d_model=16, n_heads=2, init_seed=0, init_std=0.02))
+    h = _first_hop_losses(w, data)
+    # optimum (uniform on R_1) < copy-the-root baseline < uniform over all node tokens
+    assert h["hop1_optimum"] < h["hop1_copy_root"] < math.log(data.n_node_tokens) + 1e-9
+    # a near-uniform untrained model is no better than copying the root
+    assert h["hop1_learned"] < 0.5
+    assert h["hop1_loss"] == pytest.approx(math.log(data.vocab_size), abs=0.2)
 
 
 def test_build_instance_rejects_unreachable_candidates():

@@ -34,6 +34,7 @@ from iclr26.mechanisms.continuous_cot.reachability import (
     bfs_layers,
     build_instance,
     make_prosqa_like,
+    reshuffle,
     special_id,
     vocab_size,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "make_model",
     "make_prosqa_like",
     "mu_plateau_stats",
+    "reshuffle",
     "special_id",
     "stage_loss",
     "superposition_decider",

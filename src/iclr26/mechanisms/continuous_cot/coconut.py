@@ -10,9 +10,10 @@ times; no token is sampled. Training stage k (k = 0..D) shows k thoughts and the
 
 Measurements on held-out graphs:
 
-* :func:`track_index_matching_logit`: at thought step c the pre-softmax attention logit from the thought's
-  position to each edge's source token; mu = mean over frontier edges (source in R_c) minus mean over the
-  other edges.
+* :func:`track_index_matching_logit`: at thought step c the last-layer pre-softmax attention logits from the
+  thought's position to each edge's separator token ``|`` (as the official analysis script), summed over
+  heads; mu = mean over frontier edges (source in R_c) minus mean over the other edges (source- and
+  target-token keys are returned too).
 * :func:`thought_superposition`: the thought decoded against the node embeddings (softmax over node tokens);
   mass on R_c and the normalised entropy inside R_c.
 * :func:`answer_logit_decomposition`: logit(c+) - logit(c-) at ``[A]`` split exactly (final LayerNorm scale
@@ -43,7 +44,7 @@ from torch import Tensor, nn
 from iclr26.checks import check_float, check_int
 from iclr26.harness.progress import track
 from iclr26.lab.transformer import MultiHeadAttention, Transformer
-from iclr26.mechanisms.continuous_cot.reachability import ReachabilityData
+from iclr26.mechanisms.continuous_cot.reachability import ReachabilityData, reshuffle
 
 __all__ = [
     "METHODS",
@@ -65,14 +66,24 @@ METHODS = ("coconut", "coconut_bfs", "no_cot", "cot")
 
 
 def make_model(
-    data: ReachabilityData, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, init_seed: int = 0
+    data: ReachabilityData,
+    d_model: int = 64,
+    n_layers: int = 2,
+    n_heads: int = 4,
+    init_seed: int = 0,
+    init_std: float | None = None,
 ) -> Transformer:
-    """A GPT-2-style decoder (pre-LN, learned positions, tied embeddings) sized for `data` with D thoughts."""
+    """A GPT-2-style decoder (pre-LN, learned positions, tied embeddings) sized for `data` with D thoughts.
+
+    init_std : None keeps the lab initialisation (N(0, 1/fan_in)); a float gives GPT-2's: every weight matrix
+        (embeddings, positions, attention and MLP) ~ N(0, init_std^2), the residual output projections (W_O,
+        MLP W_out) ~ N(0, init_std^2 / (2 n_layers)), biases zero (the official config: 0.02).
+    """
     if not isinstance(data, ReachabilityData):
         raise TypeError(f"data must be a ReachabilityData, got {type(data).__name__}")
     check_int("init_seed", init_seed, low=0)
     seq_len = int(data.prompt.shape[1]) + data.depth + 2
-    return Transformer(
+    model = Transformer(
         vocab_size=data.vocab_size,
         seq_len=seq_len,
         d_model=d_model,
@@ -80,6 +91,20 @@ def make_model(
         n_heads=n_heads,
         init_seed=init_seed,
     )
+    if init_std is not None:
+        std = check_float("init_std", init_std, low=0.0, low_open=True)
+        gen = torch.Generator().manual_seed(init_seed)
+        with torch.no_grad():
+            for name, p in model.named_parameters():
+                parent, _, leaf = name.rpartition(".")
+                if parent.rpartition(".")[2].startswith("ln"):
+                    continue  # LayerNorms stay at identity
+                if leaf.startswith("b_") or leaf == "bias":
+                    p.zero_()
+                    continue
+                out = name.endswith("attn.W_O") or name.endswith("mlp.W_out.weight")
+                p.normal_(0.0, std / (2 * n_layers) ** 0.5 if out else std, generator=gen)
+    return model
 
 
 class CoconutOutput(NamedTuple):
@@ -248,6 +273,9 @@ class TrainConfig:
         chain: the path nodes r -> ... -> c+ before ``[A]``, teacher forced).
     epochs_per_stage : epochs of stages 0..D (Coconut curriculum); the baselines train for their sum.
     uniform_prob : probability that a sample's stage is drawn uniformly from 0..current stage.
+    warmup_steps : linear learning-rate warm-up after each optimizer (re)start (0: constant, the official).
+    shuffle_nodes : redraw node ids, edge order and candidate order of every graph at every epoch
+        (:func:`~iclr26.mechanisms.continuous_cot.reachability.reshuffle`; the official ``shuffle_nodes``).
     """
 
     method: str = "coconut"
@@ -257,6 +285,8 @@ class TrainConfig:
     weight_decay: float = 0.01
     batch_size: int = 64
     reset_optimizer: bool = True
+    shuffle_nodes: bool = True
+    warmup_steps: int = 0
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -273,6 +303,7 @@ class TrainConfig:
         check_float("lr", self.lr, low=0.0, low_open=True)
         check_float("weight_decay", self.weight_decay, low=0.0)
         check_int("batch_size", self.batch_size, low=1)
+        check_int("warmup_steps", self.warmup_steps, low=0)
 
 
 def _answer_suffix(data: ReachabilityData, n: int) -> Tensor:
@@ -327,6 +358,13 @@ def _make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer
     return torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
 
 
+def _set_lr(opt: torch.optim.Optimizer, cfg: TrainConfig, step: int) -> None:
+    """Linear warm-up over the first ``cfg.warmup_steps`` steps after each (re)start of the optimizer."""
+    scale = 1.0 if cfg.warmup_steps == 0 else min(1.0, (step + 1) / cfg.warmup_steps)
+    for group in opt.param_groups:
+        group["lr"] = cfg.lr * scale
+
+
 def train(
     wrapper: CoconutWrapper,
     data: ReachabilityData,
@@ -358,18 +396,21 @@ def train(
         else [0] * int(sum(cfg.epochs_per_stage))
     )
     opt = _make_optimizer(wrapper.model, cfg)
+    opt_steps = 0
     history: list[dict[str, float]] = []
     wrapper.train()
     prev_stage = 0
     for epoch, stage in enumerate(track(schedule, description=f"{cfg.method} training"), start=1):
         if latent and stage != prev_stage and cfg.reset_optimizer:
             opt = _make_optimizer(wrapper.model, cfg)
+            opt_steps = 0
         prev_stage = stage
+        epoch_data = reshuffle(data, gen) if cfg.shuffle_nodes else data
         order = torch.randperm(len(data), generator=gen)
         total, count = 0.0, 0
         for start in range(0, len(data), cfg.batch_size):
             idx = order[start : start + cfg.batch_size]
-            batch = data.subset(idx)
+            batch = epoch_data.subset(idx)
             stages = torch.full((len(idx),), stage, dtype=torch.long)
             if latent and stage > 0:
                 mix = torch.rand(len(idx), generator=gen) < cfg.uniform_prob
@@ -381,7 +422,9 @@ def train(
             loss = loss / len(idx)
             opt.zero_grad()
             loss.backward()
+            _set_lr(opt, cfg, opt_steps)
             opt.step()
+            opt_steps += 1
             total += loss.item() * len(idx)
             count += len(idx)
         history.append({"epoch": float(epoch), "stage": float(stage), "loss": total / count})
@@ -450,13 +493,17 @@ def capture_attention(wrapper: CoconutWrapper, embeds: Tensor) -> dict[str, list
 class IndexMatching:
     """Index-matching logits at one thought step.
 
-    mu : the tracked scalar: last layer, largest over heads of the frontier-minus-other gap on source tokens.
-    gap_src, gap_tgt : (layers, heads) mean gaps with keys at the edges' source / target tokens.
-    edge_scores : (n, layers, heads, E) logits from the thought's position to the edges' source tokens.
+    mu : the tracked scalar, as the official analysis script computes it: last layer, pre-softmax logits summed
+        over heads, keys at each edge's separator token ``|`` (the edge token that follows ``s t``), frontier
+        edges minus the other edges.
+    gap_sep, gap_src, gap_tgt : (layers, heads) mean gaps with keys at the edges' separator / source / target
+        tokens.
+    edge_scores : (n, layers, heads, E) logits from the thought's position to the edges' separator tokens.
     frontier : (n, E) whether each edge's source lies in R_c.
     """
 
     mu: float
+    gap_sep: Tensor
     gap_src: Tensor
     gap_tgt: Tensor
     edge_scores: Tensor
@@ -474,7 +521,9 @@ def _gap(scores: Tensor, mask: Tensor) -> Tensor:
 
 @torch.no_grad()
 def track_index_matching_logit(wrapper: CoconutWrapper, batch: ReachabilityData, step: int) -> IndexMatching:
-    """Attention logits from the position holding thought `step` (1..D) to the edge tokens, frontier R_step."""
+    """Attention logits from the position holding thought `step` (1..D) to the edge tokens, frontier R_step.
+
+    The separator ``|`` follows every edge's ``s t`` in the prompt (``tgt_pos + 1``)."""
     step = check_int("step", step, low=1)
     if step > batch.depth:
         raise ValueError(f"step must be <= depth={batch.depth}, got {step}")
@@ -488,10 +537,10 @@ def track_index_matching_logit(wrapper: CoconutWrapper, batch: ReachabilityData,
     def at(pos: Tensor) -> Tensor:
         return row.gather(3, pos[:, None, None, :].expand(n, n_l, n_h, pos.shape[1]))
 
-    src, tgt = at(batch.src_pos), at(batch.tgt_pos)
+    src, tgt, sep = at(batch.src_pos), at(batch.tgt_pos), at(batch.tgt_pos + 1)
     frontier = batch.reach[:, step].gather(1, batch.edges[:, :, 0])
-    gap_src, gap_tgt = _gap(src, frontier), _gap(tgt, frontier)
-    return IndexMatching(float(gap_src[-1].max()), gap_src, gap_tgt, src, frontier)
+    gap_sep, gap_src, gap_tgt = _gap(sep, frontier), _gap(src, frontier), _gap(tgt, frontier)
+    return IndexMatching(float(gap_sep[-1].sum()), gap_sep, gap_src, gap_tgt, sep, frontier)
 
 
 @torch.no_grad()

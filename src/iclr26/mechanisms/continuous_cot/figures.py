@@ -20,7 +20,7 @@ def _stage_lines(ax, result: SeedResult) -> None:
 
 
 def mu_trajectory(results: Sequence[SeedResult]) -> Figure:
-    """Index-matching logit mu vs epoch per seed (source-token keys; dashed: target-token keys); grey = stages."""
+    """Index-matching logit mu vs epoch per seed (separator-token keys; dashed: target-token keys); grey = stages."""
     fig, ax = new_figure(width=5.5, height=3.4)
     for r in results:
         c = r.curves["mu"]
@@ -48,7 +48,7 @@ def frontier_plot(results: Sequence[SeedResult]) -> Figure:
 
 
 def attention_heatmap(results: Sequence[SeedResult]) -> Figure:
-    """Last-layer attention logits thought 1 -> edge source tokens (index-matching head), 8 graphs, two epochs."""
+    """Last-layer attention logits thought 1 -> edge separator tokens (index-matching head), 8 graphs, two epochs."""
     heat = results[0].artifacts["heatmap"]
     keys = sorted(heat, key=int)
     fig, axes = new_figure(ncols=len(keys), flat=True)

@@ -38,6 +38,7 @@ __all__ = [
     "bfs_layers",
     "build_instance",
     "make_prosqa_like",
+    "reshuffle",
     "special_id",
     "vocab_size",
 ]
@@ -288,3 +289,55 @@ def make_prosqa_like(
     rows = [_one_graph(n_nodes, depth, n_edges, n_node_tokens, rng) for _ in range(n_graphs)]
     out = {k: torch.from_numpy(np.stack([r[k] for r in rows])) for k in rows[0]}
     return ReachabilityData(**out, depth=depth, n_node_tokens=n_node_tokens)
+
+
+def reshuffle(data: ReachabilityData, generator: torch.Generator) -> ReachabilityData:
+    """The same graphs with fresh node ids, edge order and candidate order (the official pipeline's per-epoch
+    ``shuffle_nodes`` + ``random.shuffle(edges)`` + random candidate order).
+
+    Per instance: a random permutation pi of the node-id pool relabels every node field (prompt node tokens,
+    root, candidates, edges, path; ``dist`` and ``reach`` are re-indexed so that ``dist'[pi(v)] = dist[v]``);
+    the edge triples ``s t |`` are permuted; the two candidates swap with probability 1/2. Token positions
+    (``src_pos``, ``tgt_pos``, ``cand_pos``) are unchanged, since the layout does not move.
+    """
+    if not isinstance(data, ReachabilityData):
+        raise TypeError(f"data must be a ReachabilityData, got {type(data).__name__}")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    dev = data.prompt.device
+    n, n_e = data.edges.shape[:2]
+    v = data.n_node_tokens
+    pi = torch.argsort(torch.rand(n, v, generator=generator), dim=1).to(dev)  # old id -> new id
+
+    def relabel(x: Tensor) -> Tensor:  # x (n, ...) node ids
+        flat = x.reshape(n, -1)
+        return pi.gather(1, flat).reshape(x.shape)
+
+    sigma = torch.argsort(torch.rand(n, n_e, generator=generator), dim=1).to(dev)
+    edges = relabel(data.edges.gather(1, sigma[:, :, None].expand(n, n_e, 2)))
+    swap = (torch.rand(n, generator=generator) < 0.5).to(dev)
+    prompt = data.prompt.clone()
+    is_node = prompt < v
+    prompt[is_node] = relabel(torch.where(is_node, prompt, 0))[is_node]
+    prompt.scatter_(1, data.src_pos, edges[:, :, 0])
+    prompt.scatter_(1, data.tgt_pos, edges[:, :, 1])
+    c1, c2 = prompt.gather(1, data.cand_pos).unbind(1)
+    cands = torch.stack([torch.where(swap, c2, c1), torch.where(swap, c1, c2)], dim=1)
+    prompt.scatter_(1, data.cand_pos, cands)
+    dist = torch.empty_like(data.dist).scatter_(1, pi, data.dist)
+    reach = torch.empty_like(data.reach).scatter_(2, pi[:, None, :].expand_as(data.reach), data.reach)
+    return ReachabilityData(
+        prompt=prompt,
+        root=relabel(data.root[:, None])[:, 0],
+        pos=relabel(data.pos[:, None])[:, 0],
+        neg=relabel(data.neg[:, None])[:, 0],
+        edges=edges,
+        src_pos=data.src_pos,
+        tgt_pos=data.tgt_pos,
+        cand_pos=data.cand_pos,
+        dist=dist,
+        reach=reach,
+        path=relabel(data.path),
+        depth=data.depth,
+        n_node_tokens=v,
+    )
