@@ -293,6 +293,7 @@ def _rows(adv, gap, seen=(3, 3), new=(0, 1), learned=0.8, meta=0.8):
             "new_meta": new[0],
             "new_n": new[1],
             "end_of_task_fame": learned,
+            "end_of_task_reset": learned,
             "meta_acc_norm_final": meta,
         }
         for a, g in zip(adv, gap, strict=True)
@@ -357,3 +358,38 @@ def test_chance_accuracy_is_the_random_policys_shortest_path_rate():
 def test_config_validation(bad):
     with pytest.raises(ValueError):
         tiny_fame(**bad)
+
+
+# -- the gridworld recipe: per-task epsilon schedule and the detection's random reference ---------------------
+
+
+def test_epsilon_schedule_restarts_each_task_and_after_detection():
+    cfg = DQNConfig(**TINY, epsilon=0.1, epsilon_start=1.0, epsilon_decay=20)
+    agent = Finetune((3, 7, 7), 4, cfg, seed=0)
+    env = GridTasks(seed=0)
+    agent.on_task_start(env, "A")
+    assert agent.epsilon_now() == 1.0
+    agent.task_step = 10
+    assert np.isclose(agent.epsilon_now(), 0.55)
+    agent.task_step = 40
+    assert agent.epsilon_now() == 0.1
+    agent.on_task_start(env, "B")
+    assert agent.epsilon_now() == 1.0
+    fixed = Finetune((3, 7, 7), 4, DQNConfig(**TINY), seed=0)  # default: a fixed epsilon, as in the code
+    assert fixed.epsilon_now() == 0.1
+    fame = FAME((3, 7, 7), 4, tiny_fame(epsilon_start=1.0, epsilon_decay=20), seed=0)
+    fame.on_task_start(env, "A")
+    fame.on_task_start(env, "B")  # detection (10 greedy steps) does not use up the schedule
+    assert fame.task_step == 10 and fame.epsilon_now() == 1.0
+
+
+def test_random_reference_is_the_random_policys_return():
+    env = GridTasks(seed=3)
+    fame = FAME((3, 7, 7), 4, tiny_fame(random_reference="random_policy"), seed=0)
+    run_sequence(fame, env, ("A", "B"), 64, eval_episodes=2)
+    assert np.isclose(fame.decisions[1]["random_value"], env.random_return("B"))
+    official = FAME((3, 7, 7), 4, tiny_fame(), seed=0)
+    run_sequence(official, GridTasks(seed=3), ("A", "B"), 64, eval_episodes=2)
+    assert not np.isclose(official.decisions[1]["random_value"], env.random_return("B"))
+    with pytest.raises(ValueError, match="random_reference"):
+        tiny_fame(random_reference="zero")

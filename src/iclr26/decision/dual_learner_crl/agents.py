@@ -24,7 +24,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from iclr26.checks import check_float, check_int, check_probability, check_tensor
-from iclr26.lab.rl import ReplayBuffer, epsilon_greedy, hard_update, td_targets
+from iclr26.lab.rl import ReplayBuffer, epsilon_greedy, hard_update, linear_schedule, td_targets
 
 __all__ = ["DQNConfig", "Finetune", "LargeBuffer", "MultiHeadDQN", "QNetwork", "Reset", "Transition"]
 
@@ -50,6 +50,10 @@ class DQNConfig:
     batch_size: int = 64
     target_sync: int = 250
     epsilon: float = 0.1
+    # epsilon starts at epsilon_start at every task arrival and falls linearly to epsilon over epsilon_decay
+    # env steps of the task (0: a fixed epsilon, the official MinAtar code's setting)
+    epsilon_start: float = 0.1
+    epsilon_decay: int = 0
     update_every: int = 2
     replay_capacity: int = 4000
     channels: int = 32
@@ -69,6 +73,8 @@ class DQNConfig:
         check_float("lr", self.lr, low=0.0, low_open=True)
         check_probability("gamma", self.gamma)
         check_probability("epsilon", self.epsilon)
+        check_probability("epsilon_start", self.epsilon_start)
+        check_int("epsilon_decay", self.epsilon_decay, low=0)
 
 
 def check_obs_shape(obs_shape: tuple[int, ...]) -> tuple[int, int, int]:
@@ -186,6 +192,7 @@ class Finetune:
         hard_update(self.q_target, self.q)
         self.opt = self.new_optimizer(self.q)
         self.task_step = 0
+        self.explore_from = 0
         self.task_index = -1
         self.task_id: str | None = None
         self.n_updates = 0
@@ -206,6 +213,7 @@ class Finetune:
         self.task_index += 1
         self.task_id = task_id
         self.task_step = 0
+        self.explore_from = 0  # task step where the epsilon schedule starts (FAME: after detection)
         if self.clear_replay:
             self.replay.clear()
 
@@ -217,7 +225,16 @@ class Finetune:
     def act(self, obs: np.ndarray) -> int:
         """Epsilon-greedy action of the online network for one observation."""
         q = self.q_values(check_obs("obs", obs, self.obs_shape, batched=False)[None])
-        return int(epsilon_greedy(q, self.cfg.epsilon, self.act_rng)[0])
+        return int(epsilon_greedy(q, self.epsilon_now(), self.act_rng)[0])
+
+    def epsilon_now(self) -> float:
+        """The exploration rate at the current step of the task (see ``DQNConfig.epsilon_decay``)."""
+        c = self.cfg
+        if c.epsilon_decay == 0:
+            return c.epsilon
+        return linear_schedule(
+            c.epsilon_start, c.epsilon, c.epsilon_decay, self.task_step - self.explore_from
+        )
 
     @torch.no_grad()
     def greedy(self, obs: np.ndarray) -> np.ndarray:

@@ -9,9 +9,9 @@
 * :func:`warmup_decider`: (c) alone: supported when the proportions meet both thresholds, not supported when a
   Wilson interval lies entirely on the wrong side of its threshold, inconclusive otherwise.
 
-Preconditions (:data:`FAST_LEARNED`, :data:`META_LEARNED`): FAME's fast learner and its meta learner learned
-the tasks, each at least halfway from a uniform random policy to the shortest-path oracle; when either fails in
-some seed the claim is *not reproduced at this budget*.
+Preconditions (:data:`DQN_LEARNED`, :data:`FAST_LEARNED`, :data:`META_LEARNED`): the plain DQN (Reset), FAME's
+fast learner and its meta learner learned the tasks, each at least halfway from a uniform random policy to the
+shortest-path oracle; when one fails in some seed the claim is *not reproduced at this budget*.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from iclr26.harness.stats import bootstrap_interval
 
 __all__ = [
     "BASELINES",
+    "DQN_LEARNED",
     "FAST_LEARNED",
     "META_LEARNED",
     "beats_best_baseline",
@@ -56,6 +57,14 @@ FAST_LEARNED = Precondition(
     0.5,
     "FAME's fast learner learned the tasks: its greedy score at the end of each task, averaged over the "
     "sequence, is at least halfway from a uniform random policy (0) to the shortest-path oracle (1)",
+)
+DQN_LEARNED = Precondition(
+    "end_of_task_reset",
+    ">=",
+    0.5,
+    "the plain DQN recipe learns a task from scratch within one task's budget: Reset's greedy score at the end "
+    "of each task, averaged over the sequence, is at least halfway from a uniform random policy (0) to the "
+    "shortest-path oracle (1); otherwise no baseline comparison means anything",
 )
 META_LEARNED = Precondition(
     "meta_acc_norm_final",

@@ -19,6 +19,7 @@ import numpy as np
 
 from iclr26.decision.dual_learner_crl.agents import DQNConfig, Finetune, LargeBuffer, MultiHeadDQN, Reset
 from iclr26.decision.dual_learner_crl.claim_check import (
+    DQN_LEARNED,
     FAST_LEARNED,
     META_LEARNED,
     fame_decider,
@@ -50,6 +51,10 @@ class CRLExperimentConfig:
     methods: tuple[str, ...] = ("fame", "reset", "finetune", "largebuffer")
     switch: int = 4000
     lr: float = 5e-4
+    gamma: float = 0.9
+    epsilon_start: float = 1.0
+    epsilon_decay: int = 500
+    random_reference: str = "random_policy"
     largebuffer_lr: float = 5e-4
     target_sync: int = 250
     update_every: int = 2
@@ -69,6 +74,9 @@ def _agent(name: str, cfg: CRLExperimentConfig, seed: int, tasks: tuple[str, ...
     common = dict(
         switch=cfg.switch,
         lr=cfg.lr,
+        gamma=cfg.gamma,
+        epsilon_start=cfg.epsilon_start,
+        epsilon_decay=cfg.epsilon_decay,
         target_sync=cfg.target_sync,
         update_every=cfg.update_every,
         replay_capacity=cfg.switch,
@@ -84,6 +92,7 @@ def _agent(name: str, cfg: CRLExperimentConfig, seed: int, tasks: tuple[str, ...
             fast2meta=cfg.fast2meta,
             meta_capacity=cfg.meta_capacity,
             meta_epochs=cfg.meta_epochs,
+            random_reference=cfg.random_reference,
         )
         return FAME(shape, 4, fcfg, seed)
     if name == "largebuffer":
@@ -159,7 +168,7 @@ def run(cfg: CRLExperimentConfig, seed: int, device: str) -> Metrics:
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
-QUICK = CRLExperimentConfig(switch=2500, detection_steps=200, warmup=1250, fast2meta=800, meta_epochs=20)
+QUICK = CRLExperimentConfig(switch=2500, detection_steps=200, warmup=250, fast2meta=800, meta_epochs=20)
 EXPERIMENT = Experiment(
     slug="dual-learner-crl",
     configs={
@@ -168,7 +177,8 @@ EXPERIMENT = Experiment(
             methods=("fame", "reset", "finetune", "largebuffer"),
             switch=250,
             detection_steps=40,
-            warmup=120,
+            warmup=25,
+            epsilon_decay=100,
             fast2meta=120,
             meta_epochs=2,
             channels=8,
@@ -179,7 +189,8 @@ EXPERIMENT = Experiment(
         "full": CRLExperimentConfig(
             methods=("fame", "reset", "finetune", "largebuffer", "multihead"),
             switch=10_000,
-            warmup=5_000,
+            warmup=1_000,
+            epsilon_decay=2_000,
             fast2meta=3_000,
             meta_capacity=30_000,
             meta_epochs=100,
@@ -201,7 +212,7 @@ EXPERIMENT = Experiment(
             paper_value="MinAtar avg. perf. 14.54 vs 10.71 (LargeBuffer), 10.62 (Finetune), 6.51 (Reset); "
             "forgetting 0.72 vs 1.26 (Finetune); meta chosen on ~95% of returning environments",
             decide=fame_decider(),
-            preconditions=(FAST_LEARNED, META_LEARNED),
+            preconditions=(DQN_LEARNED, FAST_LEARNED, META_LEARNED),
             scale_gap="7x7 gridworld tasks, 2.5k steps per task, 6 tasks, 3 seeds instead of MinAtar 7 x 500k steps",
         ),
         Claim(
@@ -219,7 +230,9 @@ EXPERIMENT = Experiment(
     figures=[running_return, transfer_bars, decisions_table, meta_accuracy_plot],
     scale_gap=(
         "A 7x7 gridworld family with visible goals replaces MinAtar; quick: 2.5k env steps per task, lr 5e-4, "
-        "detection 200, warm-up 1.25k, N = 800, 20 meta epochs, conv 16 / FC 128, one update every 2 env steps; "
-        "Meta-World / SAC (FAME-WD, FAME-KL) is not reproduced."
+        "gamma 0.9, epsilon 1.0 -> 0.1 over the first 500 steps of each task, detection 200, warm-up 250 (the "
+        "paper's 10% of a task), N = 800, 20 meta epochs, conv 16 / FC 128, one update every 2 env steps, "
+        "detection's random reference = the uniform random policy's return; Meta-World / SAC (FAME-WD, FAME-KL) "
+        "is not reproduced."
     ),
 )

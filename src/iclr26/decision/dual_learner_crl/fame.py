@@ -47,12 +47,19 @@ class FAMEConfig(DQNConfig):
     kl_weight: float = 1.0  # lambda
     use_ttest: bool = False
     p_explore: float = 0.0  # meta-guided exploration during warm-up (undefined in the official parser)
+    # the detection's "random" reference V_r: "q_max" (official: max Q of a fresh network at the first state)
+    # or "random_policy" (the env's expected return of a uniform random policy, ``env.random_return()``)
+    random_reference: str = "q_max"
 
     def __post_init__(self) -> None:
         check_float("kl_weight (lambda)", self.kl_weight, low=0.0)
         check_int("detection_steps", self.detection_steps, low=0)
         check_int("warmup", self.warmup, low=0)
         check_probability("p_explore", self.p_explore)
+        if self.random_reference not in ("q_max", "random_policy"):
+            raise ValueError(
+                f"random_reference must be 'q_max' or 'random_policy', got {self.random_reference!r}"
+            )
         if not isinstance(self.use_ttest, bool):
             raise TypeError(f"use_ttest must be a bool, got {self.use_ttest!r}")
         super().__post_init__()
@@ -199,8 +206,15 @@ class FAME(Finetune):
         cfg = self.cfg
         fresh = self.new_network()
         obs0, _ = env.reset(seed=int(self.det_rng.integers(2**31)))
-        with torch.no_grad():
-            v_random = float(fresh(torch.as_tensor(obs0)[None]).max())
+        if cfg.random_reference == "random_policy":
+            if not callable(getattr(env, "random_return", None)):
+                raise TypeError(
+                    "random_reference='random_policy' needs an env with random_return(), e.g. GridTasks"
+                )
+            v_random = float(env.random_return())
+        else:
+            with torch.no_grad():
+                v_random = float(fresh(torch.as_tensor(obs0)[None]).max())
         fast = self._rollout(env, self._greedy_fast, cfg.detection_steps)
         use_meta = self.meta_trained
         meta = self._rollout(env, self._greedy_meta, cfg.detection_steps) if use_meta else []
@@ -241,6 +255,7 @@ class FAME(Finetune):
         if self.task_index > 0 and self.cfg.detection_steps > 0:
             entry |= self._detect(env)
             self.warm = entry["choice"] == "meta"
+        self.explore_from = self.task_step  # greedy detection rollouts do not use up the exploration schedule
         self.decisions.append(entry)
 
     @torch.no_grad()
