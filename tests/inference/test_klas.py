@@ -129,6 +129,8 @@ def _rows(
             r[f"auc_klas_{f}"] = 0.9 + gain_sn + sd * rng.normal()
             r[f"auc_random_{f}"] = r[f"auc_klas_{f}"] - gain_rand
             r[f"anchor_acc_min_{f}"] = 0.8
+            r[f"anchor_gain_over_centroid_{f}"] = 0.05
+            r[f"anchor_tradeoff_z_{f}"] = 6.0
             r[f"stitch_room_z_{f}"] = room
             kl = rng.random(20)
             for k in range(MAX_STITCHES):
@@ -168,6 +170,29 @@ def test_preconditions_degenerate_family_is_not_reproduced():
     assert claim.judge(rows).outcome is Outcome.NOT_REPRODUCED
     untrained = [{**r, "anchor_acc_min_cnn": 0.12} for r in _rows(0.05, 0.05, -1.0)]
     assert claim.judge(untrained).outcome is Outcome.NOT_REPRODUCED
+    # the earlier CNN anchors (8 constant-lr epochs): the best one below the nearest-centroid baseline
+    under = [{**r, "anchor_gain_over_centroid_cnn": -0.03} for r in _rows(0.05, 0.05, -1.0)]
+    assert claim.judge(under).outcome is Outcome.NOT_REPRODUCED
+    # the earlier Mixer widths 16/32/64: no accuracy-FLOPs trade-off among the anchors
+    flat = [{**r, "anchor_tradeoff_z_mixer": 0.6} for r in _rows(0.05, 0.05, -1.0)]
+    assert claim.judge(flat).outcome is Outcome.NOT_REPRODUCED
+
+
+def test_nearest_centroid_baseline_and_onecycle_schedule():
+    from iclr26.inference.klas import digits_data, nearest_centroid_accuracy, train_anchor
+
+    d = digits_data(seed=0)
+    acc = nearest_centroid_accuracy(d)
+    assert 0.5 < acc < 1.0  # a trivial but far-above-chance baseline on digits
+    torch.manual_seed(0)
+    m = train_anchor(
+        make_anchor("mixer", 8, 2, seed=0), d.x_train[:256], d.y_train[:256], 2, 0, schedule="onecycle"
+    )
+    assert not m.training
+    with pytest.raises(ValueError, match="schedule"):
+        train_anchor(
+            make_anchor("mixer", 8, 1, seed=0), d.x_train[:64], d.y_train[:64], 1, 0, schedule="cosine"
+        )
 
 
 def test_bad_inputs(x):

@@ -75,4 +75,9 @@ CASES = [
     (lambda: train_anchor(TinyMixer(4, 1), X, torch.full((16,), 20), 1, 0), ValueError, ["y", "[0, 10)"]),
     (lambda: train_anchor(TinyMixer(4, 1), X, Y[:10], 1, 0), ValueError, ["y", "shape"]),
     (lambda: train_anchor(None, X, Y, 1, 0), TypeError, ["model", "nn.Module"]),
+    (
+        lambda: train_anchor(TinyMixer(4, 1), X, Y, 1, 0, schedule="cosine"),
+        ValueError,
+        ["schedule", "one of"],
+    ),
 ]

@@ -8,7 +8,14 @@ bin), FLOPs by ``FlopCounterMode``, and the baselines :func:`snnet_scores`, :fun
 :func:`random_scores`.
 """
 
-from iclr26.inference.klas.anchors import TinyCNN, TinyMixer, digits_data, make_anchor, train_anchor
+from iclr26.inference.klas.anchors import (
+    TinyCNN,
+    TinyMixer,
+    digits_data,
+    make_anchor,
+    nearest_centroid_accuracy,
+    train_anchor,
+)
 from iclr26.inference.klas.stitching import (
     StitchedNet,
     candidate_flops,
@@ -39,5 +46,6 @@ __all__ = [
     "random_scores",
     "select_stitches",
     "snnet_scores",
+    "nearest_centroid_accuracy",
     "train_anchor",
 ]
