@@ -25,6 +25,7 @@ from iclr26.attention.lla.claim_check import (
 )
 from iclr26.attention.lla.experiment import CLAIM_DRAWS, EXPERIMENT, LLAConfig
 from iclr26.attention.lla.study_a import BASELINES, FAMILIES
+from iclr26.attention.lla.study_b import InContextRegressor, StudyBConfig
 from iclr26.harness.claims import Outcome
 from iclr26.lab.flex import attention, causal
 from iclr26.lab.transformer import Transformer
@@ -295,3 +296,21 @@ def test_every_budget_has_the_claims_number_of_draws():
     assert all(cfg.a_draws == CLAIM_DRAWS for cfg in EXPERIMENT.configs.values())
     with pytest.raises(ValueError, match="a_draws"):
         LLAConfig(a_draws=3)
+
+
+@pytest.mark.parametrize("tokens", ["pair", "interleaved"])
+def test_study_b_prediction_never_sees_its_own_target(tokens):
+    cfg = StudyBConfig(d_x=4, n_pairs=6, d_model=16, n_heads=2, tokens=tokens)
+    model = InContextRegressor(cfg, "lla", init_seed=0)
+    xs, ys = torch.randn(3, 6, 4), torch.randn(3, 6, 1)
+    moved = ys.clone()
+    moved[:, 3] += 5.0
+    base, after = model(xs, ys), model(xs, moved)
+    assert base.shape == (3, 6)
+    assert torch.equal(base[:, :4], after[:, :4])  # y_3 reaches no prediction up to y_3's own
+    assert (base[:, 4:] - after[:, 4:]).abs().max() > 0  # and does reach the later ones
+
+
+def test_study_b_rejects_an_unknown_tokenisation():
+    with pytest.raises(ValueError, match="tokens"):
+        StudyBConfig(tokens="triples")

@@ -130,11 +130,11 @@ def run(cfg: LLAConfig, seed: int, device: str) -> Metrics:
 
 
 _SMOKE_B = StudyBConfig(d_model=16, n_heads=2, batch=4, steps=2, n_pairs=8, n_eval=8, eval_every=1)
-_QUICK_B = StudyBConfig(d_model=32, batch=16, steps=300, lr=1e-3, n_eval=128, eval_every=50)
+_QUICK_B = StudyBConfig(d_model=32, batch=16, steps=1500, lr=3e-3, n_eval=128, eval_every=250)
 _FULL_B = StudyBConfig(steps=5000, eval_every=500, n_eval=512)
 _SCALE_GAP = (
-    "Study A uses 4-16-dimensional Gaussian keys and n <= 256; Study B a 2-layer, d_model = 32 model for 300 steps "
-    "(quick) instead of the paper's larger trained models; no Triton/CUDA kernels; the paper's ridge scaling and "
+    "Study A uses 4-16-dimensional Gaussian keys and n <= 256; Study B a 2-layer, d_model = 32 model for 1500 "
+    "steps (quick) instead of the paper's larger trained models; no Triton/CUDA kernels; the paper's ridge scaling and "
     "kernel were not visible (scaled ridge + RBF kernel in Study A, constant ridge + exp-dot kernel in the layer)."
 )
 

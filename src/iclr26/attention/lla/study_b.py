@@ -1,9 +1,16 @@
 """Study B of the LLA reproduction: trained in-context regression (arXiv 2510.01450).
 
 A prompt (x_1, y_1, ..., x_P, y_P) comes from :func:`iclr26.lab.tasks.regression_prompts` (family
-``"piecewise_linear"``: the linear map is redrawn every P / 4 pairs). Tokens are embedded as [x, 0] and [0, y]
-by one linear map; a 2-layer :class:`iclr26.lab.transformer.Transformer` whose only difference is the mixer reads
-them, and its scalar read-out at the x_i token predicts y_i (MSE loss on all y predictions).
+``"piecewise_linear"``: the linear map is redrawn every P / 4 pairs). Two tokenisations (``StudyBConfig.tokens``):
+
+* ``"pair"``: token i is [x_i, x_{i-1}, y_{i-1}] (zeros before the first pair), P tokens; the model's scalar
+  read-out at token i predicts y_i. Each token carries one complete (key, value) example and the current query,
+  so a single mixer layer can regress y on x in context.
+* ``"interleaved"``: tokens [x_i, 0] and [0, y_i], 2 P tokens; the read-out at the x_i token predicts y_i. A
+  mixer layer must first copy x_j into the y_j token (a previous-token circuit) before any regression can start.
+
+Either way one linear map embeds the tokens, a :class:`iclr26.lab.transformer.Transformer` whose only difference
+is the mixer reads them, and the loss is the MSE on all y predictions (no prediction sees its own y).
 """
 
 from __future__ import annotations
@@ -14,11 +21,14 @@ import torch
 from torch import Tensor, nn
 
 from iclr26.attention.lla.layers import gated_deltanet_mixer, linear_attention_mixer, lla_mixer
+from iclr26.checks import check_choice
 from iclr26.lab.tasks import regression_prompts
 from iclr26.lab.training import LoopResult, train_loop
 from iclr26.lab.transformer import Transformer, softmax_attention
 
-__all__ = ["MIXERS", "InContextRegressor", "StudyBConfig", "train_in_context"]
+__all__ = ["MIXERS", "TOKENISATIONS", "InContextRegressor", "StudyBConfig", "train_in_context"]
+
+TOKENISATIONS = ("pair", "interleaved")
 
 MIXERS = {
     "lla": lla_mixer,
@@ -43,23 +53,29 @@ class StudyBConfig:
     n_eval: int = 256
     eval_every: int = 100
     noise: float = 0.1
+    tokens: str = "pair"
+
+    def __post_init__(self) -> None:
+        check_choice("tokens", self.tokens, TOKENISATIONS)
 
 
 class InContextRegressor(nn.Module):
-    """Embeds (x, y) pairs as 2 P tokens and predicts each y_i from the x_i token with a shared Transformer."""
+    """Embeds a prompt's (x, y) pairs as tokens (see the module doc) and predicts each y_i with a Transformer."""
 
     def __init__(self, cfg: StudyBConfig, mixer: str, init_seed: int) -> None:
         super().__init__()
         if mixer not in MIXERS:
             raise ValueError(f"mixer must be one of {tuple(MIXERS)}, got {mixer!r}")
+        self.tokens = cfg.tokens
         gen = torch.Generator().manual_seed(init_seed)
-        self.embed = nn.Linear(cfg.d_x + 1, cfg.d_model)
+        d_in = 2 * cfg.d_x + 1 if cfg.tokens == "pair" else cfg.d_x + 1
+        self.embed = nn.Linear(d_in, cfg.d_model)
         with torch.no_grad():
-            self.embed.weight.normal_(0.0, (cfg.d_x + 1) ** -0.5, generator=gen)
+            self.embed.weight.normal_(0.0, d_in**-0.5, generator=gen)
             self.embed.bias.zero_()
         self.body = Transformer(
             vocab_size=1,
-            seq_len=2 * cfg.n_pairs,
+            seq_len=cfg.n_pairs if cfg.tokens == "pair" else 2 * cfg.n_pairs,
             d_model=cfg.d_model,
             n_layers=cfg.n_layers,
             n_heads=cfg.n_heads,
@@ -69,8 +85,11 @@ class InContextRegressor(nn.Module):
         )
 
     def forward(self, xs: Tensor, ys: Tensor) -> Tensor:
-        """xs (B, P, d_x), ys (B, P, 1) -> predictions of y (B, P) made at the x tokens."""
+        """xs (B, P, d_x), ys (B, P, 1) -> predictions of y (B, P); y_i is predicted before it is seen."""
         b, p, d = xs.shape
+        if self.tokens == "pair":
+            previous = torch.cat([xs.new_zeros(b, 1, d + 1), torch.cat([xs, ys], -1)[:, :-1]], 1)
+            return self.body.forward_embeds(self.embed(torch.cat([xs, previous], -1)))[..., 0]
         tokens = xs.new_zeros(b, p, 2, d + 1)
         tokens[:, :, 0, :d] = xs
         tokens[:, :, 1, d:] = ys
