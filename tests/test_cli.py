@@ -183,6 +183,18 @@ def test_jobs_2_equals_jobs_1_file_for_file(capsys, tmp_path):
             assert a[key] == b[key], (seed, key)
 
 
+def _fresh_sigint() -> None:
+    """In the child, before exec: SIGINT unblocked and at its default action, as in a user's terminal.
+
+    A child inherits its parent's signal mask and ignored dispositions; inside the full suite the pytest worker
+    (after Ray and multiprocessing tests ran in it) can pass SIGINT on blocked, and the CLI then never sees it.
+    """
+    import signal
+
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_interrupt_prints_one_line_and_exits_130(tmp_path):
     import signal
     import subprocess
@@ -206,14 +218,22 @@ def test_interrupt_prints_one_line_and_exits_130(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_fresh_sigint,
     )
     folder = tmp_path / "esp" / "smoke"
     # generous waits: on a loaded 2-core machine two spawned workers take a minute to store their first seed
     deadline = time.time() + 150
     while time.time() < deadline and not (folder.is_dir() and any(folder.glob("seed_*.json"))):
         time.sleep(0.2)
+    status = Path(f"/proc/{proc.pid}/status")
+    masks = [ln for ln in status.read_text().splitlines() if ln.startswith("Sig")] if status.exists() else []
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"no exit within 120 s of SIGINT; the child's signal state then: {masks}")
     stored = len(list(folder.glob("seed_*.json")))
     assert proc.returncode == 130
     assert f"interrupted: {stored} of 200 seeds stored" in err and "Traceback" not in err
