@@ -338,6 +338,23 @@ def test_ppo_update_and_policies_shapes(small):
         assert logits.shape == (3, pn.n) and v.shape == (3,)
 
 
+def test_gcn_skip_sees_each_nodes_own_features():
+    """On a complete graph the normalised adjacency averages all nodes, so a plain GCN gives every node the same
+    logit whatever its own features (the smoothing that kept the quick policies at Random-Rank level); the skip
+    path (on by default) lets a node's own features, e.g. its used flag, change its logit."""
+    n = 6
+    a = torch.full((n, n), 1.0 / n)  # D^-1/2 (A + I) D^-1/2 of the complete graph K_n
+    x, c = torch.rand(1, n, 11), torch.rand(1, 6)
+    torch.manual_seed(0)
+    plain = GCNPolicy(a, hidden=8, skip=False)
+    logits, _ = plain(x, c)
+    assert torch.allclose(logits, logits[:, :1].expand_as(logits), atol=1e-6)
+    torch.manual_seed(0)
+    skip = GCNPolicy(a, hidden=8)
+    logits, _ = skip(x, c)
+    assert logits.std() > 1e-4
+
+
 def test_generator_deterministic_and_valid():
     """Same seed -> same requests; sizes, integer demands and connectivity as specified."""
     s = VNSettings(num_requests=40)

@@ -138,6 +138,7 @@ CASES += [
     (lambda: normalized_adjacency(None), TypeError, ["pn", "PhysicalNetwork"]),
     (lambda: GCNPolicy(torch.ones(3)), ValueError, ["adjacency", "2-D"]),
     (lambda: GCNPolicy(torch.eye(3), hidden=1.5), ValueError, ["hidden", "1.5"]),
+    (lambda: GCNPolicy(torch.eye(3), skip=1), TypeError, ["skip", "bool"]),
     (
         lambda: GCNPolicy(torch.eye(3), hidden=4)(torch.zeros(1, 4, 11), torch.zeros(1, 6)),
         ValueError,
