@@ -29,6 +29,7 @@ from iclr26.architectures.hyper_set.model import HyperSET
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
+from iclr26.lab.baselines import nearest_class_mean_accuracy
 from iclr26.lab.training import train_loop
 
 __all__ = ["EXPERIMENT", "HyperSETConfig", "build_model", "nearest_centroid", "run"]
@@ -135,13 +136,10 @@ def nearest_centroid(x_tr, y_tr, x_te, y_te, n_classes: int = 10) -> tuple[float
     The trivial baseline of the "model learned" preconditions: a trained model must fit its training set at least
     as well as this template matcher does.
     """
-    a, b = x_tr.flatten(1).double(), x_te.flatten(1).double()
-    mu = torch.stack([a[y_tr == c].mean(0) for c in range(n_classes)])
-
-    def acc(z, y):
-        return 100.0 * float((torch.cdist(z, mu).argmin(1) == y).double().mean())
-
-    return acc(a, y_tr), acc(b, y_te)
+    a, b = x_tr.double(), x_te.double()
+    return tuple(
+        100.0 * nearest_class_mean_accuracy(a, y_tr, z, y, n_classes) for z, y in ((a, y_tr), (b, y_te))
+    )
 
 
 def _digits(cfg: HyperSETConfig, seed: int, device: str) -> tuple[dict, dict, dict]:

@@ -13,6 +13,7 @@ import torch
 from torch import nn
 
 from iclr26.checks import check_choice, check_float, check_int, check_tensor, check_token_ids
+from iclr26.lab.baselines import nearest_class_mean_accuracy
 
 __all__ = [
     "Anchor",
@@ -249,7 +250,4 @@ def train_anchor(
 
 def nearest_centroid_accuracy(data: DigitsData) -> float:
     """Test accuracy of the trivial nearest-class-mean classifier on raw pixels (the "learned" baseline)."""
-    n_classes = int(data.y_train.max()) + 1
-    means = torch.stack([data.x_train[data.y_train == c].mean(0) for c in range(n_classes)])
-    pred = torch.cdist(data.x_test, means).argmin(-1)
-    return float((pred == data.y_test).float().mean())
+    return nearest_class_mean_accuracy(data.x_train, data.y_train, data.x_test, data.y_test)
