@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import torch
 
+from iclr26.checks import check_float
 from iclr26.generative.rg_vfm.manifolds import Manifold, Sphere, _bcast
 
 __all__ = ["CFMLoss", "RFMLoss", "RGVFMLoss", "check_pairs"]
@@ -105,8 +106,8 @@ class RGVFMLoss:
         if variant not in ("intrinsic", "extrinsic"):
             raise ValueError(f"variant must be 'intrinsic' or 'extrinsic', got {variant!r}")
         _check_reduction(reduction)
-        if t_clip is not None and not 0 <= t_clip < 1:
-            raise ValueError(f"t_clip must be None or lie in [0, 1), got {t_clip!r}")
+        if t_clip is not None:
+            t_clip = check_float("t_clip", t_clip, 0.0, 1.0, high_open=True)
         self.manifold, self.variant, self.reduction, self.t_clip = manifold, variant, reduction, t_clip
 
     def from_endpoint(
