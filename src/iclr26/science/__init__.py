@@ -22,5 +22,12 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "PixelGrid": "ig_fwi",
         "fwi_fit": "ig_fwi",
         "representation_ntk": "ig_fwi",
+        "CSMEncoder2d": "overtone",
+        "CSMDecoder2d": "overtone",
+        "CKMEncoder2d": "overtone",
+        "CKMDecoder2d": "overtone",
+        "PatchModulatedEmulator": "overtone",
+        "pi_resize": "overtone",
+        "harmonic_peak_ratio": "overtone",
     },
 )
