@@ -23,5 +23,11 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "CompositionRenderer": "and_or_template",
         "pursue": "and_or_template",
         "sample_scene": "and_or_template",
+        "SiTokenizer": "sitok",
+        "EMAVectorQuantizer": "sitok",
+        "RectifiedFlowDecoder": "sitok",
+        "CTCHead": "sitok",
+        "bitrate_bps": "sitok",
+        "espeak_corpus": "sitok",
     },
 )
