@@ -26,7 +26,15 @@ from torch import Tensor
 
 from iclr26.lab.transformer.hooks import HookPoint, SiteLike, as_site
 
-__all__ = ["activation_patch", "check_pair", "head_attribution", "path_patch", "relative_effect"]
+__all__ = [
+    "activation_patch",
+    "check_heads",
+    "check_pair",
+    "head_attribution",
+    "n_layers_heads",
+    "path_patch",
+    "relative_effect",
+]
 
 Head = tuple[int, int]
 Metric = Callable[[Tensor], Tensor]
@@ -51,7 +59,8 @@ def check_pair(clean: Tensor, corrupt: Tensor) -> None:
         )
 
 
-def _n_layers_heads(model) -> tuple[int, int]:
+def n_layers_heads(model) -> tuple[int, int]:
+    """``(n_layers, n_heads)`` of a hooked model (read from its ``blocks.{l}.attn.hook_z`` hook points)."""
     layers = sorted({int(n.split(".")[1]) for n in model.hook_names() if n.endswith("attn.hook_z")})
     if not layers:
         raise ValueError("model has no blocks.{l}.attn.hook_z hook points")
@@ -59,7 +68,8 @@ def _n_layers_heads(model) -> tuple[int, int]:
     return len(layers), n_heads
 
 
-def _check_heads(heads: Iterable[Head], n_layers: int, n_heads: int) -> list[Head]:
+def check_heads(heads: Iterable[Head], n_layers: int, n_heads: int) -> list[Head]:
+    """``heads`` as a list of ``(layer, head)`` int pairs, each in range; a clear error names any that is not."""
     out = []
     for h in heads:
         if (
@@ -103,8 +113,8 @@ def path_patch(
     second pass (``corrupt`` with only the receivers patched).
     """
     check_pair(clean, corrupt)
-    n_layers, n_heads = _n_layers_heads(model)
-    senders = _check_heads(senders, n_layers, n_heads)
+    n_layers, n_heads = n_layers_heads(model)
+    senders = check_heads(senders, n_layers, n_heads)
     receivers = [as_site(r) for r in receivers]
     if not receivers:
         raise ValueError("receivers must name at least one site, got none")
@@ -150,7 +160,7 @@ def head_attribution(
 ) -> Tensor:
     """``path_patch`` with each single head as sender: a (n_layers, n_heads) tensor of metric values
     (the metric must return a scalar)."""
-    n_layers, n_heads = _n_layers_heads(model)
+    n_layers, n_heads = n_layers_heads(model)
     out = torch.zeros(n_layers, n_heads)
     for l in range(n_layers):
         for h in range(n_heads):
