@@ -32,5 +32,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "EWCLearner": "pac_bayes_continual",
         "GaussianGibbsLinReg": "pac_bayes_continual",
         "SGLDGibbs": "pac_bayes_continual",
+        "MassSpring2D": "zero_shot_evolution",
+        "UniversalController": "zero_shot_evolution",
+        "NoveltyArchive": "zero_shot_evolution",
     },
 )
