@@ -7,7 +7,7 @@ import torch
 from torch import nn
 
 from iclr26.lab.tasks import mqar
-from iclr26.lab.training import sequence_loss, train_loop
+from iclr26.lab.training import sequence_loss, train_cached, train_loop
 from iclr26.lab.transformer import Transformer, swiglu_mlp
 
 
@@ -60,3 +60,43 @@ def test_bad_arguments_are_named():
     ]:
         with pytest.raises(ValueError, match=name):
             train_loop(nn.Linear(1, 1), lambda m, g: m.weight.sum(), steps=1, seed=0, **kwargs)
+
+
+def test_train_cached_equals_train_loop_and_loads_without_retraining(tmp_path, monkeypatch):
+    from dataclasses import dataclass
+
+    monkeypatch.setenv("ICLR26_CACHE", str(tmp_path))
+
+    @dataclass(frozen=True)
+    class Cfg:
+        width: int = 4
+
+    def build(cfg, seed):
+        return _seeded_linear(cfg.width, seed)
+
+    calls = []
+
+    def loss_fn(m, gen):
+        calls.append(1)
+        x = torch.randn(8, 4, generator=gen)
+        return ((m(x) - x.sum(1, keepdim=True)) ** 2).mean()
+
+    ref = build(Cfg(), 3)
+    train_loop(ref, loss_fn, steps=5, lr=0.1, seed=3, description="ref")
+    calls.clear()
+    first = train_cached("test_train_cached", Cfg(), 3, build, loss_fn, steps=5, lr=0.1)
+    assert len(calls) == 5 and not first.training
+    for a, b in zip(first.state_dict().values(), ref.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    calls.clear()
+    again = train_cached("test_train_cached", Cfg(), 3, build, loss_fn, steps=5, lr=0.1)
+    assert calls == []  # loaded from the cache, not retrained
+    for a, b in zip(again.state_dict().values(), ref.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    with pytest.raises(ValueError, match="seed"):
+        train_cached("test_train_cached", Cfg(), -1, build, loss_fn, steps=5, lr=0.1)
+
+
+def _seeded_linear(width: int, seed: int) -> nn.Linear:
+    torch.manual_seed(seed)
+    return nn.Linear(width, 1)

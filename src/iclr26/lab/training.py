@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,10 +34,11 @@ from torch import Tensor, nn
 
 from iclr26.checks import check_float, check_int
 from iclr26.harness.progress import task
+from iclr26.lab.cache import cached_torch
 from iclr26.lab.tasks.base import IGNORE_INDEX
 from iclr26.lab.tinygpt import cosine_warmup
 
-__all__ = ["LoopResult", "sequence_loss", "train_loop"]
+__all__ = ["LoopResult", "sequence_loss", "train_cached", "train_loop"]
 
 
 @dataclass
@@ -132,3 +134,40 @@ def train_loop(
     if result.losses and not math.isfinite(result.losses[-1]):
         result.diverged = True
     return result
+
+
+def train_cached(
+    name: str,
+    cfg,
+    seed: int,
+    build_model: Callable[[object, int], nn.Module],
+    loss_fn: Callable[[nn.Module, torch.Generator], Tensor],
+    *,
+    steps: int,
+    lr: float,
+    weight_decay: float = 0.0,
+    description: str = "train",
+    cache: bool = True,
+    device: str = "cpu",
+) -> nn.Module:
+    """Train ``build_model(cfg, seed)`` with :func:`train_loop`, or load its weights from the lab cache.
+
+    The cache key is ``name`` with the fields of the dataclass ``cfg`` and ``seed`` (and the device type when it is
+    not the CPU: another device's floating-point result differs). The initial weights are drawn by `build_model`
+    on the CPU and moved; the model comes back on ``device`` in eval mode.
+    """
+    check_int("seed", seed, low=0)
+
+    def build() -> dict[str, Tensor]:
+        model = build_model(cfg, seed).to(device)
+        train_loop(
+            model, loss_fn, steps=steps, lr=lr, seed=seed, weight_decay=weight_decay, description=description
+        )
+        return {k: v.cpu() for k, v in model.state_dict().items()}
+
+    key = {**dataclasses.asdict(cfg), "seed": int(seed)}
+    if torch.device(device).type != "cpu":
+        key["device"] = torch.device(device).type
+    model = build_model(cfg, seed)
+    model.load_state_dict(cached_torch(name, key, build, cache=cache))
+    return model.to(device).eval()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,8 +9,7 @@ import torch
 from torch import Tensor, nn
 
 from iclr26.checks import check_float, check_int
-from iclr26.lab.cache import cached_torch
-from iclr26.lab.training import train_loop
+from iclr26.lab.training import train_cached
 from iclr26.lab.transformer import Transformer
 from iclr26.mechanisms.function_induction.tasks import Vocab, prompt_length, sample_training_batch
 
@@ -78,26 +76,19 @@ def train_model(cfg: FIModelConfig, seed: int, cache: bool = True, device: str =
         raise TypeError(f"cfg must be a FIModelConfig, got {type(cfg).__name__}")
     check_int("seed", seed, low=0)
 
-    def build() -> dict[str, Tensor]:
-        model = build_model(cfg, seed).to(device)
-        train_loop(
-            model,
-            _loss_fn(cfg, device),
-            steps=cfg.steps,
-            lr=cfg.lr,
-            seed=seed,
-            weight_decay=cfg.weight_decay,
-            description="function-induction GPT",
-        )
-        return {k: v.cpu() for k, v in model.state_dict().items()}
-
-    key = {**dataclasses.asdict(cfg), "seed": int(seed)}
-    if torch.device(device).type != "cpu":
-        key["device"] = torch.device(device).type
-    state = cached_torch("function_induction_gpt", key, build, cache=cache)
-    model = build_model(cfg, seed)
-    model.load_state_dict(state)
-    return model.to(device).eval()
+    return train_cached(
+        "function_induction_gpt",
+        cfg,
+        seed,
+        build_model,
+        _loss_fn(cfg, device),
+        steps=cfg.steps,
+        lr=cfg.lr,
+        weight_decay=cfg.weight_decay,
+        description="function-induction GPT",
+        cache=cache,
+        device=device,
+    )
 
 
 @torch.no_grad()
