@@ -1,0 +1,113 @@
+"""Every agent paper's ``--llm`` path against the loopback server, with an API key in the environment.
+
+Each paper's own tests check its numbers over the endpoint; this file checks what all of them owe a user: the key
+set in the environment is sent to the server and written nowhere (no cache entry, no output, no log line), a
+transient server error (HTTP 500) is retried rather than ending the run, and a server that answers malformed JSON
+never makes the key appear in an error.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from iclr26.agents.ssot.scripted import ssot_reply
+from tests.agents.test_c_evolve import _arith_reply as cevolve_reply
+from tests.agents.test_mass import _arith_reply as mass_reply
+from tests.llm_stub import serve_stub
+
+SECRET = "sk-agentpath-0123456789abcdefghijklmnop"
+
+
+def _ssot_respond():
+    rng = np.random.default_rng(0)
+
+    def respond(body):
+        prompt = body["messages"][-1]["content"]
+        return ssot_reply(prompt, rng) if "random_string" in prompt else "<answer>A</answer>"
+
+    return respond
+
+
+PAPERS = {
+    "ssot": (lambda: _ssot_respond(), ["--tasks", "uniform-2,0.3/0.7", "--n-samples", "6"]),
+    "mass": (
+        lambda: mass_reply,
+        [
+            "--budget",
+            "500",
+            "--n-train",
+            "8",
+            "--n-val",
+            "10",
+            "--n-test",
+            "6",
+            "--n-instructions",
+            "2",
+            "--n-demo-sets",
+            "2",
+            "--n-topologies",
+            "2",
+        ],
+    ),  # fmt: skip
+    "c_evolve": (
+        lambda: cevolve_reply,
+        ["--budget", "4", "--n-feedback", "3", "--n-metric", "3", "--n-test", "4"],
+    ),
+    "autoep": (
+        lambda: lambda body: "<A>0.7</A> <B>0.6</B>",
+        ["--n", "10", "--instances", "1", "--generations", "10", "--pop-size", "8"],
+    ),
+}
+
+
+def _main(paper: str):
+    return importlib.import_module(f"iclr26.agents.{paper}.__main__").main
+
+
+def _files_containing(root: Path, needle: str) -> list[str]:
+    hits = []
+    for p in root.rglob("*"):
+        if p.is_file() and needle.encode() in p.read_bytes():
+            hits.append(str(p.relative_to(root)))
+    return hits
+
+
+@pytest.mark.parametrize("paper", sorted(PAPERS))
+def test_key_is_sent_but_written_nowhere_and_a_500_is_retried(paper, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ICLR26_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    respond, args = PAPERS[paper]
+    with serve_stub(respond()) as (url, state):
+        state.replies = [
+            (500, {"error": {"message": "overloaded"}})
+        ]  # the first call fails once, then is retried
+        _main(paper)(["--llm", f"{url}@stub-model", *args])
+    assert len(state.requests) >= 2
+    assert all(r["headers"].get("Authorization") == f"Bearer {SECRET}" for r in state.requests)
+    out = capsys.readouterr()
+    assert SECRET not in out.out and SECRET not in out.err
+    assert _files_containing(tmp_path, SECRET) == []
+
+
+@pytest.mark.parametrize("paper", sorted(PAPERS))
+def test_malformed_json_never_shows_the_key(paper, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ICLR26_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    respond, args = PAPERS[paper]
+    with serve_stub(respond()) as (url, state):
+        state.replies = [(200, "{not json")] * 10_000
+        try:
+            _main(paper)(["--llm", f"{url}@stub-model", *args])
+        except SystemExit as exc:  # a CLI may turn the backend's error into an exit status
+            assert SECRET not in str(exc.code)
+        except Exception as exc:  # noqa: BLE001 - any error a user would see must be free of the key
+            assert SECRET not in str(exc) and SECRET not in repr(exc)
+    out = capsys.readouterr()
+    assert SECRET not in out.out and SECRET not in out.err
+    assert _files_containing(tmp_path, SECRET) == []
