@@ -27,8 +27,10 @@ from dataclasses import dataclass
 
 import torch
 
-from iclr26.checks import check_float, check_int, check_tensor
-from iclr26.lab.pde.navier_stokes import NavierStokes2D, velocity_from_vorticity, wavenumbers
+from iclr26.checks import check_float, check_int
+from iclr26.lab.pde.immersed_boundary import IBSimulator as _LabIBSimulator
+from iclr26.lab.pde.immersed_boundary import enclosed_area, peskin_delta, spectral_divergence
+from iclr26.lab.pde.navier_stokes import velocity_from_vorticity
 
 __all__ = [
     "FSIDataConfig",
@@ -40,30 +42,6 @@ __all__ = [
 ]
 
 L = 2 * math.pi
-
-
-def peskin_delta(r: torch.Tensor) -> torch.Tensor:
-    """Peskin's 4-point cosine kernel phi(r) = (1 + cos(pi r / 2)) / 4 for |r| < 2, else 0 (r in grid units);
-    it sums to 1 over any unit-spaced set of points."""
-    check_tensor("r", r, floating=True)
-    return torch.where(r.abs() < 2, 0.25 * (1 + torch.cos(0.5 * math.pi * r)), torch.zeros_like(r))
-
-
-def enclosed_area(ring: torch.Tensor) -> torch.Tensor:
-    """Shoelace area of closed polygons ring (..., N, 2) (counter-clockwise positive)."""
-    check_tensor("ring", ring, floating=True)
-    if ring.ndim < 2 or ring.shape[-1] != 2 or ring.shape[-2] < 3:
-        raise ValueError(f"ring must have shape (..., N >= 3, 2), got {tuple(ring.shape)}")
-    x, y = ring[..., 0], ring[..., 1]
-    return 0.5 * (x * torch.roll(y, -1, -1) - torch.roll(x, -1, -1) * y).sum(-1)
-
-
-def spectral_divergence(u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """max |du/dx + dv/dy| of periodic fields (..., n, n) [y, x] on [0, 2 pi)^2, by Fourier differentiation."""
-    n = u.shape[-1]
-    kx, ky = wavenumbers(n, L, u.dtype, u.device)
-    div = torch.fft.irfft2(1j * kx * torch.fft.rfft2(u) + 1j * ky * torch.fft.rfft2(v), s=(n, n))
-    return div.abs().amax(dim=(-2, -1))
 
 
 @dataclass(frozen=True)
@@ -134,81 +112,15 @@ def _body(cfg: FSIDataConfig, aspect: torch.Tensor, centre: torch.Tensor):
     return x0 + centre[:, None], e, rest_len
 
 
-class IBSimulator:
-    """Batched two-way IB coupling of an elastic spring body and periodic incompressible flow (see the module
-    docstring). ``nu``, ``flow``, ``stiffness``: (B,) tensors, one value per trajectory."""
+class IBSimulator(_LabIBSimulator):
+    """The lab's batched IB coupling (:class:`iclr26.lab.pde.immersed_boundary.IBSimulator`) on this dataset's
+    box, with its Kolmogorov forcing ``cfg.forcing * sin(4 y)``; ``nu``, ``flow``, ``stiffness``: (B,) tensors."""
 
     def __init__(self, cfg: FSIDataConfig, nu: torch.Tensor, flow: torch.Tensor, stiffness: torch.Tensor):
         self.cfg = cfg
-        self.n = cfg.n
-        self.h = L / cfg.n
-        self.solver = NavierStokes2D(cfg.n, nu=0.0, forcing=None, length=L)
-        kx, ky = wavenumbers(cfg.n, L)
-        k2 = kx**2 + ky**2
-        inv_k2 = torch.where(
-            k2 == 0, torch.zeros_like(k2), 1.0 / torch.where(k2 == 0, torch.ones_like(k2), k2)
-        )
-        kmax = cfg.n // 3
-        mask = ((kx.abs() <= kmax) & (ky.abs() <= kmax)).double()
-        self.grids = (kx, ky, k2, inv_k2, mask)
-        self.kx, self.ky, self.k2 = kx, ky, k2
-        self.nu = nu.double()[:, None, None]
-        self.flow = flow.double()
-        self.stiffness = stiffness.double()
-        y = torch.arange(cfg.n, dtype=torch.float64) * self.h
-        self.f_hat = torch.fft.rfft2((cfg.forcing * torch.sin(4 * y))[:, None].expand(cfg.n, cfg.n))
-        self.grid_x = torch.arange(cfg.n, dtype=torch.float64) * self.h
-
-    def _deltas(self, X: torch.Tensor):
-        """Separable delta weights (B, M, n) along x and y of markers X (B, M, 2) (periodic)."""
-
-        def one(c):
-            d = c[..., None] - self.grid_x  # (B, M, n)
-            d = torch.remainder(d + L / 2, L) - L / 2
-            return peskin_delta(d / self.h) / self.h
-
-        return one(X[..., 0]), one(X[..., 1])
-
-    def forces(self, X: torch.Tensor, edges: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
-        """Linear-spring forces (B, M, 2) on the markers; they sum to zero (internal forces)."""
-        d = X[:, edges[:, 1]] - X[:, edges[:, 0]]
-        length = d.norm(dim=-1, keepdim=True).clamp_min(1e-12)
-        t = self.stiffness[:, None, None] * (length - rest[None, :, None]) * d / length  # pulls 0 towards 1
-        F = torch.zeros_like(X)
-        F.index_add_(1, edges[:, 0], t)
-        F.index_add_(1, edges[:, 1], -t)
-        return F
-
-    def velocity(self, w_hat: torch.Tensor):
-        psi = w_hat * self.grids[3]
-        u = torch.fft.irfft2(1j * self.ky * psi, s=(self.n, self.n))
-        v = torch.fft.irfft2(-1j * self.kx * psi, s=(self.n, self.n))
-        return u, v
-
-    def rates(self, w_hat, X, edges, rest):
-        """(dw_hat/dt without viscosity, dX/dt, marker forces)."""
-        F = self.forces(X, edges, rest)
-        dx, dy = self._deltas(X)
-        fx = torch.einsum("bm,bmy,bmx->byx", F[..., 0], dy, dx)
-        fy = torch.einsum("bm,bmy,bmx->byx", F[..., 1], dy, dx)
-        curl = 1j * self.kx * torch.fft.rfft2(fy) - 1j * self.ky * torch.fft.rfft2(fx)
-        adv = self.solver.rhs_hat(w_hat, 0.0, self.grids)  # -(u . grad w), dealiased
-        uniform = -1j * self.kx * self.flow[:, None, None] * w_hat  # -U0 dw/dx
-        dw = adv + uniform * self.grids[4] + self.f_hat + curl * self.grids[4]
-        u, v = self.velocity(w_hat)
-        ux = torch.einsum("byx,bmy,bmx->bm", u, dy, dx) * self.h**2 + self.flow[:, None]
-        vy = torch.einsum("byx,bmy,bmx->bm", v, dy, dx) * self.h**2
-        return dw, torch.stack([ux, vy], -1), F
-
-    def step(self, w_hat, X, edges, rest, dt):
-        """One Heun step for advection, forcing and coupling with Crank-Nicolson viscosity."""
-        a = 1 - 0.5 * self.nu * dt * self.k2
-        b = 1 / (1 + 0.5 * self.nu * dt * self.k2)
-        dw0, dX0, _ = self.rates(w_hat, X, edges, rest)
-        w1 = (a * w_hat + dt * dw0) * b
-        X1 = X + dt * dX0
-        dw1, dX1, _ = self.rates(w1, X1, edges, rest)
-        return (a * w_hat + 0.5 * dt * (dw0 + dw1)) * b, X + 0.5 * dt * (dX0 + dX1)
+        y = torch.arange(cfg.n, dtype=torch.float64) * (L / cfg.n)
+        forcing = (cfg.forcing * torch.sin(4 * y))[:, None].expand(cfg.n, cfg.n)
+        super().__init__(cfg.n, nu, flow, stiffness, forcing=forcing, length=L)
 
 
 @functools.lru_cache(maxsize=4)
