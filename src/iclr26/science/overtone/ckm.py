@@ -21,7 +21,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from iclr26.checks import check_choice, check_int, check_tensor
-from iclr26.science.overtone.csm import BOUNDARIES, crop_centre
+from iclr26.science.overtone.csm import (
+    BOUNDARIES,
+    add_decoder_layers,
+    add_encoder_layers,
+    check_channels,
+    crop_centre,
+    pad_boundary,
+)
 
 __all__ = ["CKMDecoder2d", "CKMEncoder2d", "kernel_partition", "pi_resize", "resize_matrix"]
 
@@ -135,33 +142,17 @@ class CKMEncoder2d(_CKMBase):
         self.hidden_dim = check_int("hidden_dim", hidden_dim, low=4)
         self._setup(base_kernel, trained_patches, groups, hidden_dim)
         self.boundary = check_choice("boundary", boundary, BOUNDARIES)
-        k1, k2 = self.base_kernel
-        self.proj1 = nn.Conv2d(in_channels, hidden_dim // 4, k1, bias=False)
-        self.norm1 = nn.GroupNorm(groups, hidden_dim // 4)
-        self.proj2 = nn.Conv2d(hidden_dim // 4, hidden_dim, k2, bias=False)
-        self.norm2 = nn.GroupNorm(groups, hidden_dim)
+        add_encoder_layers(self, in_channels, hidden_dim, *self.base_kernel, groups)
         self.pad_token = nn.Parameter(torch.zeros(in_channels)) if boundary == "constant" else None
 
     def pad(self, x: torch.Tensor, p: int) -> torch.Tensor:
         ph, pw = (-x.shape[-2]) % p, (-x.shape[-1]) % p
         if ph % 2 or pw % 2:
             raise ValueError(f"padding ({ph}, {pw}) to a multiple of patch {p} is odd; choose an even size")
-        if not (ph or pw):
-            return x
-        pad = (pw // 2, pw // 2, ph // 2, ph // 2)
-        if self.boundary == "periodic":
-            return F.pad(x, pad, mode="circular")
-        out = F.pad(x, pad)
-        border = torch.ones_like(out[:1, :1])
-        border[..., ph // 2 : out.shape[-2] - ph // 2, pw // 2 : out.shape[-1] - pw // 2] = 0.0
-        return out + border * self.pad_token.view(1, -1, 1, 1)
+        return pad_boundary(x, ph, pw, self.boundary, self.pad_token)
 
     def forward(self, x: torch.Tensor, patch) -> torch.Tensor:
-        check_tensor("x", x, ndim=4, floating=True)
-        if x.shape[1] != self.in_channels:
-            raise ValueError(
-                f"x has {x.shape[1]} channels, the encoder expects in_channels = {self.in_channels}"
-            )
+        check_channels(x, self.in_channels, "in_channels")
         k1, k2 = self.kernels(patch)
         x = self.pad(x, k1 * k2)
         w1 = pi_resize(self.proj1.weight, (k1, k1))
@@ -186,17 +177,10 @@ class CKMDecoder2d(_CKMBase):
         self.out_channels = check_int("out_channels", out_channels, low=1)
         self.hidden_dim = check_int("hidden_dim", hidden_dim, low=4)
         self._setup(base_kernel, trained_patches, groups, hidden_dim)
-        k1, k2 = self.base_kernel
-        self.proj1 = nn.ConvTranspose2d(hidden_dim, hidden_dim // 4, k2, bias=False)
-        self.norm1 = nn.GroupNorm(groups, hidden_dim // 4)
-        self.proj2 = nn.ConvTranspose2d(hidden_dim // 4, out_channels, k1)
+        add_decoder_layers(self, hidden_dim, out_channels, *self.base_kernel, groups)
 
     def forward(self, x: torch.Tensor, patch, out_shape: Sequence[int] | None = None) -> torch.Tensor:
-        check_tensor("x", x, ndim=4, floating=True)
-        if x.shape[1] != self.hidden_dim:
-            raise ValueError(
-                f"x has {x.shape[1]} channels, the decoder expects hidden_dim = {self.hidden_dim}"
-            )
+        check_channels(x, self.hidden_dim, "hidden_dim")
         k1, k2 = self.kernels(patch)
         x = F.gelu(self.norm1(F.conv_transpose2d(x, pi_resize(self.proj1.weight, (k2, k2)), stride=k2)))
         x = F.conv_transpose2d(x, pi_resize(self.proj2.weight, (k1, k1)), self.proj2.bias, stride=k1)

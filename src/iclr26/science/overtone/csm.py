@@ -112,6 +112,53 @@ def _check_kernel_and_set(base_kernel, stride_set) -> tuple[Strides, tuple[Strid
     return k, sset  # type: ignore[return-value]
 
 
+def check_channels(x: torch.Tensor, expected: int, what: str) -> torch.Tensor:
+    """x must be a floating (B, C, H, W) tensor with C = expected (``what`` names it: "in_channels", ...)."""
+    check_tensor("x", x, ndim=4, floating=True)
+    if x.shape[1] != expected:
+        role = "encoder" if what == "in_channels" else "decoder"
+        raise ValueError(f"x has {x.shape[1]} channels, the {role} expects {what} = {expected}")
+    return x
+
+
+def add_encoder_layers(
+    m: nn.Module, in_channels: int, hidden_dim: int, k1: int, k2: int, groups: int
+) -> None:
+    """The tokenizer stack Conv(k1) -> GroupNorm -> GELU -> Conv(k2) -> GroupNorm -> GELU (weights only; the
+    strides or resized kernels are the caller's), registered on `m` in this order."""
+    m.proj1 = nn.Conv2d(in_channels, hidden_dim // 4, k1, bias=False)
+    m.norm1 = nn.GroupNorm(groups, hidden_dim // 4)
+    m.proj2 = nn.Conv2d(hidden_dim // 4, hidden_dim, k2, bias=False)
+    m.norm2 = nn.GroupNorm(groups, hidden_dim)
+
+
+def add_decoder_layers(
+    m: nn.Module, hidden_dim: int, out_channels: int, k1: int, k2: int, groups: int
+) -> None:
+    """The mirrored stack ConvTranspose(k2) -> GroupNorm -> GELU -> ConvTranspose(k1), registered on `m`."""
+    m.proj1 = nn.ConvTranspose2d(hidden_dim, hidden_dim // 4, k2, bias=False)
+    m.norm1 = nn.GroupNorm(groups, hidden_dim // 4)
+    m.proj2 = nn.ConvTranspose2d(hidden_dim // 4, out_channels, k1)
+
+
+def pad_boundary(
+    x: torch.Tensor, ph: int, pw: int, boundary: str, pad_token: torch.Tensor | None
+) -> torch.Tensor:
+    """x padded by (ph, pw) in total, split evenly: circularly ("periodic"), or with zeros plus the learned
+    ``pad_token`` on the border only ("constant")."""
+    if not (ph or pw):
+        return x
+    pad = (pw // 2, pw // 2, ph // 2, ph // 2)
+    if boundary == "periodic":
+        if ph // 2 > x.shape[-2] or pw // 2 > x.shape[-1]:
+            raise ValueError(f"circular padding {pad} exceeds the input size {tuple(x.shape[-2:])}")
+        return F.pad(x, pad, mode="circular")
+    out = F.pad(x, pad)
+    border = torch.ones_like(out[:1, :1])
+    border[..., ph // 2 : out.shape[-2] - ph // 2, pw // 2 : out.shape[-1] - pw // 2] = 0.0
+    return out + border * pad_token.view(1, -1, 1, 1)
+
+
 class CSMEncoder2d(nn.Module):
     """The CSM tokenizer: (B, C, H, W) -> (B, D, h, w) with strides chosen per call.
 
@@ -150,11 +197,7 @@ class CSMEncoder2d(nn.Module):
             )
         self.base_kernel, self.stride_set = _check_kernel_and_set(base_kernel, stride_set)
         self.boundary = check_choice("boundary", boundary, BOUNDARIES)
-        k1, k2 = self.base_kernel
-        self.proj1 = nn.Conv2d(in_channels, hidden_dim // 4, k1, bias=False)
-        self.norm1 = nn.GroupNorm(groups, hidden_dim // 4)
-        self.proj2 = nn.Conv2d(hidden_dim // 4, hidden_dim, k2, bias=False)
-        self.norm2 = nn.GroupNorm(groups, hidden_dim)
+        add_encoder_layers(self, in_channels, hidden_dim, *self.base_kernel, groups)
         self.pad_token = nn.Parameter(torch.zeros(in_channels)) if boundary == "constant" else None
 
     def padding(self, H: int, W: int, strides) -> tuple[int, int]:
@@ -172,25 +215,10 @@ class CSMEncoder2d(nn.Module):
     def pad(self, x: torch.Tensor, strides) -> torch.Tensor:
         """x padded (circularly, or with zeros plus the padding token) to the size the strides tile."""
         ph, pw = self.padding(x.shape[-2], x.shape[-1], strides)
-        if not (ph or pw):
-            return x
-        pad = (pw // 2, pw // 2, ph // 2, ph // 2)
-        if self.boundary == "periodic":
-            if ph // 2 > x.shape[-2] or pw // 2 > x.shape[-1]:
-                raise ValueError(f"circular padding {pad} exceeds the input size {tuple(x.shape[-2:])}")
-            return F.pad(x, pad, mode="circular")
-        out = F.pad(x, pad)
-        border = torch.ones_like(out[:1, :1])
-        border[..., ph // 2 : out.shape[-2] - ph // 2, pw // 2 : out.shape[-1] - pw // 2] = 0.0
-        return out + border * self.pad_token.view(1, -1, 1, 1)
+        return pad_boundary(x, ph, pw, self.boundary, self.pad_token)
 
     def check_input(self, x: torch.Tensor) -> torch.Tensor:
-        check_tensor("x", x, ndim=4, floating=True)
-        if x.shape[1] != self.in_channels:
-            raise ValueError(
-                f"x has {x.shape[1]} channels, the encoder expects in_channels = {self.in_channels}"
-            )
-        return x
+        return check_channels(x, self.in_channels, "in_channels")
 
     def forward(self, x: torch.Tensor, strides) -> torch.Tensor:
         """Tokens (B, D, h, w) of x (B, C, H, W) at strides (s1, s2) (or a patch size p = s1 s2 of the set)."""
@@ -224,17 +252,10 @@ class CSMDecoder2d(nn.Module):
                 f"groups ({groups}) must divide hidden_dim // 4 ({hidden_dim // 4}), hidden_dim % 4 == 0"
             )
         self.base_kernel, self.stride_set = _check_kernel_and_set(base_kernel, stride_set)
-        k1, k2 = self.base_kernel
-        self.proj1 = nn.ConvTranspose2d(hidden_dim, hidden_dim // 4, k2, bias=False)
-        self.norm1 = nn.GroupNorm(groups, hidden_dim // 4)
-        self.proj2 = nn.ConvTranspose2d(hidden_dim // 4, out_channels, k1)
+        add_decoder_layers(self, hidden_dim, out_channels, *self.base_kernel, groups)
 
     def forward(self, x: torch.Tensor, strides, out_shape: Sequence[int] | None = None) -> torch.Tensor:
-        check_tensor("x", x, ndim=4, floating=True)
-        if x.shape[1] != self.hidden_dim:
-            raise ValueError(
-                f"x has {x.shape[1]} channels, the decoder expects hidden_dim = {self.hidden_dim}"
-            )
+        check_channels(x, self.hidden_dim, "hidden_dim")
         s = check_strides(strides, self.stride_set)
         x = F.gelu(self.norm1(F.conv_transpose2d(x, self.proj1.weight, stride=s[1])))
         x = F.conv_transpose2d(x, self.proj2.weight, self.proj2.bias, stride=s[0])
