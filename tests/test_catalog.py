@@ -51,10 +51,9 @@ def test_unknown_slug_suggests():
         get_paper("espp")
 
 
-def test_planned_paper_has_no_module():
-    planned = next(p for p in load_catalog() if p.status == "planned")
+def test_planned_paper_has_no_module(planned_slug):
     with pytest.raises(LookupError, match="planned"):
-        paper_module(planned.slug)
+        paper_module(planned_slug)
 
 
 def test_readme_table_is_current():

@@ -42,15 +42,11 @@ def test_show_card(capsys):
     assert code == 0 and load_catalog()[0].title.split()[0] in out
 
 
-PLANNED = next(p.slug for p in load_catalog() if p.status == "planned")
-
-
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
         (["reproduce", "no-such-paper"], "unknown paper 'no-such-paper'"),
         (["reproduce", "esp", "--budget", "huge"], "unknown budget 'huge'; choose one of smoke, quick, full"),
-        (["reproduce", PLANNED], f"paper '{PLANNED}' is planned"),
         (["reproduce", "esp", "--seeds", "zero"], "--seeds must be a positive integer"),
         (["reproduce", "esp", "--seeds", "0"], "--seeds must be a positive integer"),
         (["reproduce", "esp", "--device", "tpu"], "unknown device 'tpu'"),
@@ -94,8 +90,14 @@ def test_bare_command_prints_help(capsys):
     assert code == 0 and "reproduce" in out and "report" in out
 
 
-def test_show_planned_paper(capsys):
-    code, out, _ = run(capsys, "show", PLANNED)
+def test_reproduce_planned_paper_is_one_line_exit_2(capsys, planned_slug):
+    code, out, err = run(capsys, "reproduce", planned_slug)
+    assert code == 2 and f"paper '{planned_slug}' is planned" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err + out
+
+
+def test_show_planned_paper(capsys, planned_slug):
+    code, out, _ = run(capsys, "show", planned_slug)
     assert code == 0 and "Not implemented yet" in out
 
 

@@ -95,10 +95,15 @@ class Paper:
         return asdict(self)
 
 
+def _catalog_text() -> str:
+    """The packaged ``catalog.json`` (one seam, so tests can stand in a catalog of their own)."""
+    return resources.files("iclr26").joinpath("catalog.json").read_text(encoding="utf-8")
+
+
 @lru_cache(maxsize=1)
 def load_catalog() -> tuple[Paper, ...]:
     """All papers, in catalog order."""
-    text = resources.files("iclr26").joinpath("catalog.json").read_text(encoding="utf-8")
+    text = _catalog_text()
     papers = tuple(Paper(**entry) for entry in json.loads(text))
     slugs = [p.slug for p in papers]
     if len(set(slugs)) != len(slugs):

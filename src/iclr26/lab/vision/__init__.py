@@ -1,0 +1,76 @@
+"""Shared pieces of the vision-language and design benchmarks: normalised boxes and IoU, colour measures (WCAG
+contrast, hue), a deterministic procedural renderer with exact per-element ground truth, and one
+``VLMBackend.predict(image, question, choices)`` interface with its reference backends and scorer."""
+
+from iclr26.lab.vision.boxes import Box, as_box, iou, pixel_box
+from iclr26.lab.vision.colour import check_rgb, contrast_ratio, hue, hue_distance, relative_luminance
+from iclr26.lab.vision.render import (
+    Element,
+    check_canvas,
+    draw_element,
+    element_kinds,
+    element_mask,
+    font,
+    register_kind,
+    render_design,
+    tile_panels,
+    visible_mask,
+)
+from iclr26.lab.vision.tensors import images_to_tensor
+from iclr26.lab.vision.vlm import (
+    MajorityBackend,
+    OracleBackend,
+    RandomBackend,
+    TextOnlyBackend,
+    TransformersVLMBackend,
+    VLMBackend,
+    VQAItem,
+    VQAReport,
+    evaluate,
+    format_prompt,
+    image_fingerprint,
+    load_image,
+    match_choice,
+    strip_reasoning,
+    validate_split,
+    within_chance,
+)
+
+__all__ = [
+    "Box",
+    "Element",
+    "MajorityBackend",
+    "OracleBackend",
+    "RandomBackend",
+    "TextOnlyBackend",
+    "TransformersVLMBackend",
+    "VLMBackend",
+    "VQAItem",
+    "VQAReport",
+    "as_box",
+    "check_canvas",
+    "check_rgb",
+    "contrast_ratio",
+    "draw_element",
+    "element_kinds",
+    "element_mask",
+    "evaluate",
+    "font",
+    "format_prompt",
+    "hue",
+    "hue_distance",
+    "image_fingerprint",
+    "images_to_tensor",
+    "iou",
+    "load_image",
+    "match_choice",
+    "pixel_box",
+    "register_kind",
+    "relative_luminance",
+    "render_design",
+    "strip_reasoning",
+    "tile_panels",
+    "validate_split",
+    "visible_mask",
+    "within_chance",
+]
