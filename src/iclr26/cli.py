@@ -221,10 +221,34 @@ def _check_out(value: str | Path) -> Path:
     return out
 
 
-def _plan_todo(slug: str, budget: str, n_seeds: int | None, out: Path, rerun: bool = False) -> list[int]:
+def _check_llm(spec: str) -> str:
+    """An LLM spec's form, checked before any run (the backend itself is built inside each seed)."""
+    text = spec.strip()
+    ok = text == "scripted" or (text.startswith("hf:") and len(text) > 3)
+    ok = ok or (text.startswith(("http://", "https://")) and "@" in text and not text.endswith("@"))
+    if not ok:
+        raise CLIError(
+            f"--llm must be 'http://host:port/v1@model', 'hf:/local/dir' or 'scripted', got {spec!r}"
+        )
+    return text
+
+
+def _takes_llm(experiment, budget: str) -> None:
+    try:
+        experiment.with_config(budget, llm=None)
+    except ValueError:
+        raise ValueError(
+            f"paper {experiment.slug!r} does not take an LLM endpoint (its {budget} config has no 'llm' field)"
+        ) from None
+
+
+def _plan_todo(
+    slug: str, budget: str, n_seeds: int | None, out: Path, rerun: bool = False, overrides: dict | None = None
+) -> list[int]:
     from iclr26.harness.runner import plan
 
-    p = plan(get_experiment(slug), budget, ResultStore(out), n_seeds)
+    exp = get_experiment(slug)
+    p = plan(exp.with_config(budget, **overrides) if overrides else exp, budget, ResultStore(out), n_seeds)
     return p.seeds if rerun else p.todo
 
 
@@ -267,6 +291,13 @@ def reproduce(
     ray_address: Annotated[
         str | None, typer.Option(help="Ray cluster address (default: a local instance).")
     ] = None,
+    llm: Annotated[
+        str | None,
+        typer.Option(
+            help="An LLM for the papers that take one: 'http://host:port/v1@model' (key from $OPENAI_API_KEY), "
+            "'hf:/local/dir' or 'scripted'. Only papers whose config has an 'llm' field accept it."
+        ),
+    ] = None,
 ) -> None:
     """Run the seeds of each paper's reproduction that are not stored yet, then print the verdicts."""
     from iclr26.harness.progress import reporting
@@ -292,11 +323,15 @@ def reproduce(
     targets = reproducible_slugs() if all_papers else list(slugs or [])
     if not targets:
         raise CLIError("name at least one paper slug, or pass --all")
+    overrides = {} if llm is None else {"llm": _check_llm(llm)}
     try:
         for (
             slug
         ) in targets:  # unknown or planned papers, and devices they do not support, fail before any run
-            resolve_device(device, get_experiment(slug).devices, slug)
+            exp = get_experiment(slug)
+            resolve_device(device, exp.devices, slug)
+            if overrides:
+                _takes_llm(exp, budget)
     except ValueError as err:
         raise CLIError(str(err)) from None
 
@@ -312,14 +347,16 @@ def reproduce(
     else:
         from iclr26.harness.executors import LocalExecutor, PoolExecutor, default_jobs
 
-        n_tasks = sum(len(_plan_todo(slug, budget, n_seeds, out, rerun)) for slug in targets)
+        n_tasks = sum(len(_plan_todo(slug, budget, n_seeds, out, rerun, overrides)) for slug in targets)
         workers = min(n_jobs or default_jobs(), max(n_tasks, 1))
         ex = LocalExecutor() if workers == 1 else PoolExecutor(workers)
 
     store = ResultStore(out)
 
     _RUN.update(
-        stored=0, total=sum(len(_plan_todo(s_, budget, n_seeds, out, rerun)) for s_ in targets), active=True
+        stored=0,
+        total=sum(len(_plan_todo(s_, budget, n_seeds, out, rerun, overrides)) for s_ in targets),
+        active=True,
     )
 
     def done(record: dict) -> None:
@@ -332,7 +369,9 @@ def reproduce(
         )
 
     with RichReporter(console) as reporter, reporting(reporter):
-        summaries = run_reproduce(targets, budget, n_seeds, device, store, ex, on_result=done, rerun=rerun)
+        summaries = run_reproduce(
+            targets, budget, n_seeds, device, store, ex, on_result=done, rerun=rerun, overrides=overrides
+        )
     for s in summaries:
         console.print(
             f"\n[bold]{s.slug}[/] ({s.budget}): {len(s.results)} seeds "

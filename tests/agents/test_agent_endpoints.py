@@ -111,3 +111,42 @@ def test_malformed_json_never_shows_the_key(paper, tmp_path, monkeypatch, capsys
     out = capsys.readouterr()
     assert SECRET not in out.out and SECRET not in out.err
     assert _files_containing(tmp_path, SECRET) == []
+
+
+def test_cli_reproduce_runs_a_paper_against_the_endpoint(tmp_path, monkeypatch, capsys):
+    """``iclr26 reproduce mass --llm URL@model``: the budget's config with that endpoint, stored as a distinct config
+    (offline seeds are not reused), the key sent and written nowhere."""
+    import json
+
+    from iclr26.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ICLR26_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    out_dir = tmp_path / "results"
+    with serve_stub(mass_reply) as (url, state):
+        code = main(
+            ["reproduce", "mass", "--budget", "smoke", "--llm", f"{url}@stub-model", "--out", str(out_dir)]
+        )
+    assert code == 0, capsys.readouterr().err
+    assert state.requests and all(
+        r["headers"].get("Authorization") == f"Bearer {SECRET}" for r in state.requests
+    )
+    record = json.loads((out_dir / "mass" / "smoke" / "seed_000.json").read_text())
+    assert record["config"]["llm"] == f"{url}@stub-model"
+    assert _files_containing(tmp_path, SECRET) == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["reproduce", "esp", "--llm", "scripted"], "paper 'esp' does not take an LLM endpoint"),
+        (["reproduce", "mass", "--llm", "localhost:8000"], "--llm must be"),
+    ],
+)
+def test_cli_llm_bad_input_is_one_line(capsys, argv, needle):
+    from iclr26.cli import main
+
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1

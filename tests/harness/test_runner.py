@@ -168,3 +168,18 @@ def test_usable_excludes_defects_of_one_seed_but_not_absences_by_design():
     assert any("seed 0" in w and "late" in w for w in why), (
         "measured in one seed, so missing from another is a defect"
     )
+
+
+def test_overrides_change_the_config_and_never_reuse_other_seeds(tmp_path):
+    store = ResultStore(tmp_path)
+    reproduce(["toy-harness"], "quick", store=store, device="cpu")
+    [changed] = reproduce(["toy-harness"], "quick", store=store, device="cpu", overrides={"effect": 0.0})
+    assert changed.ran == [0, 1, 2, 3]  # the stored seeds were of another config
+    assert store.read("toy-harness", "quick", 0).config == {"n": 16, "effect": 0.0}
+    assert (
+        run_seed_task(SeedTask("toy-harness", "quick", 0, "cpu", (("effect", 0.0),)))["config"]["effect"]
+        == 0.0
+    )
+    with pytest.raises(ValueError, match="no config field 'llm'"):
+        TOY.with_config("quick", llm="scripted")
+    assert TOY.config("quick").effect == 0.5  # with_config returns a copy

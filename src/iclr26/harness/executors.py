@@ -35,15 +35,21 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SeedTask:
+    """One seed to run. ``overrides`` are config changes for this run (``Experiment.with_config``), as
+    ``(field, value)`` pairs, so that worker processes and Ray workers run the same config as the driver."""
+
     slug: str
     budget: str
     seed: int
     device: str
+    overrides: tuple[tuple[str, Any], ...] = ()
 
 
 def run_seed_task(task: SeedTask) -> dict[str, Any]:
     """Run one seed of one experiment and return the full record the store writes."""
     experiment = get_experiment(task.slug)
+    if task.overrides:
+        experiment = experiment.with_config(task.budget, **dict(task.overrides))
     seed_everything(task.seed)
     started = utc_now()
     t0 = time.perf_counter()

@@ -185,6 +185,23 @@ class Experiment:
     def config(self, budget: str) -> Any:
         return self.configs[check_budget(budget)]
 
+    def with_config(self, budget: str, **changes: Any) -> Experiment:
+        """This experiment with ``budget``'s config changed (e.g. ``llm="http://host:8000/v1@model"``).
+
+        Only fields the config already has can change; anything else is a ``ValueError`` naming the field and the
+        fields there are, so a paper that does not take, say, an LLM endpoint says so instead of ignoring it.
+        """
+        cfg = self.config(budget)
+        names = list(cfg) if isinstance(cfg, Mapping) else [f.name for f in dataclasses.fields(cfg)]
+        unknown = [k for k in changes if k not in names]
+        if unknown:
+            raise ValueError(
+                f"paper {self.slug!r} has no config field {unknown[0]!r} at budget {budget!r} "
+                f"(its fields: {', '.join(names)})"
+            )
+        new = {**cfg, **changes} if isinstance(cfg, Mapping) else dataclasses.replace(cfg, **changes)
+        return dataclasses.replace(self, configs={**self.configs, budget: new})
+
     def config_dict(self, budget: str) -> dict[str, Any]:
         """The config of `budget` as a JSON-ready dict (what the results file records)."""
         return to_jsonable(self.config(budget))

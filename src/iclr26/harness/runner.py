@@ -7,7 +7,7 @@ from there. Verdicts are computed from whatever seeds the store holds; smoke run
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,22 +130,30 @@ def reproduce(
     executor: Executor | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
     rerun: bool = False,
+    overrides: Mapping[str, Any] | None = None,
 ) -> list[Summary]:
     """Run every missing seed of every slug, store each as it finishes, and judge.
 
     Results are written by this process the moment each seed finishes, whichever executor ran it, so an
     interruption loses at most the seeds in flight. ``rerun=True`` runs every seed again, stored or not.
+    ``overrides`` change the budget's config for this run (``Experiment.with_config``; e.g. an LLM endpoint):
+    stored seeds of another config are not reused, and the verdict reads only seeds of the changed config.
     """
     store = store or ResultStore()
     executor = executor or LocalExecutor()
+    changes = tuple(sorted((overrides or {}).items()))
     experiments = {slug: get_experiment(slug) for slug in slugs}
+    if changes:
+        experiments = {s: e.with_config(budget, **dict(changes)) for s, e in experiments.items()}
     devices = {slug: resolve_device(device, exp.devices, slug) for slug, exp in experiments.items()}
     plans = {slug: plan(exp, budget, store, n_seeds) for slug, exp in experiments.items()}
     if rerun:  # every seed again, whatever is stored (the code changed, the config did not)
         plans = {
             s: PlannedRun(p.slug, p.budget, p.seeds, [], list(p.seeds), p.corrupt) for s, p in plans.items()
         }
-    tasks = [SeedTask(slug, budget, seed, devices[slug]) for slug, p in plans.items() for seed in p.todo]
+    tasks = [
+        SeedTask(slug, budget, seed, devices[slug], changes) for slug, p in plans.items() for seed in p.todo
+    ]
     for record in executor.run(tasks):
         store.write(record)
         if on_result is not None:
