@@ -20,6 +20,7 @@ from iclr26.inference.cactus import (
     binary_kl,
     cactus_h,
     enumerate_rule,
+    one_step_law,
     one_step_output_distribution,
     speculative_generate,
 )
@@ -78,6 +79,18 @@ def test_enumeration_matches_brute_force_oracle() -> None:
         fast = one_step_output_distribution(p, q, ver)
         for i in range(3):
             assert torch.allclose(fast[i], _brute_r(p[i], q[i], ver), atol=1e-12)
+
+
+def test_one_step_law_is_acceptance_and_law_from_one_enumeration() -> None:
+    q, p = _dirichlet((4, 3), 9, 10, 1.0), _dirichlet((4, 3), 9, 11, 1.0)
+    for ver in (CactusVerifier(0.3), SpSVerifier(), TypicalVerifier(), TopKVerifier(2), InterpVerifier(0.4)):
+        acc, law = one_step_law(p, q, ver)
+        assert torch.equal(acc, acceptance_probability(p, q, ver))
+        assert torch.equal(law, one_step_output_distribution(p, q, ver))
+        assert acc.shape == (4, 3) and law.shape == (4, 3, 9)
+        # the accepted drafts' mass sits inside the emitted law: r_n >= p_n a(n)
+        a, _ = enumerate_rule(p, q, ver)
+        assert bool((law >= p * a - 1e-12).all())
 
 
 def test_h_is_a_distribution_and_acceptance_grows_with_delta() -> None:

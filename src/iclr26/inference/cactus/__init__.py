@@ -18,6 +18,7 @@ from iclr26.inference.cactus.verifiers import (
     binary_kl,
     cactus_h,
     enumerate_rule,
+    one_step_law,
     one_step_output_distribution,
 )
 
@@ -33,6 +34,7 @@ __all__ = [
     "binary_kl",
     "cactus_h",
     "enumerate_rule",
+    "one_step_law",
     "one_step_output_distribution",
     "speculative_generate",
     "target_sample",

@@ -9,13 +9,15 @@ tunes Cactus's delta on half of the real pairs to TAS's acceptance and compares 
 
 Part 2 (end-to-end): SpS, Cactus (delta = 1) and TAS decode held-out problems ("Q: 12+7-5=? A:", worked steps,
 "Answer: N") with the lab's KV-cached loop at temperature 1 up to the end of the line; acceptance length tau and
-answer accuracy (pass@1) per method.
+answer accuracy (pass@1) per method. The pair, the prompts, the decoding loop over methods and the grading are
+the family template :mod:`iclr26.lab.speculative_bench`; this module holds Cactus's sweeps and metrics.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,9 +38,9 @@ from iclr26.inference.cactus.verifiers import (
     TypicalVerifier,
     binary_kl,
     cactus_h,
-    enumerate_rule,
+    one_step_law,
 )
-from iclr26.lab.corpora import parse_answer
+from iclr26.lab.speculative_bench import Prompt, decode_prompts, heldout_prompts, line_end, load_pair
 
 __all__ = ["CactusConfig", "EXPERIMENT", "run", "sweep_verifiers"]
 
@@ -74,9 +76,8 @@ def _exact(p: torch.Tensor, q: torch.Tensor, ver: BaseVerifier, chunk: int = 256
     acc, kl, tv = [], [], []
     for i in range(0, q.shape[0], chunk):
         pc, qc = p[i : i + chunk], q[i : i + chunk]
-        a, res = enumerate_rule(pc, qc, ver)
-        r = pc * a + ((pc * (1 - a)).unsqueeze(-1) * res).sum(-2)
-        acc.append((pc * a).sum(-1))
+        a, r = one_step_law(pc, qc, ver)
+        acc.append(a)
         kl.append(_kl(r, qc))
         tv.append(0.5 * (r - qc).abs().sum(-1))
     return {k: float(torch.cat(v).mean()) for k, v in (("acc", acc), ("kl", kl), ("tv", tv))}
@@ -136,10 +137,7 @@ def _models(cfg: CactusConfig, seed: int, device: torch.device | str = "cpu"):
         noise = torch._standard_gamma(torch.full((v, v), 0.3, dtype=torch.float64), generator=g)
         d = 0.6 * t + 0.4 * noise / noise.sum(-1, keepdim=True)
         return TableLM(t).to(device), TableLM(d).to(device), None
-    from iclr26.lab.tinylm.pairs import draft_target_pair
-
-    pair = draft_target_pair(cfg.pair)
-    return pair.target.model.to(device).eval(), pair.drafter.model.to(device).eval(), pair
+    return load_pair(cfg.pair, device)
 
 
 @torch.no_grad()
@@ -183,47 +181,35 @@ def _dirichlet_pairs(n: int, v: int, gen: torch.Generator) -> tuple[torch.Tensor
     return 0.6 * q + 0.4 * dirichlet(), q
 
 
+def _prompts(pair, cfg: CactusConfig, seed: int, device: torch.device | str) -> Sequence[Prompt]:
+    """Held-out problems of the pair, or random 3-token ungraded prompts for the table models."""
+    if pair is None:
+        rng = np.random.default_rng(10_000 + seed)
+        return [
+            Prompt(torch.tensor([rng.integers(0, 16, size=3).tolist()], device=device))
+            for _ in range(cfg.n_prompts)
+        ]
+    return heldout_prompts(pair, cfg.n_prompts, seed=10_000 + seed, device=device)
+
+
 def _decode(
     target, drafter, pair, cfg: CactusConfig, seed: int, device: torch.device | str = "cpu"
 ) -> dict[str, float]:
     """tau and pass@1 accuracy of SpS, Cactus and TAS on the same prompts (the models' forwards on `device`; the
     lab loop verifies and samples on the CPU)."""
-    rng = np.random.default_rng(10_000 + seed)
-    eos = None
-    if pair is None:
-        prompts = [
-            (torch.tensor([rng.integers(0, 16, size=3).tolist()], device=device), None)
-            for _ in range(cfg.n_prompts)
-        ]
-    else:
-        tok = pair.tokenizer
-        eos = tok.convert_tokens_to_ids("\n")
-        problems = pair.heldout(cfg.n_prompts, seed=10_000 + seed)
-        prompts = [(torch.tensor([tok(p.prompt()).input_ids], device=device), p.answer) for p in problems]
-    methods = {"sps": SpSVerifier(), "cactus": CactusVerifier(cfg.cactus_delta), "tas": TypicalVerifier()}
+    eos = None if pair is None else line_end(pair)
+    verifiers = {"sps": SpSVerifier(), "cactus": CactusVerifier(cfg.cactus_delta), "tas": TypicalVerifier()}
+    kw = dict(gamma=cfg.gamma, max_new_tokens=cfg.new_tokens, eos_token_id=eos)
+    methods = {
+        name: (lambda p, s, ver=ver: speculative_generate(target, drafter, p.ids, ver, seed=s, **kw))
+        for name, ver in verifiers.items()
+    }
     seeds = np.random.default_rng(20_000 + seed).integers(1, 2**62, size=cfg.n_prompts).tolist()
-    out: dict[str, float] = {}
-    for name, ver in track(list(methods.items()), description=f"cactus decode seed {seed}"):
-        emitted = forwards = correct = 0
-        for (ids, ans), s in zip(prompts, seeds):
-            gen, st = speculative_generate(
-                target,
-                drafter,
-                ids,
-                ver,
-                gamma=cfg.gamma,
-                max_new_tokens=cfg.new_tokens,
-                seed=int(s),
-                eos_token_id=eos,
-            )
-            emitted += st.emitted
-            forwards += st.target_forwards
-            if pair is not None:
-                text = pair.tokenizer.decode(gen[0, ids.shape[1] :].tolist())
-                correct += int(parse_answer(text.split("\n")[0]) == ans)
-        out[f"tau_{name}"] = emitted / forwards
-        out[f"acc_{name}"] = correct / cfg.n_prompts
-    return out
+    prompts = _prompts(pair, cfg, seed, device)
+    tallies = decode_prompts(
+        prompts, methods, pair=pair, seeds=seeds, description=f"cactus decode seed {seed}"
+    )
+    return {f"{k}_{name}": v for name, t in tallies.items() for k, v in (("tau", t.tau), ("acc", t.accuracy))}
 
 
 def run(cfg: CactusConfig, seed: int, device: str) -> Metrics:

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from iclr26.harness.figures import legend, metric_mean, metric_values, new_figure, seed_bars
+from iclr26.harness.figures import legend, metric_mean, new_figure
 from iclr26.harness.store import SeedResult
+from iclr26.lab.speculative_bench import tau_accuracy_figure
 
 __all__ = ["frontier", "h_shift", "tau_accuracy"]
 
@@ -38,14 +39,10 @@ def frontier(results: Sequence[SeedResult]) -> Figure:
 
 def tau_accuracy(results: Sequence[SeedResult]) -> Figure:
     """Acceptance length tau and answer accuracy of SpS, Cactus and TAS decoding (per seed and mean)."""
-    fig, axes = new_figure(ncols=2, width=8)
     names = ("sps", "cactus", "tas")
-    for ax, stat, label in zip(axes, ("tau", "acc"), ("acceptance length tau", "accuracy (pass@1)")):
-        values = [metric_values(results, f"{stat}_{n}") for n in names]
-        seed_bars(ax, range(len(names)), values, color=[f"C{i}" for i in range(len(names))], alpha=0.6)
-        ax.set_xticks(range(len(names)), names)
-        ax.set(ylabel=label)
-    return fig
+    return tau_accuracy_figure(
+        results, tau=[(f"tau_{n}", n) for n in names], accuracy=[(f"acc_{n}", n) for n in names]
+    )
 
 
 def h_shift(results: Sequence[SeedResult]) -> Figure:

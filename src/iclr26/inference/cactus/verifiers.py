@@ -44,6 +44,7 @@ __all__ = [
     "cactus_h",
     "check_probs",
     "enumerate_rule",
+    "one_step_law",
     "one_step_output_distribution",
 ]
 
@@ -327,14 +328,23 @@ def enumerate_rule(p: Tensor, q: Tensor, verifier: BaseVerifier) -> tuple[Tensor
     return verifier.rule(qq, pp, n)
 
 
+def one_step_law(p: Tensor, q: Tensor, verifier: BaseVerifier) -> tuple[Tensor, Tensor]:
+    """Exact acceptance probability and emitted law at one drafted position, from one enumeration of ``n ~ p``.
+
+    Returns ``(sum_n p_n a(n), r)`` with ``r = sum_n p_n [a(n) e_n + (1 - a(n)) res(n)]``: the values of
+    :func:`acceptance_probability` and :func:`one_step_output_distribution` (batched over leading axes).
+    """
+    acc, res = enumerate_rule(p, q, verifier)
+    pd = p.double()
+    return (pd * acc).sum(-1), pd * acc + ((pd * (1 - acc)).unsqueeze(-1) * res).sum(-2)
+
+
 def one_step_output_distribution(p: Tensor, q: Tensor, verifier: BaseVerifier) -> Tensor:
     """Exact law of the token emitted at one drafted position, by enumerating the drafted token ``n ~ p``.
 
     ``r = sum_n p_n [a(n) e_n + (1 - a(n)) res(n)]``. Batched over leading axes: ``p, q`` of shape (..., V).
     """
-    acc, res = enumerate_rule(p, q, verifier)
-    pd = p.double()
-    return pd * acc + ((pd * (1 - acc)).unsqueeze(-1) * res).sum(-2)
+    return one_step_law(p, q, verifier)[1]
 
 
 def acceptance_probability(p: Tensor, q: Tensor, verifier: BaseVerifier) -> Tensor:
