@@ -14,7 +14,7 @@ LINT_PATHS := $(wildcard src tests benchmarks)
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: demo test test-latest lock reference lint format install install-dev clean
+.PHONY: demo test test-latest lock reference lint format install install-dev clean bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -72,6 +72,11 @@ JOBS ?= 2
 reference: $(VENV)/.installed
 	$(VENV)/bin/iclr26 reproduce $(if $(SLUGS),$(SLUGS),--all) --budget quick --rerun --jobs $(JOBS) --out $(REF_DIR)
 	$(PY) -m iclr26.harness.reference --thin
+
+# Every script under benchmarks/ at its small setting (under 15 minutes on 2 cores), each figure a ratio against
+# the user's alternative measured in the same run: benchmarks/RESULTS.md. ONLY="a b" runs some scripts.
+bench: $(VENV)/.installed
+	$(PY) benchmarks/run_all.py $(if $(ONLY),--only $(ONLY),)
 
 # Drift on purpose: the suite against whatever pip resolves today, in a venv of its own.
 test-latest:

@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 import torch
-from iclr26.lab.stats import bootstrap_interval
 
+from iclr26.harness.stats import bootstrap_interval
 from iclr26.inference.dparallel import CertaintyForcingTrainer, decode
 from iclr26.inference.dparallel.experiment import EXPERIMENT
 from iclr26.inference.dparallel.teacher import load_or_train_teacher

@@ -25,7 +25,7 @@ from iclr26.inference.equilibrium_lm import (
 )
 from iclr26.inference.equilibrium_lm.experiment import QUICK_LM
 from iclr26.lab.tinylm import corpus_splits, load_or_train
-from iclr26.lab.tinylm.evaluation import _encode
+from iclr26.lab.tinylm.evaluation import encode_text
 
 
 def non_embedding(model: torch.nn.Module) -> int:
@@ -54,7 +54,7 @@ def main() -> None:
     torch.set_num_threads(1)
     lm = load_or_train(QUICK_LM)
     dense = lm.model.eval()
-    ids = _encode(lm.tokenizer, corpus_splits(QUICK_LM)["train"])
+    ids = encode_text(lm.tokenizer, corpus_splits(QUICK_LM)["train"])
     gen = torch.Generator().manual_seed(0)
     calib = ids[torch.randint(0, len(ids) - 64, (16, 1), generator=gen) + torch.arange(64)]
     start = int(torch.argmin(block_influence(dense, calib, args.group_len)))

@@ -7,26 +7,38 @@ sliding window, a Hilbert-curve window, block masks). PyTorch's FlexAttention ex
 * ``score_mod(score, b, h, q_idx, kv_idx) -> score``
 * ``mask_mod(b, h, q_idx, kv_idx) -> bool``
 
-:func:`attention` takes the same two functions. On the CPU (the default) it evaluates them once on broadcast index
-tensors ``b`` (B,1,1,1), ``h`` (1,H,1,1), ``q_idx`` (1,1,Tq,1) and ``kv_idx`` (1,1,1,Tk) and runs dense masked
-attention; with ``backend="flex"`` (or ``"auto"`` on a CUDA tensor) it calls
-:func:`torch.nn.attention.flex_attention.flex_attention` with the very same functions, so a mod written once works
-on both paths. Write mods with elementwise torch operations and indexing of captured tensors (``slopes[h]``);
-Python ``if`` on their arguments works on neither path.
+:func:`attention` takes the same two functions and dispatches (``backend="auto"``) to the kernel a user would pick:
 
-:func:`block_sparse_attention` is a CPU executor for sparse masks: it tiles the (query, key) plane into
-``block_size`` squares, skips empty tiles, computes only the keys of the non-empty ones (masking the partial
-tiles) and counts the multiply-adds it performed; :func:`block_stats` gives the empty/full/partial tile counts
-that FlexAttention's ``create_block_mask(...).sparsity()`` reports.
+* no mods and no bias: ``torch.nn.functional.scaled_dot_product_attention`` (``is_causal`` for :func:`causal`);
+* a mask and/or an additive bias (a ``bias`` tensor, or a score mod built by :func:`alibi` / :func:`additive_bias`):
+  SDPA with the mask materialised as a bool tensor, or with one float mask holding the bias and ``-inf``;
+* any other ``score_mod`` (e.g. :func:`log_n_scaling`), or ``return_weights``: the dense reference below;
+* on CUDA tensors, a ``mask_mod`` or a non-additive ``score_mod`` without a bias goes to FlexAttention.
 
-Fully masked query rows return zeros, as FlexAttention does.
+``backend="dense"`` is the readable reference every fast path is tested against: it evaluates the mods once on
+broadcast index tensors ``b`` (B,1,1,1), ``h`` (1,H,1,1), ``q_idx`` (1,1,Tq,1), ``kv_idx`` (1,1,1,Tk) and runs
+masked softmax attention. ``backend="sdpa"`` forces the SDPA path (an error for mods it cannot express);
+``backend="flex"`` calls :func:`torch.nn.attention.flex_attention.flex_attention` compiled with ``torch.compile``
+(once per shape, by torch; the ``BlockMask`` is cached per mask mod and shape), ``"flex_eager"`` the same without
+compiling (slow, for tests). A mod written once works on every path. Write mods with elementwise torch operations
+and indexing of captured tensors (``slopes[h]``); Python ``if`` on their arguments works on none of them.
+
+:func:`block_sparse_attention` runs a sparse mask shared by all batches and heads: it tiles the (query, key) plane
+into ``block_size`` squares, skips empty tiles, computes only the keys of the non-empty ones (masking the partial
+tiles) and counts the multiply-adds it needed. Its ``method="gather"`` (default) groups the query blocks by their
+number of non-empty tiles and runs one batched SDPA per group over the gathered keys; ``"loop"`` is the readable
+reference (one query block at a time); ``"flex"`` is compiled FlexAttention with the equivalent ``BlockMask``.
+:func:`block_plan` precomputes the tiling for a fixed mask; :func:`block_stats` gives the empty/full/partial
+tile counts that FlexAttention's ``create_block_mask(...).sparsity()`` reports.
+
+Fully masked query rows return zeros on every path, as FlexAttention does.
 
 Example
 -------
 >>> import torch
 >>> q = k = v = torch.randn(1, 2, 8, 4)
 >>> out = attention(q, k, v, score_mod=alibi([0.5, 0.25]), mask_mod=causal)
->>> ref = attention(q, k, v, mask_mod=causal, bias=alibi_bias([0.5, 0.25], 8, 8))
+>>> ref = attention(q, k, v, mask_mod=causal, bias=alibi_bias([0.5, 0.25], 8, 8), backend="dense")
 >>> bool(torch.allclose(out, ref, atol=1e-6))
 True
 >>> stats = block_stats(sliding_window(4), 16, 16, block_size=4)
@@ -38,7 +50,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor
@@ -46,6 +58,7 @@ from torch import Tensor
 from iclr26.checks import check_choice, check_float, check_tensor
 
 __all__ = [
+    "BlockPlan",
     "BlockSparseResult",
     "BlockStats",
     "MaskMod",
@@ -55,6 +68,7 @@ __all__ = [
     "alibi_bias",
     "and_masks",
     "attention",
+    "block_plan",
     "block_sparse_attention",
     "block_stats",
     "causal",
@@ -103,6 +117,9 @@ def dense_mask(
     return torch.as_tensor(mask_mod(*idx), device=idx[0].device).bool().expand(b, h, tq, tk)
 
 
+BACKENDS = ("auto", "dense", "sdpa", "flex", "flex_eager")
+
+
 def attention(
     q: Tensor,
     k: Tensor,
@@ -121,14 +138,14 @@ def attention(
     ----------
     q, k, v : (B, H, Tq, d), (B, H, Tk, d), (B, H, Tk, d_v).
     score_mod, mask_mod : FlexAttention-style functions (see the module docstring).
-    bias : an additive score bias broadcastable to (B, H, Tq, Tk), applied before ``score_mod`` (dense only).
+    bias : an additive score bias broadcastable to (B, H, Tq, Tk), applied before ``score_mod`` (dense and SDPA).
     scale : score scale, ``1 / sqrt(d)`` by default.
-    backend : ``"dense"`` (reference, any device), ``"flex"`` (torch's flex_attention), or ``"auto"`` (flex on
-        CUDA tensors, dense otherwise).
+    backend : ``"auto"`` (SDPA where the mods allow it, see the module docstring), ``"dense"`` (the reference),
+        ``"sdpa"``, ``"flex"`` (compiled flex_attention) or ``"flex_eager"``.
     return_weights : also return the (B, H, Tq, Tk) attention weights (dense only).
     """
     _check_qkv(q, k, v)
-    check_choice("backend", backend, ("auto", "dense", "flex"))
+    check_choice("backend", backend, BACKENDS)
     scale = q.shape[-1] ** -0.5 if scale is None else check_float("scale", scale, 0.0, low_open=True)
     b, h, tq, _ = q.shape
     tk = k.shape[2]
@@ -145,13 +162,47 @@ def attention(
             ) from None
         if torch.broadcast_shapes(bias.shape, (b, h, tq, tk)) != (b, h, tq, tk):
             raise ValueError(f"bias {tuple(bias.shape)} would grow the scores beyond {(b, h, tq, tk)}")
-    use_flex = backend == "flex" or (backend == "auto" and q.is_cuda and not return_weights and bias is None)
-    if use_flex:
+    additive = score_mod is None or bool(getattr(score_mod, "additive", False))
+    if backend == "auto":
+        if return_weights:
+            backend = "dense"
+        elif q.is_cuda and bias is None and (mask_mod is not None or not additive):
+            backend = "flex"
+        else:
+            backend = "sdpa" if additive else "dense"
+    if backend in ("flex", "flex_eager"):
         if return_weights or bias is not None:
             raise ValueError(
-                "backend='flex' supports neither return_weights nor a bias tensor; use score_mod"
+                f"backend={backend!r} supports neither return_weights nor a bias tensor; use score_mod"
             )
-        return _flex(q, k, v, score_mod, mask_mod, scale)
+        return _flex(q, k, v, score_mod, mask_mod, scale, compiled=backend == "flex")
+    if backend == "sdpa":
+        if return_weights or not additive:
+            raise ValueError(
+                "backend='sdpa' takes a mask_mod, a bias and additive score mods (alibi, additive_bias) only, "
+                "and no return_weights; use backend='dense' (or 'auto') for other score mods"
+            )
+        return _sdpa(q, k, v, score_mod, mask_mod, bias, scale)
+    return _dense(q, k, v, score_mod, mask_mod, bias, scale, return_weights)
+
+
+def _mask_of(mask_mod: MaskMod, idx: tuple[Tensor, ...], shape: tuple[int, int, int, int]) -> Tensor:
+    keep = torch.as_tensor(mask_mod(*idx), device=idx[0].device).bool()
+    try:
+        torch.broadcast_shapes(keep.shape, shape)
+        if torch.broadcast_shapes(keep.shape, shape) != shape:
+            raise RuntimeError
+    except RuntimeError:
+        raise ValueError(
+            f"mask_mod must return a mask broadcastable to {shape}, got {tuple(keep.shape)}"
+        ) from None
+    return keep
+
+
+def _dense(q, k, v, score_mod, mask_mod, bias, scale, return_weights):
+    """The reference: explicit scores, mods on broadcast indices, masked softmax (fully masked rows -> 0)."""
+    b, h, tq, _ = q.shape
+    tk = k.shape[2]
     scores = torch.matmul(q, k.transpose(-1, -2)) * scale
     if bias is not None:
         scores = scores + bias
@@ -159,13 +210,7 @@ def attention(
     if score_mod is not None:
         scores = score_mod(scores, *idx).expand(b, h, tq, tk)
     if mask_mod is not None:
-        keep = torch.as_tensor(mask_mod(*idx), device=q.device)
-        try:
-            keep = keep.bool().expand(b, h, tq, tk)
-        except RuntimeError:
-            raise ValueError(
-                f"mask_mod must return a mask broadcastable to {(b, h, tq, tk)}, got {tuple(keep.shape)}"
-            ) from None
+        keep = _mask_of(mask_mod, idx, (b, h, tq, tk)).expand(b, h, tq, tk)
         scores = scores.masked_fill(~keep, float("-inf"))
     weights = torch.softmax(scores, dim=-1)
     if mask_mod is not None:
@@ -174,13 +219,69 @@ def attention(
     return (out, weights) if return_weights else out
 
 
-def _flex(q: Tensor, k: Tensor, v: Tensor, score_mod, mask_mod, scale: float) -> Tensor:
-    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+def _sdpa(q, k, v, score_mod, mask_mod, bias, scale):
+    """SDPA with the mask materialised (bool), or one float mask = bias + additive mod, -inf where masked."""
+    b, h, tq, _ = q.shape
+    tk = k.shape[2]
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    if mask_mod is causal and score_mod is None and bias is None:
+        return sdpa(q, k, v, is_causal=True, scale=scale)  # top-left aligned, as causal() is
+    idx = _indices(b, h, tq, tk, q.device)
+    keep = None if mask_mod is None else _mask_of(mask_mod, idx, (b, h, tq, tk))
+    attn = None
+    if bias is not None:
+        attn = bias.to(q.dtype)
+    if score_mod is not None:
+        zero = torch.zeros((), dtype=q.dtype, device=q.device) if attn is None else attn
+        attn = score_mod(zero, *idx)
+    if attn is not None and keep is not None:
+        attn = attn.masked_fill(~keep, float("-inf"))
+    elif keep is not None:
+        attn = keep
+    out = sdpa(q, k, v, attn_mask=attn, scale=scale)
+    if keep is not None:
+        row_any = keep.any(dim=-1, keepdim=True)
+        if not bool(row_any.all()):
+            out = out.masked_fill(~row_any, 0.0)  # fully masked rows -> zeros, whatever the kernel does
+    return out
 
+
+_BLOCK_MASKS: dict[tuple, tuple[object, object]] = {}
+_COMPILED: dict[str, Callable] = {}
+
+
+def _flex_fn(compiled: bool) -> Callable:
+    from torch.nn.attention.flex_attention import flex_attention
+
+    if not compiled:
+        return flex_attention
+    if "flex" not in _COMPILED:
+        _COMPILED["flex"] = torch.compile(flex_attention, dynamic=False)
+    return _COMPILED["flex"]
+
+
+def _block_mask_for(mask_mod: MaskMod, tq: int, tk: int, device: torch.device, block_size: int = 128):
+    """``create_block_mask`` once per (mask mod, lengths, device, block size); the 32 most recent are kept."""
+    from torch.nn.attention.flex_attention import create_block_mask
+
+    key = (id(mask_mod), tq, tk, str(device), block_size)
+    hit = _BLOCK_MASKS.get(key)
+    if hit is not None and hit[0] is mask_mod:
+        return hit[1]
+    bm = create_block_mask(mask_mod, None, None, tq, tk, device=device, BLOCK_SIZE=block_size)
+    if len(_BLOCK_MASKS) >= 32:
+        _BLOCK_MASKS.pop(next(iter(_BLOCK_MASKS)))
+    _BLOCK_MASKS[key] = (mask_mod, bm)  # holds the mod, so its id is not reused while cached
+    return bm
+
+
+def _flex(
+    q: Tensor, k: Tensor, v: Tensor, score_mod, mask_mod, scale: float, compiled: bool = True
+) -> Tensor:
     block_mask = None
     if mask_mod is not None:
-        block_mask = create_block_mask(mask_mod, None, None, q.shape[2], k.shape[2], device=q.device)
-    return flex_attention(q, k, v, score_mod=score_mod, block_mask=block_mask, scale=scale)
+        block_mask = _block_mask_for(mask_mod, q.shape[2], k.shape[2], q.device)
+    return _flex_fn(compiled)(q, k, v, score_mod=score_mod, block_mask=block_mask, scale=scale)
 
 
 # ---------------------------------------------------------------------------------------------- mask mods
@@ -237,6 +338,7 @@ def additive_bias(fn: Callable[[Tensor, Tensor, Tensor], Tensor]) -> ScoreMod:
     def mod(score: Tensor, b: Tensor, h: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
         return score + fn(h, q_idx, kv_idx)
 
+    mod.additive = True  # type: ignore[attr-defined] - attention() may run it as an SDPA float mask
     return mod
 
 
@@ -259,6 +361,7 @@ def alibi(slopes: Sequence[float] | Tensor) -> ScoreMod:
         return score - s.to(score.device, score.dtype)[h] * (q_idx - kv_idx).abs()
 
     mod.n_heads = s.numel()  # type: ignore[attr-defined] - checked by attention()
+    mod.additive = True  # type: ignore[attr-defined] - attention() may run it as an SDPA float mask
 
     return mod
 
@@ -374,44 +477,141 @@ class BlockSparseResult:
     stats: BlockStats
 
 
+@dataclass(frozen=True)
+class _Bucket:
+    """Query blocks that share a number ``c`` of non-empty tiles, with the key blocks of those tiles."""
+
+    qb: Tensor  # (n,) query blocks
+    kb: Tensor  # (n, c) their non-empty key blocks, ascending
+    keep: Tensor | None  # (n, block, c * block) mask (padding False), None when every gathered pair is kept
+    row_any: Tensor | None  # (n, block, 1) rows with a kept key, None when all have one
+    all_q: bool  # qb is every query block, in order
+    diagonal: bool  # c == 1 and kb == qb (each query block sees only its own key block)
+
+
+@dataclass(frozen=True)
+class BlockPlan:
+    """The tiling of a fixed (Tq, Tk) bool mask for :func:`block_sparse_attention` (build it with :func:`block_plan`).
+
+    ``pairs`` counts the (query, key) pairs of the non-empty tiles, the work the executor needs.
+    """
+
+    mask: Tensor
+    block_size: int
+    stats: BlockStats
+    pairs: int
+    buckets: tuple[_Bucket, ...]
+    cache: dict = field(default_factory=dict, repr=False, compare=False)  # the BlockMask of method="flex"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return tuple(self.mask.shape)  # type: ignore[return-value]
+
+
+def block_plan(
+    mask: Tensor | MaskMod, tq: int | None = None, tk: int | None = None, *, block_size: int = 64
+) -> BlockPlan:
+    """Precompute the tiles of a mask (a (Tq, Tk) bool matrix, or a mask_mod with the lengths) for reuse."""
+    if not isinstance(block_size, int) or isinstance(block_size, bool) or block_size < 1:
+        raise ValueError(f"block_size must be an int >= 1, got {block_size!r}")
+    m = _as_2d_mask(mask, tq, tk)
+    tq, tk = m.shape
+    any_, all_ = _tile_view(m, block_size)
+    n_full, n_empty = int(all_.sum()), int((~any_).sum())
+    stats = BlockStats(n_empty, n_full, int(any_.numel()) - n_full - n_empty, block_size)
+    counts = any_.sum(dim=1)
+    offs = torch.arange(block_size)
+    nq, nk = any_.shape
+    buckets, pairs = [], 0
+    for c in sorted(set(counts.tolist()) - {0}):
+        qb = (counts == c).nonzero().flatten()
+        kb = any_[qb].nonzero()[:, 1].view(-1, c)  # row-major: ascending key blocks per query block
+        rows = qb[:, None] * block_size + offs
+        keys = (kb[:, :, None] * block_size + offs).flatten(1)
+        rows_valid, keys_valid = rows < tq, keys < tk
+        keep = m[rows.clamp(max=tq - 1)[:, :, None], keys.clamp(max=tk - 1)[:, None, :]]
+        keep &= keys_valid[:, None, :] & rows_valid[:, :, None]
+        pairs += int((rows_valid.sum(1) * keys_valid.sum(1)).sum())
+        row_any = keep.any(dim=-1, keepdim=True) | ~rows_valid[:, :, None]  # padded rows are dropped anyway
+        all_q = qb.numel() == nq
+        buckets.append(
+            _Bucket(
+                qb=qb,
+                kb=kb,
+                keep=None if bool(keep.all()) else keep,
+                row_any=None if bool(row_any.all()) else row_any,
+                all_q=all_q,
+                diagonal=c == 1 and nq == nk and all_q and bool((kb[:, 0] == qb).all()),
+            )
+        )
+    return BlockPlan(mask=m, block_size=block_size, stats=stats, pairs=pairs, buckets=tuple(buckets))
+
+
 def block_sparse_attention(
     q: Tensor,
     k: Tensor,
     v: Tensor,
-    mask: Tensor | MaskMod,
+    mask: Tensor | MaskMod | BlockPlan,
     *,
-    block_size: int = 64,
+    block_size: int | None = None,
     score_mod: ScoreMod | None = None,
     scale: float | None = None,
+    method: str = "gather",
 ) -> BlockSparseResult:
     """Masked softmax attention that computes only the non-empty tiles of a mask shared by all batches and heads.
 
-    For each block of ``block_size`` queries, the keys of every non-empty tile in that block row are gathered and
-    attended to with the mask applied (partial tiles) or not (full tiles); empty tiles are never touched. The
-    result equals :func:`attention` with the same mask. ``flops`` counts ``2 * (d + d_v)`` per (query, key) pair
-    computed (scores and weighted sum); ``dense_flops`` is the same count for all Tq x Tk pairs.
+    ``mask`` is a (Tq, Tk) bool matrix, a mask_mod, or a :func:`block_plan` (reused across calls; its block size
+    wins). ``block_size`` defaults to 64. Methods (all equal :func:`attention` with the same mask):
+
+    * ``"gather"``: the query blocks with the same number of non-empty tiles form one batch; their keys are
+      gathered and one SDPA call per batch attends to them (the partial tiles masked, full ones not). With a
+      ``score_mod`` the batch is computed explicitly (scores, mod, masked softmax) instead of by SDPA.
+    * ``"loop"``: the reference, one query block at a time.
+    * ``"flex"``: compiled FlexAttention with the ``BlockMask`` of the same mask and block size (the first call
+      per shape compiles, about 25 s on a CPU; the ``BlockMask`` is kept in the plan).
+
+    ``flops`` counts ``2 * (d + d_v)`` per (query, key) pair of the non-empty tiles (the same for every method);
+    ``dense_flops`` is the same count for all Tq x Tk pairs.
     """
     _check_qkv(q, k, v)
-    if not isinstance(block_size, int) or block_size < 1:
-        raise ValueError(f"block_size must be an int >= 1, got {block_size!r}")
+    check_choice("method", method, ("gather", "loop", "flex"))
     b, h, tq, d = q.shape
     tk, dv = k.shape[2], v.shape[-1]
-    m = _as_2d_mask(mask, tq, tk).to(q.device)
-    if m.shape != (tq, tk):
-        raise ValueError(f"mask must have shape ({tq}, {tk}), got {tuple(m.shape)}")
-    scale = d**-0.5 if scale is None else float(scale)
-    any_, all_ = _tile_view(m.cpu(), block_size)  # one tile plan serves the loop and the returned stats
-    out = q.new_zeros(b, h, tq, dv)
-    pairs = 0
+    if isinstance(mask, BlockPlan):
+        plan = mask
+        if block_size is not None and block_size != plan.block_size:
+            raise ValueError(f"block_size {block_size} differs from the plan's {plan.block_size}")
+    else:
+        plan = block_plan(mask, tq, tk, block_size=64 if block_size is None else block_size)
+    if plan.shape != (tq, tk):
+        raise ValueError(f"mask must have shape ({tq}, {tk}), got {plan.shape}")
+    scale = d**-0.5 if scale is None else check_float("scale", scale, 0.0, low_open=True)
+    if method == "loop":
+        out = _block_loop(q, k, v, plan, score_mod, scale)
+    elif method == "flex":
+        out = _block_flex(q, k, v, plan, score_mod, scale)
+    else:
+        out = _block_gather(q, k, v, plan, score_mod, scale)
+    per_pair = 2 * (d + dv) * b * h
+    return BlockSparseResult(
+        out=out, flops=plan.pairs * per_pair, dense_flops=tq * tk * per_pair, stats=plan.stats
+    )
+
+
+def _block_loop(q: Tensor, k: Tensor, v: Tensor, plan: BlockPlan, score_mod, scale: float) -> Tensor:
+    """The reference executor: per query block, gather the keys of its non-empty tiles and attend to them."""
+    b, h, tq, _ = q.shape
+    tk, bs = k.shape[2], plan.block_size
+    m = plan.mask.to(q.device)
+    any_, _ = _tile_view(plan.mask, bs)
+    out = q.new_zeros(b, h, tq, v.shape[-1])
     bi, hi = _indices(b, h, 1, 1, q.device)[:2]
     for qb in range(any_.shape[0]):
         kblocks = any_[qb].nonzero().flatten().tolist()
         if not kblocks:
             continue
-        q0, q1 = qb * block_size, min(tq, (qb + 1) * block_size)
-        keys = torch.cat(
-            [torch.arange(kb * block_size, min(tk, (kb + 1) * block_size)) for kb in kblocks]
-        ).to(q.device)
+        q0, q1 = qb * bs, min(tq, (qb + 1) * bs)
+        keys = torch.cat([torch.arange(kb * bs, min(tk, (kb + 1) * bs)) for kb in kblocks]).to(q.device)
         scores = torch.matmul(q[:, :, q0:q1], k[:, :, keys].transpose(-1, -2)) * scale
         if score_mod is not None:
             qi = torch.arange(q0, q1, device=q.device).view(1, 1, -1, 1)
@@ -420,8 +620,93 @@ def block_sparse_attention(
         scores = scores.masked_fill(~keep, float("-inf"))
         weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
         out[:, :, q0:q1] = torch.matmul(weights, v[:, :, keys])
-        pairs += (q1 - q0) * keys.numel()
-    per_pair = 2 * (d + dv) * b * h
-    n_full, n_empty = int(all_.sum()), int((~any_).sum())
-    stats = BlockStats(n_empty, n_full, int(any_.numel()) - n_full - n_empty, block_size)
-    return BlockSparseResult(out=out, flops=pairs * per_pair, dense_flops=tq * tk * per_pair, stats=stats)
+    return out
+
+
+def _blocks(t: Tensor, bs: int) -> Tensor:
+    """(B, H, T, d) -> (B, H, ceil(T / bs), bs, d), zero-padding a ragged last block."""
+    pad = -t.shape[2] % bs
+    if pad:
+        t = torch.nn.functional.pad(t, (0, 0, 0, pad))
+    return t.view(t.shape[0], t.shape[1], -1, bs, t.shape[-1])
+
+
+def _block_gather(q: Tensor, k: Tensor, v: Tensor, plan: BlockPlan, score_mod, scale: float) -> Tensor:
+    """One batched attention per bucket of query blocks over their gathered key blocks (SDPA without a mod)."""
+    b, h, tq, d = q.shape
+    tk, dv, dev, bs = k.shape[2], v.shape[-1], q.device, plan.block_size
+    qs, ks, vs = _blocks(q, bs), _blocks(k, bs), _blocks(v, bs)
+    nq = qs.shape[2]
+    if len(plan.buckets) == 1 and plan.buckets[0].all_q:
+        out = None  # the one bucket writes every query block, in order
+    else:
+        out = q.new_zeros(b, h, nq, bs, dv)
+    for i, bk in enumerate(plan.buckets):
+        n, c = bk.kb.shape
+        qb, kb = bk.qb.to(dev), bk.kb.to(dev).flatten()
+        qg = qs if bk.all_q else qs[:, :, qb]
+        if bk.diagonal:
+            kg, vg = ks, vs
+        else:
+            kg, vg = ks[:, :, kb], vs[:, :, kb]
+        if score_mod is None:
+            # (B, H * n, block, d): SDPA's CPU kernel is fastest on 4-D inputs with a contiguous float mask
+            attn = None if bk.keep is None else _float_keep(plan, i, h, q.dtype, dev)
+            og = torch.nn.functional.scaled_dot_product_attention(
+                qg.reshape(b, h * n, bs, d),
+                kg.reshape(b, h * n, c * bs, d),
+                vg.reshape(b, h * n, c * bs, dv),
+                attn_mask=attn,
+                scale=scale,
+            ).view(b, h, n, bs, dv)
+        else:
+            scores = torch.matmul(qg, kg.reshape(b, h, n, c * bs, d).transpose(-1, -2)) * scale
+            offs = torch.arange(bs, device=dev)
+            idx = (
+                torch.arange(b, device=dev).view(b, 1, 1, 1, 1),
+                torch.arange(h, device=dev).view(1, h, 1, 1, 1),
+                (qb[:, None] * bs + offs).clamp(max=tq - 1).view(1, 1, n, bs, 1),
+                (kb.view(n, c, 1) * bs + offs).clamp(max=tk - 1).view(1, 1, n, 1, c * bs),
+            )
+            scores = score_mod(scores, *idx)
+            if bk.keep is not None:
+                scores = scores.masked_fill(~bk.keep.to(dev), float("-inf"))
+            weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+            og = torch.matmul(weights, vg.reshape(b, h, n, c * bs, dv))
+        if bk.row_any is not None:
+            og = og.masked_fill(~bk.row_any.to(dev), 0.0)  # fully masked rows -> zeros
+        if out is None:
+            out = og
+        else:
+            out[:, :, qb] = og
+    return out.reshape(b, h, nq * bs, dv)[:, :, :tq]
+
+
+def _float_keep(plan: BlockPlan, i: int, heads: int, dtype: torch.dtype, device: torch.device) -> Tensor:
+    """Bucket ``i``'s mask as a contiguous (1, heads * n, block, keys) float mask (0 / -inf), cached in the plan."""
+    key = ("float_keep", i, heads, dtype, str(device))
+    if key not in plan.cache:
+        keep = plan.buckets[i].keep.to(device)
+        n, bs, nk = keep.shape
+        fm = torch.zeros(keep.shape, dtype=dtype, device=device).masked_fill(~keep, float("-inf"))
+        plan.cache[key] = fm.expand(heads, n, bs, nk).reshape(1, heads * n, bs, nk)
+    return plan.cache[key]
+
+
+def _block_flex(q: Tensor, k: Tensor, v: Tensor, plan: BlockPlan, score_mod, scale: float) -> Tensor:
+    """Compiled FlexAttention with the plan's mask as a ``BlockMask`` of the plan's block size."""
+    from torch.nn.attention.flex_attention import create_block_mask
+
+    key = ("block_mask", str(q.device))
+    if key not in plan.cache:
+        tq, tk = plan.shape
+        plan.cache[key] = create_block_mask(
+            from_dense(plan.mask.to(q.device)),
+            None,
+            None,
+            tq,
+            tk,
+            device=q.device,
+            BLOCK_SIZE=plan.block_size,
+        )
+    return _flex_fn(True)(q, k, v, score_mod=score_mod, block_mask=plan.cache[key], scale=scale)
