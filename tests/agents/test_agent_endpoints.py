@@ -57,6 +57,10 @@ PAPERS = {
         lambda: cevolve_reply,
         ["--budget", "4", "--n-feedback", "3", "--n-metric", "3", "--n-test", "4"],
     ),
+    "vcworld": (
+        lambda: lambda body: "LABEL: 1\nCONFIDENCE: 0.6",
+        ["--n-triplets", "2", "--n-genes", "40", "--n-drugs", "10"],
+    ),
     "autoep": (
         lambda: lambda body: "<A>0.7</A> <B>0.6</B>",
         ["--n", "10", "--instances", "1", "--generations", "10", "--pop-size", "8"],

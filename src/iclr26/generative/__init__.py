@@ -8,6 +8,12 @@ from iclr26.domain_exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "build_multimodal_attention_mask": "creatidesign",
+        "MaskRules": "creatidesign",
+        "MultiConditionDiT": "creatidesign",
+        "ProceduralDesignDataset": "creatidesign",
+        "rectified_flow_loss": "creatidesign",
+        "sample_euler": "creatidesign",
         "JunctionTreeObjective": "dado",
         "TreeSearchDistribution": "dado",
         "DADO": "dado",
