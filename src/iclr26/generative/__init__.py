@@ -8,6 +8,11 @@ from iclr26.domain_exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "ComicGenerator": "c3b",
+        "C3BHarness": "c3b",
+        "C3BReport": "c3b",
+        "chrf": "c3b",
+        "answer_from_scene": "c3b",
         "build_multimodal_attention_mask": "creatidesign",
         "MaskRules": "creatidesign",
         "MultiConditionDiT": "creatidesign",
