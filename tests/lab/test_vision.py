@@ -222,7 +222,16 @@ def test_evaluate_counts_failures_instead_of_crashing():
     rep = evaluate(Flaky(), items)
     assert set(rep.failures) == {"i0", "i1", "i2", "i3"}
     assert "boom" in rep.failures["i3"]
+    assert rep.unparsed == []  # "A" and a choice's text both parse
     assert rep.scores[:4].tolist() == [0.0] * 4
+    always = evaluate(RandomBackend(0), items, score=lambda it, r: 1.0)
+    assert always.unparsed == [] and always.accuracy == 1.0
+
+    class Vague(VLMBackend):
+        def predict(self, image, question, *, choices=None, max_tokens=64):
+            return "A or B"
+
+    assert evaluate(Vague(), items).unparsed == [it.item_id for it in items]
     with pytest.raises(ValueError, match="backend"):
         evaluate(object(), items)  # type: ignore[arg-type]
 

@@ -333,12 +333,14 @@ class TransformersVLMBackend(VLMBackend):
 
 @dataclass
 class VQAReport:
-    """What :func:`evaluate` measured: per-item replies and scores, and the failures (id -> reason)."""
+    """What :func:`evaluate` measured: per-item replies and scores, the failures (id -> reason), and the multiple-choice
+    items whose reply named no option or several (``unparsed``; scored 0 by the default scorer)."""
 
     item_ids: list[str]
     replies: list[str | None]
     scores: np.ndarray
     failures: dict[str, str]
+    unparsed: list[str] = field(default_factory=list)
 
     @property
     def accuracy(self) -> float:
@@ -368,7 +370,7 @@ def evaluate(
     if not isinstance(backend, VLMBackend):
         raise ValueError(f"backend must be a VLMBackend, got {type(backend).__name__}")
     score = score or _default_score
-    ids, replies, scores, failures = [], [], [], {}
+    ids, replies, scores, failures, unparsed = [], [], [], {}, []
     for it in items:
         try:
             reply = backend.predict(
@@ -384,10 +386,12 @@ def evaluate(
             s = 0.0
         else:
             s = float(score(it, reply))
+            if it.choices is not None and match_choice(reply, it.choices) is None:
+                unparsed.append(it.item_id)
         ids.append(it.item_id)
         replies.append(reply)
         scores.append(s)
-    return VQAReport(ids, replies, np.asarray(scores, dtype=np.float64), failures)
+    return VQAReport(ids, replies, np.asarray(scores, dtype=np.float64), failures, unparsed)
 
 
 def within_chance(accuracy: float, n: int, p: float, k: float = 3.0) -> bool:
