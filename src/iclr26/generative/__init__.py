@@ -8,6 +8,9 @@ from iclr26.domain_exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "AesEvalHarness": "aeseval",
+        "ProceduralDesignGenerator": "aeseval",
+        "MetadataOracle": "aeseval",
         "ComicGenerator": "c3b",
         "C3BHarness": "c3b",
         "C3BReport": "c3b",
