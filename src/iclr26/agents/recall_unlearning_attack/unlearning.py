@@ -40,8 +40,13 @@ METHODS = ("esd", "ablate", "uce")
 
 
 def anchor_of(concept: int) -> int:
-    """The anchor class a concept is mapped to by ablation and UCE: 1 (a single stroke), or 7 for the concept 1."""
-    return 7 if check_choice("concept", concept, range(10)) == 1 else 1
+    """The anchor class a concept is mapped to by ablation and UCE: 0, or 4 for the concept 0.
+
+    0 is the digit the base model draws most reliably from its text prompt (95% of text-only samples judged "0",
+    none judged "8" and <= 1.3% judged "2" or "6"); 4 is the next (92.5%). The earlier anchor 1 was drawn weakly
+    (48%) and 42% of the base model's "1" samples were judged "8", so mapping "8" to "1" left "8" in the output.
+    """
+    return 4 if check_choice("concept", concept, range(10)) == 0 else 0
 
 
 def _finetune(
