@@ -232,6 +232,8 @@ def test_evaluate_counts_failures_instead_of_crashing():
             return "A or B"
 
     assert evaluate(Vague(), items).unparsed == [it.item_id for it in items]
+    credit = evaluate(Flaky(), items, missing_score=lambda it: 0.5)
+    assert credit.scores[:4].tolist() == [0.5] * 4 and set(credit.failures) == {"i0", "i1", "i2", "i3"}
     with pytest.raises(ValueError, match="backend"):
         evaluate(object(), items)  # type: ignore[arg-type]
 

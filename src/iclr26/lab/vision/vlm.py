@@ -293,12 +293,20 @@ class TransformersVLMBackend(VLMBackend):
     """A local vision-language checkpoint (e.g. a Qwen2.5-VL directory) through transformers; greedy decoding.
 
     Loads with ``local_files_only=True``: it never downloads. The prompt is :func:`format_prompt` inside the
-    processor's chat template with one image.
+    processor's chat template with one image; ``list_choices=False`` sends the question alone (for a benchmark
+    whose questions already spell out their options).
     """
 
     name = "transformers"
 
-    def __init__(self, model_path: str | os.PathLike[str], device: str = "cpu", dtype: Any = None) -> None:
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str],
+        device: str = "cpu",
+        dtype: Any = None,
+        *,
+        list_choices: bool = True,
+    ) -> None:
         path = Path(model_path)
         if not path.is_dir():
             raise FileNotFoundError(f"model_path: no local checkpoint directory at {str(path)!r}")
@@ -310,6 +318,7 @@ class TransformersVLMBackend(VLMBackend):
         self.processor = transformers.AutoProcessor.from_pretrained(path, local_files_only=True)
         self.model = auto.from_pretrained(path, local_files_only=True, torch_dtype=dtype).to(device).eval()
         self.device = device
+        self.list_choices = list_choices
         self.name = f"transformers:{path.name}"
 
     def predict(self, image, question, *, choices=None, max_tokens=64):
@@ -318,7 +327,10 @@ class TransformersVLMBackend(VLMBackend):
         messages = [
             {
                 "role": "user",
-                "content": [{"type": "image"}, {"type": "text", "text": format_prompt(question, choices)}],
+                "content": [
+                    {"type": "image"},
+                    {"type": "text", "text": format_prompt(question, choices if self.list_choices else None)},
+                ],
             }
         ]
         prompt = self.processor.apply_chat_template(messages, add_generation_prompt=True)
@@ -364,9 +376,12 @@ def evaluate(
     score: Callable[[VQAItem, str], float] | None = None,
     *,
     max_tokens: int = 64,
+    missing_score: Callable[[VQAItem], float] | None = None,
 ) -> VQAReport:
     """Ask ``backend`` every item; ``score(item, reply) -> float`` (default: the matched choice equals the answer,
-    or the free-form reply equals it). A reply of ``None``/empty, or an exception, scores 0 and is recorded."""
+    or the free-form reply equals it). A reply of ``None``/empty, or an exception, is recorded as a failure and
+    scores ``missing_score(item)`` (default 0; a benchmark whose official scorer credits a missing reply in some
+    cases, e.g. "no box" when the answer is no box, says so here)."""
     if not isinstance(backend, VLMBackend):
         raise ValueError(f"backend must be a VLMBackend, got {type(backend).__name__}")
     score = score or _default_score
@@ -383,7 +398,7 @@ def evaluate(
             reply = None
         if not reply:
             failures.setdefault(it.item_id, "no reply")
-            s = 0.0
+            s = 0.0 if missing_score is None else float(missing_score(it))
         else:
             s = float(score(it, reply))
             if it.choices is not None and match_choice(reply, it.choices) is None:
