@@ -77,3 +77,55 @@ def test_bench_optimizers_records_the_template_metrics_with_shared_init():
     again = bench_optimizers(Tiny(), 0, "cpu", runs[:1], "test")
     assert all(torch.equal(a, b.detach()) for a, b in zip(first, again.runs["sgd"].model.parameters()))
     assert trained_below_marginal("sgd", "SGD").metric == "sgd_final_over_marginal"
+
+
+def _tiny_gpt():
+    from iclr26.lab.tinygpt import TinyGPT, TinyGPTConfig
+
+    return TinyGPT(TinyGPTConfig(n_layers=1, d_model=16, n_heads=2, seq_len=8), 11, init_seed=0)
+
+
+def test_shared_baselines_build_their_library_optimizers():
+    import pytest
+    import torch
+    from pytorch_optimizer import SOAP, GaLore
+
+    from iclr26.lab.optim_baselines import BASELINE_NAMES, baseline
+
+    kinds = {"adamw": torch.optim.AdamW, "soap": SOAP, "galore": GaLore, "muon": torch.optim.Muon}
+    for name in BASELINE_NAMES:
+        built = baseline(name, _tiny_gpt(), 1e-3, 4, 7)
+        first = built[0] if isinstance(built, list) else built
+        assert isinstance(first, kinds[name])
+        assert all(
+            g["weight_decay"] == 0.0
+            for o in (built if isinstance(built, list) else [built])
+            for g in o.param_groups
+        )
+    galore = baseline("galore", _tiny_gpt(), 1e-3, 4, 7)
+    assert galore.param_groups[0]["update_proj_gap"] == 7 and galore.param_groups[0]["rank"] == 4
+    muon = baseline("muon", _tiny_gpt(), 1e-3, 4, 7)
+    assert all(p.ndim == 2 for p in muon[0].param_groups[0]["params"]) and isinstance(
+        muon[1], torch.optim.AdamW
+    )
+    with pytest.raises(ValueError, match="name"):
+        baseline("adam", _tiny_gpt(), 1e-3, 4, 7)
+
+
+def test_same_setting_ignores_only_the_named_keys():
+    from iclr26.lab.optim_baselines import same_setting
+
+    a, b = {"steps": 10, "optimizers": ["adamw"]}, {"steps": 10, "optimizers": ["muon"]}
+    assert same_setting(a, b, ("optimizers",)) and not same_setting(a, b)
+    assert not same_setting({}, a)
+
+
+def test_basis_orth_error_measures_drift_from_orthonormal():
+    import torch
+
+    from iclr26.lab.optim_bench import basis_orth_error
+
+    w = torch.nn.Parameter(torch.zeros(4, 3))
+    opt = torch.optim.SGD([w], lr=0.1)
+    opt.state[w]["U"] = torch.eye(4)[:, :2] * 1.5
+    assert math.isclose(basis_orth_error(opt, [w], "U"), 1.25) and basis_orth_error(opt, [], "U") == 0.0

@@ -420,3 +420,15 @@ def test_tuned_lrs_are_frozen_with_their_grids():
         assert lrs[name] in record["grids"][name][-1]
         tried = {float(k): v for k, v in record["final_eval_loss"][name].items()}
         assert tried[lrs[name]] == min(v for v in tried.values() if math.isfinite(v))
+
+
+def test_tuning_reads_the_budgets_without_the_experiment():
+    """The tuning module and the experiment both read config.py; neither imports the other (no cycle)."""
+    import ast
+    from pathlib import Path
+
+    import iclr26.optim.cosmos.tuning as tuning
+
+    tree = ast.parse(Path(tuning.__file__).read_text())
+    mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "iclr26.optim.cosmos.experiment" not in mods and "iclr26.optim.cosmos.config" in mods

@@ -387,3 +387,15 @@ def test_invariant_is_a_check_and_gpu_is_declared():
 
     assert {c.id: c.kind for c in EXPERIMENT.claims}["alice-basis-orthonormal"] == "check"
     assert EXPERIMENT.devices == ("cpu", "cuda")
+
+
+def test_tuning_reads_the_budgets_without_the_experiment():
+    """The tuning module and the experiment both read config.py; neither imports the other (no cycle)."""
+    import ast
+    from pathlib import Path
+
+    import iclr26.optim.racs_alice.tuning as tuning
+
+    tree = ast.parse(Path(tuning.__file__).read_text())
+    mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "iclr26.optim.racs_alice.experiment" not in mods and "iclr26.optim.racs_alice.config" in mods

@@ -28,6 +28,7 @@ from iclr26.lab.tinygpt import CharData, TinyGPT, TinyGPTConfig, TrainConfig, ch
 __all__ = [
     "BenchRun",
     "OptimizerBench",
+    "basis_orth_error",
     "bench_optimizers",
     "data_on",
     "learned_lrs",
@@ -201,6 +202,16 @@ def trained_below_marginal(name: str, label: str) -> Precondition:
         f"{label} trained: final eval loss below that of predicting the training split's character marginal "
         "on the same eval windows (trivial-predictor floor; a diverged run gives NaN and fails)",
     )
+
+
+def basis_orth_error(opt: torch.optim.Optimizer, params: Sequence[torch.nn.Parameter], key: str) -> float:
+    """Largest entry of |U^T U - I| (float64) over the bases ``opt.state[p][key]`` of ``params``: how far the
+    orthonormal bases a low-rank optimizer tracks have drifted after training (0 when there are none)."""
+    worst = 0.0
+    for p in params:
+        u = opt.state[p][key].detach().cpu().double()
+        worst = max(worst, float((u.T @ u - torch.eye(u.shape[1], dtype=torch.float64)).abs().max()))
+    return worst
 
 
 @dataclass

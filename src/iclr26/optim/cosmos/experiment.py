@@ -13,7 +13,6 @@ data live on ``device``; on the CPU the numbers are those of the CPU-only versio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 
 import torch
@@ -21,6 +20,7 @@ import torch
 from iclr26.harness.claims import Claim, difference_at_least, never_exceeds
 from iclr26.harness.experiment import Experiment, Metrics
 from iclr26.lab.optim_bench import (
+    basis_orth_error,
     bench_optimizers,
     learned_lrs,
     marginal_eval_loss,
@@ -31,41 +31,18 @@ from iclr26.lab.optim_bench import (
 from iclr26.lab.param_groups import split_param_groups
 from iclr26.optim.cosmos.baselines import make_optimizer
 from iclr26.optim.cosmos.claim_check import cosmos_claim
+from iclr26.optim.cosmos.config import CONFIGS, CosmosConfig
 from iclr26.optim.cosmos.figures import loss_curves, loss_vs_state, rank_sweep
 from iclr26.optim.cosmos.optimizer import COSMOS, cosmos_state_numel
 from iclr26.optim.cosmos.tuned_lrs import load_tuned_lrs
 
 __all__ = ["EXPERIMENT", "CosmosConfig", "marginal_eval_loss", "model_config", "run", "train_config"]
 
-BASE_OPTIMIZERS = ("adamw", "muon", "soap", "galore", "adam_mini", "cosmos")
-
-
-@dataclass(frozen=True)
-class CosmosConfig:
-    """One budget of the COSMOS reproduction (model, schedule, optimizers, rank, which tuned lrs to use)."""
-
-    n_layers: int = 2
-    d_model: int = 64
-    n_heads: int = 4
-    seq_len: int = 64
-    steps: int = 150
-    batch_size: int = 16
-    eval_every: int = 25
-    eval_batches: int = 8
-    rank: int = 8
-    optimizers: tuple[str, ...] = BASE_OPTIMIZERS
-    rank_sweep: tuple[int, ...] = ()
-    max_chars: int = 1_500_000
-    lr_key: str = "quick"
-
 
 def _invariants(opt: COSMOS, model: torch.nn.Module, rank: int) -> dict[str, float]:
     """Basis orthonormality error and |state floats - memory formula| of a trained COSMOS optimizer."""
     matrices, others = split_param_groups(model)
-    orth = 0.0
-    for p in matrices:
-        u = opt.state[p]["basis"].detach().cpu().double()
-        orth = max(orth, float((u.T @ u - torch.eye(u.shape[1], dtype=torch.float64)).abs().max()))
+    orth = basis_orth_error(opt, matrices, "basis")
     expected = sum(cosmos_state_numel(*p.shape, rank) for p in matrices) + sum(2 * p.numel() for p in others)
     held = sum(t.numel() for s in opt.state.values() for t in s.values() if torch.is_tensor(t) and t.ndim > 0)
     return {"cosmos_basis_orth_error": orth, "cosmos_state_formula_error": float(abs(held - expected))}
@@ -118,23 +95,7 @@ _GAP = (
 
 EXPERIMENT = Experiment(
     slug="cosmos",
-    configs={
-        "smoke": CosmosConfig(
-            n_layers=1,
-            d_model=32,
-            n_heads=2,
-            seq_len=32,
-            steps=12,
-            batch_size=8,
-            eval_every=6,
-            eval_batches=2,
-            rank=4,
-            optimizers=("adamw", "muon", "soap", "galore", "cosmos"),
-            max_chars=200_000,
-        ),
-        "quick": CosmosConfig(),
-        "full": CosmosConfig(d_model=128, steps=350, rank=16, rank_sweep=(4, 8, 32), lr_key="full"),
-    },
+    configs=CONFIGS,
     seeds={"smoke": 1, "quick": 4, "full": 5},
     run=run,
     claims=[

@@ -16,7 +16,6 @@ of the CPU-only version, bit for bit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 
 import torch
@@ -24,6 +23,7 @@ import torch
 from iclr26.harness.claims import Claim, never_exceeds
 from iclr26.harness.experiment import Experiment, Metrics
 from iclr26.lab.optim_bench import (
+    basis_orth_error,
     bench_optimizers,
     learned_lrs,
     marginal_eval_loss,
@@ -32,33 +32,13 @@ from iclr26.lab.optim_bench import (
     trained_below_marginal,
 )
 from iclr26.lab.param_groups import split_param_groups
-from iclr26.optim.racs_alice.baselines import OPTIMIZER_NAMES, make_optimizer
+from iclr26.optim.racs_alice.baselines import make_optimizer
 from iclr26.optim.racs_alice.claim_check import curve_metrics, racs_vs_galore, speedup, speedup_claim
+from iclr26.optim.racs_alice.config import CONFIGS, RacsAliceConfig
 from iclr26.optim.racs_alice.figures import loss_curves, loss_vs_state
-from iclr26.optim.racs_alice.optimizer import Alice
 from iclr26.optim.racs_alice.tuned_lrs import load_tuned_lrs
 
 __all__ = ["EXPERIMENT", "RacsAliceConfig", "marginal_eval_loss", "model_config", "run", "train_config"]
-
-
-@dataclass(frozen=True)
-class RacsAliceConfig:
-    """One budget: model shape, schedule, Alice's rank/leading basis/switch interval, optimizers, lr table key."""
-
-    n_layers: int = 2
-    d_model: int = 64
-    n_heads: int = 4
-    seq_len: int = 64
-    steps: int = 150
-    batch_size: int = 16
-    eval_every: int = 25
-    eval_batches: int = 8
-    rank: int = 16
-    leading_basis: int = 4
-    interval: int = 25
-    optimizers: tuple[str, ...] = OPTIMIZER_NAMES
-    max_chars: int = 1_500_000
-    lr_key: str = "quick"
 
 
 def _matrix_state(opts: object, matrices: list[torch.nn.Parameter]) -> float:
@@ -70,14 +50,6 @@ def _matrix_state(opts: object, matrices: list[torch.nn.Parameter]) -> float:
             if id(p) in ids:
                 total += sum(t.numel() for t in st.values() if torch.is_tensor(t) and t.ndim > 0)
     return float(total)
-
-
-def _orth_error(opt: Alice, matrices: list[torch.nn.Parameter]) -> float:
-    worst = 0.0
-    for p in matrices:
-        u = opt.state[p]["U"].detach().cpu().double()
-        worst = max(worst, float((u.T @ u - torch.eye(u.shape[1], dtype=torch.float64)).abs().max()))
-    return worst
 
 
 def _build(name: str, lr: float, fallback_lr: float, rank: int, leading: int, interval: int, model):  # noqa: ANN001, ANN202
@@ -106,7 +78,7 @@ def run(cfg: RacsAliceConfig, seed: int, device: str) -> Metrics:
         values[f"{name}_matrix_state_floats"] = _matrix_state(run_.optimizers[0], matrices)
         evals[name] = (run_.result.eval_steps, run_.result.eval_losses)
         if name == "alice":
-            values["alice_basis_orth_error"] = _orth_error(run_.optimizers[0], matrices)
+            values["alice_basis_orth_error"] = basis_orth_error(run_.optimizers[0], matrices, "U")
     v = values
     steps, base = evals["adamw"]
     for name in ("adamw", "racs", "alice"):
@@ -140,24 +112,7 @@ _GAP = (
 
 EXPERIMENT = Experiment(
     slug="racs-alice",
-    configs={
-        "smoke": RacsAliceConfig(
-            n_layers=1,
-            d_model=32,
-            n_heads=2,
-            seq_len=32,
-            steps=15,
-            batch_size=8,
-            eval_every=5,
-            eval_batches=2,
-            rank=4,
-            leading_basis=2,
-            interval=5,
-            max_chars=200_000,
-        ),
-        "quick": RacsAliceConfig(),
-        "full": RacsAliceConfig(d_model=128, steps=350, rank=32, leading_basis=8, interval=50, lr_key="full"),
-    },
+    configs=CONFIGS,
     seeds={"smoke": 1, "quick": 3, "full": 5},
     run=run,
     claims=[
