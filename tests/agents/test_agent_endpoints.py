@@ -154,3 +154,73 @@ def test_cli_llm_bad_input_is_one_line(capsys, argv, needle):
     code = main(argv)
     err = capsys.readouterr().err
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_reproduce_runs_ssot_against_the_endpoint(tmp_path, monkeypatch, capsys):
+    """``iclr26 reproduce ssot --budget smoke --llm URL@model``: both seeds send every smoke task to the endpoint
+    with the direct and the SSoT prompt, the stored config names the endpoint, the key is sent and written nowhere."""
+    import json
+
+    from iclr26.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ICLR26_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    out_dir = tmp_path / "results"
+    with serve_stub(_ssot_respond()) as (url, state):
+        spec = f"{url}@stub-model"
+        code = main(
+            ["reproduce", "ssot", "--budget", "smoke", "--llm", spec, "--out", str(out_dir), "--jobs", "1"]
+        )
+    assert code == 0, capsys.readouterr().err
+    # 2 seeds x 2 smoke tasks x 2 methods x 100 samples
+    assert len(state.requests) == 800
+    assert all(r["headers"].get("Authorization") == f"Bearer {SECRET}" for r in state.requests)
+    for seed in (0, 1):
+        record = json.loads((out_dir / "ssot" / "smoke" / f"seed_{seed:03d}.json").read_text())
+        assert record["config"]["llm"] == spec
+        m = record["metrics"]
+        assert m["llm_invalid_ssot"] == 0.0 and m["llm_inband_ssot"] >= 0.5 and m["llm_inband_direct"] == 0.0
+        assert m["llm_jsd_ssot"] < m["llm_jsd_direct"] and 0 < m["llm_gain_lo"] <= m["llm_gain_hi"]
+    assert SECRET not in capsys.readouterr().out
+    assert _files_containing(tmp_path, SECRET) == []
+
+
+@pytest.mark.parametrize(
+    ("slug", "respond"),
+    [("c-evolve", lambda: cevolve_reply), ("autoep", lambda: lambda body: "<A>0.7</A> <B>0.6</B>")],
+)
+def test_cli_reproduce_runs_cevolve_and_autoep_against_the_endpoint(
+    slug, respond, tmp_path, monkeypatch, capsys
+):
+    """``iclr26 reproduce <slug> --budget smoke --llm URL@model`` runs the endpoint path end to end: every smoke seed
+    stored with the llm spec in its config and the endpoint metrics the paper's endpoint claim reads, the key sent
+    and written nowhere."""
+    import json
+
+    from iclr26.cli import main
+    from iclr26.harness.registry import get_experiment
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ICLR26_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    out_dir = tmp_path / "results"
+    with serve_stub(respond()) as (url, state):
+        code = main(
+            ["reproduce", slug, "--budget", "smoke", "--llm", f"{url}@stub-model", "--out", str(out_dir)]
+        )
+    assert code == 0, capsys.readouterr().err
+    assert state.requests and all(
+        r["headers"].get("Authorization") == f"Bearer {SECRET}" for r in state.requests
+    )
+    module = importlib.import_module(f"iclr26.agents.{slug.replace('-', '_')}.experiment")
+    needed = {m for c in module.ENDPOINT_CLAIMS for m in c.metrics}
+    seeds = sorted((out_dir / slug / "smoke").glob("seed_*.json"))
+    assert len(seeds) == get_experiment(slug).seeds["smoke"]
+    for path in seeds:
+        record = json.loads(path.read_text())
+        assert record["config"]["llm"] == f"{url}@stub-model"
+        assert needed <= set(record["metrics"])
+    assert _files_containing(tmp_path, SECRET) == []
+    out = capsys.readouterr()
+    assert SECRET not in out.out and SECRET not in out.err

@@ -331,3 +331,38 @@ def test_bad_inputs_raise_clear_errors():
         GATSP(random_instance(5, np.random.default_rng(0)), 1)
     with pytest.raises(ValueError, match=r"shape \(n, 2\)"):
         GATSP(np.zeros((5, 3)))
+
+
+# ---------------------------------------------------------------- the experiment against an endpoint
+
+
+def test_endpoint_claim_reads_the_llm_chain_against_tuned_fixed():
+    from iclr26.agents.autoep.experiment import ENDPOINT_CLAIMS
+
+    (claim,) = ENDPOINT_CLAIMS
+    base = {"llm_chain_below_random_tour": 50.0, "tuned_below_random_tour": 50.0}
+    win = [{**base, "gap_llm_chain": 10.0 + i * 0.1, "gap_tuned": 20.0} for i in range(4)]
+    lose = [{**base, "gap_llm_chain": 20.0 + i * 0.1, "gap_tuned": 10.0} for i in range(4)]
+    assert claim.judge(win).outcome is Outcome.SUPPORTED
+    assert claim.judge(lose).outcome is Outcome.NOT_SUPPORTED
+    unlearned = [{**r, "llm_chain_below_random_tour": -1.0} for r in win]
+    assert claim.judge(unlearned).outcome is Outcome.NOT_REPRODUCED
+    assert "gap_llm_chain" not in EXPERIMENT.claim_metrics  # the offline claims never read endpoint metrics
+
+
+def test_run_with_llm_takes_the_endpoint_path_on_the_offline_instances():
+    from iclr26.agents.autoep.experiment import ENDPOINT_CLAIMS
+
+    assert EXPERIMENT.config("smoke").llm is None and EXPERIMENT.config("full").llm is None
+    offline = EXPERIMENT.run_seed("smoke", 0, "cpu")["metrics"]
+    with serve_stub(lambda body: "<A>0.7</A> <B>0.6</B>") as (url, state):
+        rec = EXPERIMENT.with_config("smoke", llm=f"{url}@stub-model").run_seed("smoke", 0, "cpu")
+    m, cfg = rec["metrics"], EXPERIMENT.config("smoke")
+    rounds = cfg.n_test * (cfg.generations // cfg.K)
+    assert len(state.requests) == 2 * 3 * rounds  # two chains x three LLM roles x control rounds
+    assert m["failures_llm_chain"] == 0 and m["failures_llm_chain_noela"] == 0
+    assert {x for c in ENDPOINT_CLAIMS for x in c.metrics} <= set(m)
+    assert all(np.isfinite(v) for v in m.values())
+    # the same seed's instances, tuned grid and reference tours as offline: the tuned baseline is the same run
+    assert m["gap_tuned"] == offline["gap_tuned"] and m["gap_random_tour"] == offline["gap_random_tour"]
+    assert rec["artifacts"]["last_replies"]["llm_chain"]["theta"] == {"pc": 0.7, "pm": 0.6}

@@ -312,3 +312,39 @@ def test_endpoint_path_against_stub(capsys):
     assert out["metrics"]["test_cevolve"] == 1.0 and out["metrics"]["test_single"] == 1.0
     assert out["metrics"]["evals_cevolve"] == 7
     assert '"test_cevolve"' in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the experiment against an endpoint
+
+
+def test_endpoint_claim_reads_cevolve_against_island_best():
+    from iclr26.agents.c_evolve.experiment import ENDPOINT_CLAIMS
+
+    (claim,) = ENDPOINT_CLAIMS
+    base = {"cevolve_over_mode": 0.5, "island_best_over_mode": 0.5}
+    win = [{**base, "test_cevolve": 0.8 + 0.01 * i, "test_island_best": 0.7} for i in range(4)]
+    lose = [{**base, "test_cevolve": 0.6 + 0.01 * i, "test_island_best": 0.7} for i in range(4)]
+    assert claim.judge(win).outcome is Outcome.SUPPORTED
+    assert claim.judge(lose).outcome is Outcome.NOT_SUPPORTED
+    unlearned = [{**r, "cevolve_over_mode": 0.0} for r in win]
+    assert claim.judge(unlearned).outcome is Outcome.NOT_REPRODUCED
+    assert "test_cevolve" not in EXPERIMENT.claim_metrics  # the offline claims never read endpoint metrics
+
+
+def test_run_with_llm_takes_the_endpoint_path_at_the_budget_sizes():
+    from iclr26.agents.c_evolve.experiment import ENDPOINT_CLAIMS
+    from tests.llm_stub import serve_stub
+
+    assert EXPERIMENT.config("smoke").llm is None and EXPERIMENT.config("quick").llm is None
+    with serve_stub(_arith_reply) as (url, state):
+        exp = EXPERIMENT.with_config("smoke", llm=f"{url}@stub-model")
+        rec = exp.run_seed("smoke", 0, "cpu")
+    m, cfg = rec["metrics"], exp.config("smoke")
+    assert (
+        m["evals_cevolve"] == m["evals_individual"] == cfg.budget + 1
+    )  # the seed prompt, then `budget` children
+    assert {x for c in ENDPOINT_CLAIMS for x in c.metrics} <= set(m)
+    # the stub answers every arithmetic question correctly: every group is perfect, the mode baseline is not
+    assert m["test_cevolve"] == m["test_island_best"] == m["test_single"] == 1.0
+    assert m["mode_acc"] < 1.0 and m["cevolve_over_mode"] > 0
+    assert rec["artifacts"]["group"] and len(state.requests) > cfg.budget * cfg.n_metric

@@ -187,3 +187,78 @@ def test_endpoint_smoke_against_loopback_server(capsys):
     assert r["direct"]["counts"] == [20, 0] and r["ssot"]["invalid_rate"] == 0.0
     assert r["ssot"]["jsd"] < r["direct"]["jsd"]
     assert json.loads(capsys.readouterr().out)["n_samples"] == 20
+
+
+def test_endpoint_claim_rule_and_not_measured_offline():
+    from iclr26.agents.ssot.claim_check import LLM_METRICS, llm_seed_outcome, ssot_beats_direct
+
+    assert llm_seed_outcome(0.2, 0.1, 0.3) == Outcome.SUPPORTED
+    assert llm_seed_outcome(0.05, -0.01, 0.1) == Outcome.INCONCLUSIVE
+    assert llm_seed_outcome(-0.2, -0.3, -0.1) == Outcome.NOT_SUPPORTED
+    offline = [dict.fromkeys(LLM_METRICS, float("nan")) for _ in range(3)]
+    v = ssot_beats_direct(offline)
+    assert v.outcome == Outcome.INCONCLUSIVE and "not measured" in v.explanation
+
+    def row(direct, ssot, lo, hi):
+        return {"llm_jsd_direct": direct, "llm_jsd_ssot": ssot, "llm_gain_lo": lo, "llm_gain_hi": hi,
+                "llm_inband_direct": 0.0, "llm_inband_ssot": 0.75, "llm_invalid_ssot": 0.01}  # fmt: skip
+
+    assert ssot_beats_direct([row(0.3, 0.01, 0.2, 0.4)] * 3).outcome == Outcome.SUPPORTED
+    mixed = [row(0.3, 0.01, 0.2, 0.4), row(0.3, 0.2, -0.05, 0.3), row(0.3, 0.01, 0.2, 0.4)]
+    assert ssot_beats_direct(mixed).outcome == Outcome.INCONCLUSIVE
+    worse = [row(0.3, 0.01, 0.2, 0.4), row(0.1, 0.3, -0.3, -0.1), row(0.3, 0.01, 0.2, 0.4)]
+    assert ssot_beats_direct(worse).outcome == Outcome.NOT_SUPPORTED
+    part = [row(0.3, 0.01, 0.2, 0.4), dict.fromkeys(LLM_METRICS, float("nan"))]
+    assert ssot_beats_direct(part).outcome == Outcome.INCONCLUSIVE
+
+
+def test_offline_seeds_stay_usable_and_the_llm_config_is_validated():
+    """An offline seed has no endpoint metrics and excludes nothing; the endpoint claim is not judged offline."""
+    from iclr26.agents.ssot.experiment import EXPERIMENT, SSoTConfig
+    from iclr26.harness.claims import Outcome as O
+    from iclr26.harness.runner import judge, usable
+    from iclr26.harness.store import SeedResult
+
+    config = EXPERIMENT.config_dict("quick")
+    assert config["llm"] is None
+    metrics = {"min_inband_L32": 1.0, "max_outband_L64": 0.0, "max_slope_hi": -0.01}
+    results = [SeedResult("ssot", "quick", s, config, metrics, {}, {}, 0.0, None, {}) for s in range(3)]
+    kept, why = usable(EXPERIMENT, "quick", results)
+    assert len(kept) == 3 and not why
+    verdicts = {cv.claim.id: cv.verdict for cv in judge(EXPERIMENT, "quick", kept)}
+    assert (
+        verdicts["ssot-beats-direct"].outcome == O.NOT_JUDGED
+        and "--llm" in verdicts["ssot-beats-direct"].explanation
+    )
+    with pytest.raises(ValueError, match="llm"):
+        SSoTConfig(llm="  ")
+
+
+def test_run_with_llm_keeps_the_offline_metrics_and_adds_the_endpoint_ones():
+    from iclr26.agents.ssot.experiment import EXPERIMENT, SSoTConfig, run
+
+    cfg = SSoTConfig(sources=("iid",), lengths=(4, 32), tasks=("uniform-3", "0.1/0.9"), n_samples=30, reps=3,
+                     band_reps=50, boot=50, scripted_samples=5)  # fmt: skip
+    offline = run(cfg, 1, "cpu").values
+    rng = np.random.default_rng(0)
+    seen = []
+
+    def respond(body):
+        seen.append(body)
+        prompt = body["messages"][-1]["content"]
+        return ssot_reply(prompt, rng) if "random_string" in prompt else "<answer>A</answer>"
+
+    with serve_stub(respond) as (base, _):
+        from dataclasses import replace
+
+        online = run(replace(cfg, llm=base + "@stub-model"), 1, "cpu")
+    v = online.values
+    kept = [k for k in offline if not k.startswith("llm_")]
+    assert json.dumps({k: v[k] for k in kept}) == json.dumps(
+        {k: offline[k] for k in kept}
+    )  # NaN-aware, exact
+    assert len(seen) == 2 * 2 * 30 and {b["seed"] for b in seen} == set(range(30, 60))
+    assert v["llm_jsd_direct_uniform-3"] == pytest.approx(jsd([1, 0, 0], [1 / 3] * 3))
+    assert v["llm_jsd_ssot"] < v["llm_jsd_direct"] and v["llm_gain_lo"] > 0
+    assert online.artifacts["endpoint"]["tasks"]["0.1/0.9"]["direct"]["counts"] == [30, 0]
+    assert EXPERIMENT.with_config("full", llm="x").config("full").n_samples == 1000

@@ -133,12 +133,13 @@ def _claim(slug: str, claim_id: str):
 
 def _declared_rows(claim, record: dict, n: int = 4) -> list[dict]:
     """`n` synthetic seeds holding only the metrics the claim declares (an undeclared read fails), spread a
-    little around the smoke run's values."""
+    little around the smoke run's values (a claim that ``requires`` a config field the offline smoke run leaves
+    unset, such as an LLM endpoint, has no smoke values: its metrics start from 0)."""
     rows = []
     for i in range(n):
         row = {}
         for m in claim.metrics:
-            v = float(record["metrics"][m])
+            v = float(record["metrics"].get(m, 0.0) if claim.requires else record["metrics"][m])
             row[m] = v * (1.0 + 0.01 * (i - 1.5)) + 1e-4 * (i - 1.5) if math.isfinite(v) else 0.0
         rows.append(row)
     return rows

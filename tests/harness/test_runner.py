@@ -183,3 +183,25 @@ def test_overrides_change_the_config_and_never_reuse_other_seeds(tmp_path):
     with pytest.raises(ValueError, match="no config field 'llm'"):
         TOY.with_config("quick", llm="scripted")
     assert TOY.config("quick").effect == 0.5  # with_config returns a copy
+
+
+def test_a_claim_that_requires_a_config_field_is_not_judged_without_it(tmp_path):
+    from iclr26.harness.runner import judge
+
+    needs = dataclasses.replace(TOY.claims[0], id="needs-llm", requires=("llm",))
+    exp = dataclasses.replace(TOY, claims=[*TOY.claims, needs])
+    assert [c.id for c in exp.claims_measured("quick")] == [c.id for c in TOY.claims]
+    assert exp.claim_metrics == TOY.claim_metrics  # the offline smoke run is not asked for its metrics
+    [summary] = reproduce(["toy-harness"], "quick", store=ResultStore(tmp_path), device="cpu")
+    verdicts = {cv.claim.id: cv.verdict for cv in judge(exp, "quick", summary.results)}
+    assert (
+        verdicts["needs-llm"].outcome == Outcome.NOT_JUDGED and "--llm" in verdicts["needs-llm"].explanation
+    )
+    # with the field set the same claim is judged like its twin
+    with_llm = dataclasses.replace(
+        exp, configs={**exp.configs, "quick": {"n": 16, "effect": 0.5, "llm": "x"}}
+    )
+    judged = {cv.claim.id: cv.verdict for cv in judge(with_llm, "quick", summary.results)}
+    assert judged["needs-llm"].outcome == judged[TOY.claims[0].id].outcome
+    with pytest.raises(ValueError, match="requires must name config fields"):
+        dataclasses.replace(TOY.claims[0], requires=("not a field",))

@@ -360,6 +360,9 @@ class Claim:
         is *not reproduced at this budget*, with the measured values.
     kind : ``"claim"`` for an empirical statement, ``"check"`` for one true by construction (a parameter count,
         an algebraic invariant): checks are reported apart and never counted among supported claims.
+    requires : config fields that must be set (not None) for the claim to be measured at all, e.g. ``("llm",)``
+        for a claim about an LLM's behaviour that only a run against an endpoint measures. Where the budget's
+        config leaves one unset, the claim is *not judged* (with the reason) and its metrics are not expected.
     """
 
     id: str
@@ -369,6 +372,7 @@ class Claim:
     scale_gap: str = ""
     preconditions: tuple[Precondition, ...] = ()
     kind: str = "claim"
+    requires: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("-", "").replace("_", "").isalnum():
@@ -383,6 +387,9 @@ class Claim:
                 f"claim {self.id!r}: kind must be one of {', '.join(CLAIM_KINDS)}, got {self.kind!r}"
             )
         object.__setattr__(self, "preconditions", tuple(self.preconditions))
+        object.__setattr__(self, "requires", tuple(self.requires))
+        if not all(isinstance(f, str) and f.isidentifier() for f in self.requires):
+            raise ValueError(f"claim {self.id!r}: requires must name config fields, got {self.requires!r}")
         for p in self.preconditions:
             if not isinstance(p, Precondition):
                 raise TypeError(f"claim {self.id!r}: preconditions must be Precondition objects, got {p!r}")

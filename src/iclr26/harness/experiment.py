@@ -230,7 +230,21 @@ class Experiment:
             f"{self.slug}: run() must return Metrics or a dict of scalars, got {type(out).__name__}"
         )
 
+    def missing_requirements(self, claim: Claim, budget: str) -> list[str]:
+        """The config fields ``claim.requires`` that ``budget``'s config leaves unset (None or absent)."""
+        cfg = self.config(budget)
+        get = cfg.get if isinstance(cfg, Mapping) else lambda f: getattr(cfg, f, None)
+        return [f for f in claim.requires if get(f) is None]
+
+    def claims_measured(self, budget: str) -> list[Claim]:
+        """The claims ``budget``'s config measures (every ``requires`` field set)."""
+        return [c for c in self.claims if not self.missing_requirements(c, budget)]
+
+    def claim_metrics_for(self, budget: str) -> list[str]:
+        """Every metric a claim measured at ``budget`` reads (a run of that budget must produce all of them)."""
+        return list(dict.fromkeys(m for c in self.claims_measured(budget) for m in c.metrics))
+
     @property
     def claim_metrics(self) -> list[str]:
-        """Every metric name some claim reads (the smoke run must produce all of them)."""
-        return list(dict.fromkeys(m for c in self.claims for m in c.metrics))
+        """Every metric the claims that need no extra config read (the offline smoke run must produce them all)."""
+        return list(dict.fromkeys(m for c in self.claims if not c.requires for m in c.metrics))

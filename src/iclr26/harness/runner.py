@@ -56,8 +56,15 @@ def judge(experiment: Experiment, budget: str, results: Sequence[SeedResult]) ->
     rows = [r.metrics for r in results]
     out = []
     for claim in experiment.claims:
+        missing = experiment.missing_requirements(claim, budget)
         if not is_judged(budget):
             verdict = Verdict(Outcome.NOT_JUDGED, f"{budget} runs only check that the code path works")
+        elif missing:
+            flags = ", ".join(f"--{f.replace('_', '-')}" for f in missing)
+            verdict = Verdict(
+                Outcome.NOT_JUDGED,
+                f"not measured by this run: it needs {', '.join(missing)} set (iclr26 reproduce ... {flags})",
+            )
         else:
             verdict = claim.judge(rows)
         out.append(ClaimVerdict(claim, verdict))
@@ -85,7 +92,7 @@ def usable(
         return current, why
     allowed = set().union(*(c.allow_nonfinite for c in experiment.claims))
     measured = {m for r in current for m in r.metrics}
-    needed = [m for m in experiment.claim_metrics if m not in allowed and m in measured]
+    needed = [m for m in experiment.claim_metrics_for(budget) if m not in allowed and m in measured]
     keep = []
     for r in current:
         bad = [

@@ -33,4 +33,5 @@ CASES = [
     (lambda: parse(None), ValueError, ["completion", "str"]),
     (lambda: sample_codes("nope", 3, 3, None), ValueError, ["source"]),
     (lambda: SSoTConfig(reps=1), ValueError, ["reps"]),
+    (lambda: SSoTConfig(llm=""), ValueError, ["llm", "endpoint"]),
 ]

@@ -6,6 +6,11 @@ Per seed, over the judged sources (iid, bigram, keyboard; ``even`` is a reported
 the bootstrap 95% CI of the JSD-excess slope; fitted on L >= 1 for Sum-Mod tasks, L >= 8 for Rolling-Hash).
 A seed is supported when min_inband_L32 >= 0.9 and max_slope_hi < 0, refuted when max_outband_L64 > 0.25.
 Over seeds: supported if every seed is; not supported if any seed is refuted; otherwise inconclusive.
+
+The endpoint claim (:func:`ssot_beats_direct`, runs with ``--llm`` only): per seed, the paired bootstrap 95%
+interval over tasks of mean JSD(direct) - JSD(SSoT); a seed is supported when it lies above 0 (and the mean
+difference is positive), refuted when it lies below 0; over seeds as above. The claim requires ``llm``: an offline
+run reports it as not judged. Rows whose endpoint metrics are NaN (no parseable answer) read *inconclusive*.
 """
 
 from __future__ import annotations
@@ -14,7 +19,16 @@ import numpy as np
 
 from iclr26.harness.claims import Outcome, PerSeed, Rows, Verdict, column, decider, seed_spread
 
-__all__ = ["INBAND", "OUTBAND", "SOURCES_JUDGED", "extraction_converges", "seed_outcome"]
+__all__ = [
+    "INBAND",
+    "LLM_METRICS",
+    "OUTBAND",
+    "SOURCES_JUDGED",
+    "extraction_converges",
+    "llm_seed_outcome",
+    "seed_outcome",
+    "ssot_beats_direct",
+]
 
 SOURCES_JUDGED = ("iid", "bigram", "keyboard")
 INBAND = 0.9
@@ -64,3 +78,78 @@ def extraction_converges(rows: PerSeed) -> Verdict:
         f"{sum(o == Outcome.SUPPORTED for o in outs)}/{len(outs)} seeds supported"
     )
     return Verdict(outcome, text, float(inb.min()), (float(inb.min()), float(np.max(inb))), len(outs))
+
+
+# ---------------------------------------------------------------- the endpoint claim (``--llm`` runs only)
+
+LLM_METRICS = (
+    "llm_jsd_direct",
+    "llm_jsd_ssot",
+    "llm_gain_lo",
+    "llm_gain_hi",
+    "llm_inband_direct",
+    "llm_inband_ssot",
+    "llm_invalid_ssot",
+)
+
+
+def _llm_clear(rows: Rows) -> Rows:
+    return [{**r, "llm_jsd_direct": 0.2 + seed_spread(i), "llm_jsd_ssot": 0.01, "llm_gain_lo": 0.1,
+             "llm_gain_hi": 0.3, "llm_inband_direct": 0.0, "llm_inband_ssot": 1.0, "llm_invalid_ssot": 0.0}
+            for i, r in enumerate(rows)]  # fmt: skip
+
+
+def llm_seed_outcome(gain: float, lo: float, hi: float) -> Outcome:
+    """One endpoint seed: SSoT's mean JSD below direct's (``gain`` = direct - SSoT > 0 and the 95% bootstrap
+    interval over tasks above 0); refuted when the interval lies below 0 (SSoT worse)."""
+    if hi < 0:
+        return Outcome.NOT_SUPPORTED
+    if gain > 0 and lo > 0:
+        return Outcome.SUPPORTED
+    return Outcome.INCONCLUSIVE
+
+
+@decider(
+    *LLM_METRICS,
+    description=(
+        "endpoint runs only: every seed's paired bootstrap 95% interval (over tasks) of mean JSD(direct) - "
+        "JSD(SSoT) above 0; refuted when a seed's lies below 0; offline runs: not measured"
+    ),
+    compares=(("llm_jsd_ssot", "llm_jsd_direct", False),),
+    synthesize=_llm_clear,
+    allow_nonfinite=LLM_METRICS,
+)
+def ssot_beats_direct(rows: PerSeed) -> Verdict:
+    direct, ssot = column(rows, "llm_jsd_direct"), column(rows, "llm_jsd_ssot")
+    lo, hi = column(rows, "llm_gain_lo"), column(rows, "llm_gain_hi")
+    finite = np.isfinite(direct) & np.isfinite(ssot) & np.isfinite(lo) & np.isfinite(hi)
+    if not finite.any():
+        return Verdict(
+            Outcome.INCONCLUSIVE,
+            "not measured at this budget: the offline run has no LLM (run with --llm URL@model)",
+            n_seeds=len(rows),
+        )
+    if not finite.all():
+        return Verdict(
+            Outcome.INCONCLUSIVE,
+            f"{int((~finite).sum())}/{len(rows)} seeds lack an endpoint JSD (not run with --llm, or a task "
+            "with no parseable answer)",
+            n_seeds=len(rows),
+        )
+    gain = direct - ssot
+    outs = [llm_seed_outcome(g, a, b) for g, a, b in zip(gain, lo, hi)]
+    if any(o == Outcome.NOT_SUPPORTED for o in outs):
+        outcome = Outcome.NOT_SUPPORTED
+    elif all(o == Outcome.SUPPORTED for o in outs):
+        outcome = Outcome.SUPPORTED
+    else:
+        outcome = Outcome.INCONCLUSIVE
+    inb_d, inb_s = column(rows, "llm_inband_direct"), column(rows, "llm_inband_ssot")
+    text = (
+        f"mean JSD over tasks: direct {direct.mean():.4f}, SSoT {ssot.mean():.4f}; direct - SSoT per seed "
+        + ", ".join(f"{g:.4f} [{a:.4f}, {b:.4f}]" for g, a, b in zip(gain, lo, hi))
+        + f" (95% bootstrap over tasks; needs > 0); {sum(o == Outcome.SUPPORTED for o in outs)}/{len(outs)} "
+        f"seeds supported; tasks inside the PRNG 95% band: SSoT {np.nanmean(inb_s):.2f}, direct "
+        f"{np.nanmean(inb_d):.2f}; SSoT invalid rate {np.nanmean(column(rows, 'llm_invalid_ssot')):.3f}"
+    )
+    return Verdict(outcome, text, float(gain.mean()), (float(lo.min()), float(hi.max())), len(outs))

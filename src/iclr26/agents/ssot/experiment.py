@@ -5,7 +5,12 @@ source (iid, bigram, keyboard, even), length L and PIF task, `reps` repeats of `
 to an option by Sum-Mod (uniform targets) or Rolling-Hash (skewed targets); the JSD of each repeat's empirical
 distribution against the target, compared with the PRNG band (1,000 multinomial draws of the same size). The
 pipeline prompt -> completion -> parse -> JSD is run end to end through a ScriptedBackend "model" that writes
-an i.i.d. string and applies Sum-Mod / Rolling-Hash (the endpoint path is ``python -m iclr26.agents.ssot --llm``).
+an i.i.d. string and applies Sum-Mod / Rolling-Hash.
+
+With ``llm`` set (``iclr26 reproduce ssot --budget full --llm URL@model``) the same run also sends every task of
+the config to that endpoint, ``n_samples`` completions each with the direct and the SSoT prompt (sample i of
+harness seed s with request seed ``s * n_samples + i``, temperature 1, at most 1,024 tokens), and adds the
+``llm_*`` metrics the endpoint claim reads (registered with ``requires=("llm",)``: offline it is not judged).
 """
 
 from __future__ import annotations
@@ -14,7 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.agents.ssot.claim_check import SOURCES_JUDGED, extraction_converges
+from iclr26.agents.ssot.claim_check import (
+    SOURCES_JUDGED,
+    extraction_converges,
+    ssot_beats_direct,
+)
 from iclr26.agents.ssot.extract import rolling_hash_choices, sum_mod_choices
 from iclr26.agents.ssot.figures import jsd_vs_length, scripted_bars
 from iclr26.agents.ssot.pif import _jsd_rows, prng_band, run_pif, task_suite
@@ -23,9 +32,12 @@ from iclr26.agents.ssot.sources import SOURCES, sample_codes
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 
-__all__ = ["EXPERIMENT", "SSoTConfig", "run", "slope_ci"]
+__all__ = ["EXPERIMENT", "LLM_METHODS", "SSoTConfig", "endpoint_metrics", "run", "slope_ci"]
 
 SALT = 2510_21150
+LLM_METHODS = ("direct", "ssot")
+LLM_TEMPERATURE = 1.0
+LLM_MAX_TOKENS = 1024
 
 
 @dataclass(frozen=True)
@@ -39,8 +51,11 @@ class SSoTConfig:
     boot: int = 200
     scripted_samples: int = 200
     floor_frac: float = 0.1  # JSD - PRNG median is floored at this fraction of the PRNG median
+    llm: str | None = None  # an endpoint (iclr26.lab.llm.make_backend spec): adds the direct-vs-SSoT PIF run
 
     def __post_init__(self) -> None:
+        if self.llm is not None and (not isinstance(self.llm, str) or not self.llm.strip()):
+            raise ValueError(f"llm must be None or a non-empty endpoint spec (URL@model), got {self.llm!r}")
         if self.reps < 2 or self.n_samples < 1 or not self.lengths:
             raise ValueError(f"reps must be >= 2, n_samples >= 1, lengths non-empty; got {self}")
         bad = [s for s in self.sources if s not in SOURCES]
@@ -74,6 +89,46 @@ def slope_ci(jsd_reps: np.ndarray, tasks, lengths, prng_med, floor_frac, boot, r
     R = jsd_reps.shape[2]
     bs = [stat(jsd_reps[:, :, rng.integers(0, R, R)]) for _ in range(boot)]
     return est, float(np.quantile(bs, 0.025)), float(np.quantile(bs, 0.975))
+
+
+def endpoint_metrics(cfg: SSoTConfig, seed: int, tasks, bands) -> tuple[dict[str, float], dict]:
+    """The PIF suite through ``cfg.llm``: per task and method (direct, SSoT) the JSD of the parsed answers (invalid
+    completions excluded), and over tasks the means, the paired bootstrap 95% interval of direct - SSoT (tasks
+    resampled ``cfg.boot`` times), the fraction of tasks inside the PRNG 95% band and the invalid rates."""
+    from iclr26.lab.llm import make_backend
+
+    backend = make_backend(cfg.llm)
+    base = seed * cfg.n_samples  # harness seeds send disjoint request seeds
+    J = {m: np.full(len(tasks), np.nan) for m in LLM_METHODS}
+    inband = {m: np.zeros(len(tasks)) for m in LLM_METHODS}
+    invalid = {m: np.zeros(len(tasks)) for m in LLM_METHODS}
+    values: dict[str, float] = {}
+    per_task: dict[str, dict] = {}
+    for ti, t in enumerate(tasks):
+        per_task[t.name] = {}
+        for m in LLM_METHODS:
+            r = run_pif(
+                backend, t, cfg.n_samples, m, base, temperature=LLM_TEMPERATURE, max_tokens=LLM_MAX_TOKENS
+            )
+            J[m][ti], invalid[m][ti] = r.jsd, r.invalid_rate
+            # a NaN JSD (nothing parsed) counts as outside the band
+            inband[m][ti] = float(bands[ti]["lo"] <= r.jsd <= bands[ti]["hi"])
+            values[f"llm_jsd_{m}_{t.name}"] = r.jsd
+            per_task[t.name][m] = {"counts": r.counts.tolist(), "jsd": r.jsd, "jsd_with_invalid": r.jsd_with_invalid,
+                                   "invalid_rate": r.invalid_rate}  # fmt: skip
+    d = J["direct"] - J["ssot"]
+    brng = np.random.default_rng(np.random.SeedSequence([seed, SALT, 1]))
+    boot = d[brng.integers(0, d.size, (cfg.boot, d.size))].mean(axis=1)
+    ok = bool(np.isfinite(d).all())
+    for m in LLM_METHODS:
+        values[f"llm_jsd_{m}"] = float(J[m].mean())  # NaN when a task had no parseable answer
+        values[f"llm_inband_{m}"] = float(inband[m].mean())
+        values[f"llm_invalid_{m}"] = float(invalid[m].mean())
+    values["llm_gain"] = float(d.mean())
+    values["llm_gain_lo"] = float(np.quantile(boot, 0.025)) if ok else float("nan")
+    values["llm_gain_hi"] = float(np.quantile(boot, 0.975)) if ok else float("nan")
+    values["llm_prng_median"] = float(np.mean([b["median"] for b in bands]))
+    return values, {"backend": backend.identity, "request_seed_base": base, "tasks": per_task}
 
 
 def run(cfg: SSoTConfig, seed: int, device: str) -> Metrics:
@@ -118,6 +173,10 @@ def run(cfg: SSoTConfig, seed: int, device: str) -> Metrics:
         scripted[t.name] = {"jsd": r.jsd, "invalid_rate": r.invalid_rate}
         values[f"scripted_jsd_{t.name}"] = r.jsd
     values["scripted_invalid_rate"] = float(np.mean([v["invalid_rate"] for v in scripted.values()]))
+    endpoint = None
+    if cfg.llm is not None:
+        llm_values, endpoint = endpoint_metrics(cfg, seed, tasks, bands)
+        values.update(llm_values)
     artifacts = {
         "tasks": [t.name for t in tasks],
         "lengths": list(cfg.lengths),
@@ -125,6 +184,8 @@ def run(cfg: SSoTConfig, seed: int, device: str) -> Metrics:
         "median_jsd": table,
         "scripted": scripted,
     }
+    if endpoint is not None:
+        artifacts["endpoint"] = endpoint
     return Metrics(values=values, curves=curves, artifacts=artifacts)
 
 
@@ -162,7 +223,27 @@ EXPERIMENT = Experiment(
             decide=extraction_converges,
             scale_gap=(
                 "offline string sources instead of LLM-written strings; only the extraction argument is checked, "
-                "the LLM-behaviour claim needs an endpoint (python -m iclr26.agents.ssot --llm URL@model)"
+                "the LLM-behaviour claim needs an endpoint (claim ssot-beats-direct, run with --llm URL@model)"
+            ),
+        ),
+        Claim(
+            requires=("llm",),
+            id="ssot-beats-direct",
+            statement=(
+                "With an LLM endpoint (--llm), SSoT prompting gives a lower mean JSD over the PIF tasks than direct "
+                "prompting: in every seed the paired bootstrap 95% interval (tasks resampled) of mean JSD(direct) - "
+                "JSD(SSoT) lies above 0 (JSD of the parsed answers, invalid completions excluded); refuted when a "
+                "seed's interval lies below 0. The fraction of tasks inside the PRNG 95% band is reported. Not "
+                "measured offline (no LLM)"
+            ),
+            paper_value=(
+                "SSoT significantly lowers the JSD of LLMs on PIF tasks versus direct prompting; reasoning models "
+                "with SSoT approach the JSD of a PRNG drawing the same number of samples"
+            ),
+            decide=ssot_beats_direct,
+            scale_gap=(
+                "whichever endpoint --llm names (the paper: DeepSeek-R1, o4-mini-class models); our eight PIF tasks "
+                "and prompt wording; N = n_samples of the budget per task and method, temperature 1, 1,024 tokens"
             ),
         ),
     ],

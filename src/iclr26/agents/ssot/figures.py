@@ -32,14 +32,19 @@ def jsd_vs_length(results: Sequence[Any]) -> Figure:
 
 
 def scripted_bars(results: Sequence[Any]) -> Figure:
-    """JSD per task of the scripted SSoT model (end-to-end pipeline) next to the PRNG band median."""
+    """JSD per task of the scripted SSoT model (end-to-end pipeline) next to the PRNG band median; runs with
+    ``--llm`` add the endpoint's direct and SSoT bars."""
     art = results[0].artifacts
     tasks = art["tasks"]
     fig, ax = new_figure(width=7, height=3.2)
-    series = {
-        "scripted SSoT": [metric_values(results, f"scripted_jsd_{t}") for t in tasks],
-        "PRNG median": [np.array([r.artifacts["prng_band"][t]["median"] for r in results]) for t in tasks],
-    }
+    series = {}
+    if all("endpoint" in r.artifacts for r in results):
+        for m, label in (("direct", "endpoint direct"), ("ssot", "endpoint SSoT")):
+            series[label] = [metric_values(results, f"llm_jsd_{m}_{t}") for t in tasks]
+    series["scripted SSoT"] = [metric_values(results, f"scripted_jsd_{t}") for t in tasks]
+    series["PRNG median"] = [
+        np.array([r.artifacts["prng_band"][t]["median"] for r in results]) for t in tasks
+    ]
     grouped_bars(ax, tasks, series, dots=True, tick_kw={"fontsize": 7})
     ax.set_ylabel("JSD (bits)")
     legend(ax)
