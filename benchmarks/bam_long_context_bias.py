@@ -6,7 +6,14 @@ skipped, as the attention is causal) and never holds the (T x T) bias; the unchu
 own; the table reports the peak above a baseline process that only built the inputs, the wall time, and the
 ratios (the machine is shared, so ratios are more telling than seconds).
 
-Run: ``python benchmarks/bam_long_context_bias.py [--train-len 64 512] [--chunk 512]``.
+The user's alternative for BAM-SSMax attention is torch's ``scaled_dot_product_attention`` with the whole prior
+as a float ``attn_mask`` (the (1, H, T, T) bias times SSMax's ``s log n`` per query, the causal triangle -inf, the
+queries scaled by ``s log n``): with ``--json`` its time and peak memory over the chunked form's go to
+``benchmarks/RESULTS.md``. ``--small``: training length 64 (T = 2048), chunk 256, the forms interleaved over
+2 repeats (median time, largest peak).
+
+Run: ``python benchmarks/bam_long_context_bias.py [--train-len 64 512] [--chunk 512] [--repeats 1] [--small]
+[--json PATH]``.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ import sys
 import time
 
 import torch
+import torch.nn.functional as F
+from _bench import median, row, write_result
 
 from iclr26.attention.bam import GGDPrior, bias_attention
 
@@ -46,6 +55,11 @@ def _case(kind: str, length: int, chunk: int) -> dict:
                 e = min(length, a + chunk)
                 block = prior(torch.arange(a, e), torch.arange(e))  # (1, H, chunk, e): one block at a time
                 checksum += float(block.tril(a).sum())
+        elif kind == "attn-sdpa":  # the user's alternative: SDPA with the whole scaled prior as attn_mask
+            pos = torch.arange(length)
+            c = torch.log(pos + 1.0).view(1, 1, length, 1)  # SSMax, s = 1: logits * s log(i + 1)
+            mask = (prior(pos, pos) * c).masked_fill(pos[None, :] > pos[:, None], float("-inf"))
+            checksum = float(F.scaled_dot_product_attention(q * c, k, v, attn_mask=mask).sum())
         elif kind == "attn-full":
             checksum = float(bias_attention(q, k, v, prior, ssmax_scale=1.0).sum())
         else:
@@ -72,8 +86,15 @@ def main() -> None:
     parser.add_argument(
         "--attn-max-len", type=int, default=4096, help="longest length for the attention rows"
     )
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each form, interleaved")
+    parser.add_argument(
+        "--small", action="store_true", help="make bench: train length 64, chunk 256, 2 repeats"
+    )
+    parser.add_argument("--json", default=None)
     parser.add_argument("--case", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.small:
+        args.train_len, args.chunk, args.repeats = [64], 256, 2
     if args.case:
         print(json.dumps(_case(args.case[0], int(args.case[1]), int(args.case[2]))))
         return
@@ -81,28 +102,66 @@ def main() -> None:
     print(
         f"{'what':<6} {'T':>6} {'form':<8} {'seconds':>8} {'peak MB':>8} {'block MB':>8}  ratio full/chunked"
     )
+    out_rows = []
     for train_len in args.train_len:
         length = 32 * train_len
         for what in ("bias", "attn"):
             if what == "attn" and length > args.attn_max_len:
                 continue
             rows = {}
-            for form in ("chunked", "full"):
+            forms = ("chunked", "full", "sdpa") if what == "attn" else ("chunked", "full")
+            for form in forms:
                 block = H * length * (args.chunk if form == "chunked" else length) * 4 / 1e6
-                if form == "full" and block * 1e6 > MAX_DENSE_BYTES:
+                if form != "chunked" and block * 1e6 > MAX_DENSE_BYTES:
                     print(
                         f"{what:<6} {length:>6} {form:<8} {'skipped: bias alone would be':>17} {block:.0f} MB"
                     )
                     continue
-                rows[form] = r = _spawn(f"{what}-{form}", length, args.chunk)
+                rows[form] = None
+            runs: dict[str, list[dict]] = {form: [] for form in rows}
+            for i in range(args.repeats):  # interleaved, the order alternating
+                for form in list(rows) if i % 2 == 0 else list(reversed(rows)):
+                    runs[form].append(_spawn(f"{what}-{form}", length, args.chunk))
+            for form in list(rows):
+                rs = runs[form]
+                rows[form] = r = {
+                    "seconds": median([x["seconds"] for x in rs]),
+                    "peak_mb": max(x["peak_mb"] for x in rs),
+                    "checksum": rs[0]["checksum"],
+                }
+                block = H * length * (args.chunk if form == "chunked" else length) * 4 / 1e6
                 print(f"{what:<6} {length:>6} {form:<8} {r['seconds']:8.2f} {r['peak_mb']:8.0f} {block:8.0f}")
-            if len(rows) == 2:
+            if "full" in rows and "chunked" in rows:
                 f, c = rows["full"], rows["chunked"]
                 agree = abs(f["checksum"] - c["checksum"]) <= 1e-4 * max(1.0, abs(f["checksum"]))
                 print(
                     f"{'':<6} {length:>6} ratio    time {f['seconds'] / c['seconds']:.2f}x, peak memory "
                     f"{f['peak_mb'] / max(c['peak_mb'], 1e-9):.1f}x, results agree: {agree}"
                 )
+            if "sdpa" in rows and "chunked" in rows:
+                u, c = rows["sdpa"], rows["chunked"]
+                agree = abs(u["checksum"] - c["checksum"]) <= 1e-4 * max(1.0, abs(u["checksum"]))
+                for metric, key in (("time", "seconds"), ("peak memory", "peak_mb")):
+                    out_rows.append(
+                        row(
+                            "bam",
+                            f"GGD prior + SSMax attention, T {length} (32x train), {metric} (agree: {agree})",
+                            f"bias_attention, chunk {args.chunk}",
+                            "SDPA, whole prior as attn_mask",
+                            u[key] / max(c[key], 1e-9),
+                        )
+                    )
+    write_result(
+        args.json,
+        {
+            "script": "bam_long_context_bias.py",
+            "title": "BAM prior attention, chunked vs SDPA with the whole bias",
+            "device": "cpu",
+            "settings": {k: v for k, v in vars(args).items() if k not in ("json", "case")},
+            "rows": out_rows,
+            "notes": ["BAM: each form runs in its own subprocess, one thread; peak memory above the inputs."],
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -8,7 +8,11 @@ Repetitions are interleaved (the method order rotates every repetition) on one p
 speedup is the teacher's per-sample time over the method's, with a percentile-bootstrap 95% interval over
 repetitions.
 
-    python benchmarks/dparallel_steps_and_wall_time.py [--samples 60] [--repeats 5] [--tau 0.5]
+With ``--json`` the rows go to ``benchmarks/RESULTS.md``: the claim's ratios (the teacher's NFE and wall time at one
+token per call over dParallel's, beside the paper's 8.5x on GSM8K) and the one against what a user would do without
+distillation (the teacher with the same training-free entropy-threshold rule). ``--small``: 24 prompts, 3 repeats.
+
+    python benchmarks/dparallel_steps_and_wall_time.py [--samples 60] [--repeats 5] [--tau 0.5] [--small] [--json PATH]
 """
 
 import argparse
@@ -17,6 +21,7 @@ import time
 
 import numpy as np
 import torch
+from _bench import row, write_result
 
 from iclr26.harness.stats import bootstrap_interval
 from iclr26.inference.dparallel import CertaintyForcingTrainer, decode
@@ -42,7 +47,11 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=60)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--tau", type=float, default=0.5)
+    ap.add_argument("--small", action="store_true", help="make bench setting: 24 prompts, 3 repeats")
+    ap.add_argument("--json", default=None)
     args = ap.parse_args()
+    if args.small:
+        args.samples, args.repeats = 24, 3
     cfg = EXPERIMENT.config("quick")
     task, block = cfg.teacher.task, cfg.teacher.block_size
     with limited_threads(1):
@@ -81,6 +90,52 @@ def main() -> None:
             f"{name:<28} {acc:>6.3f} {nfe:>6.2f} {1e3 * np.median(t):>10.2f} {speed_nfe:>6.2f} "
             f"{iv.estimate:>8.2f} [{iv.lo:.2f}, {iv.hi:.2f}]"
         )
+    teacher1, teacher_tau, ours = names
+    acc = {k: stats[k][0] for k in names}
+    wall = {k: np.array(times[k]) for k in names}
+
+    def wall_ratio(base: str) -> tuple[float, str]:
+        iv = bootstrap_interval(wall[base] / wall[ours])
+        return iv.estimate, f"95% CI [{iv.lo:.2f}, {iv.hi:.2f}]"
+
+    r1, ci1 = wall_ratio(teacher1)
+    r2, ci2 = wall_ratio(teacher_tau)
+    rows = [
+        row(
+            "dparallel",
+            f"claim: decoding steps (NFE {stats[teacher1][1]:.1f} -> {stats[ours][1]:.1f}), acc "
+            f"{acc[teacher1]:.2f} -> {acc[ours]:.2f}",
+            ours,
+            teacher1,
+            stats[teacher1][1] / stats[ours][1],
+            paper_value="8.5x (GSM8K, 256 -> 30 steps)",
+        ),
+        row(
+            "dparallel",
+            f"claim: wall time per sample, batch 1 ({ci1})",
+            ours,
+            teacher1,
+            r1,
+            paper_value="8.5x (steps)",
+        ),
+        row(
+            "dparallel",
+            f"wall time per sample, batch 1 ({ci2}); acc {acc[teacher_tau]:.2f} vs {acc[ours]:.2f}",
+            ours,
+            f"{teacher_tau} (training-free)",
+            r2,
+        ),
+    ]
+    write_result(
+        args.json,
+        {
+            "script": "dparallel_steps_and_wall_time.py",
+            "title": "dParallel vs its teacher's decoding",
+            "device": "cpu",
+            "settings": {k: v for k, v in vars(args).items() if k != "json"},
+            "rows": rows,
+        },
+    )
 
 
 if __name__ == "__main__":
