@@ -7,7 +7,9 @@ counterexample.
 
 Covered: the one validation module, dense attention against torch's SDPA, ALiBi as a score_mod against its dense
 bias, the chunked rank-generalized linear-attention core against its recurrence, exact-match speculative decoding
-against the target's greedy decoding, every project optimizer of the optimizer battery over gradient scales,
+against the target's greedy decoding, every registered verifier of the speculative-decoding loop (valid,
+reproducible decisions; greedy ones accept the target's argmax and ignore the generator; lossless ones keep the
+target's greedy decoding or its law), every project optimizer of the optimizer battery over gradient scales,
 and the ENS watermark's processor and detector.
 """
 
@@ -309,3 +311,90 @@ def test_ens_detector_gives_a_p_value_for_any_scorable_text(n_keys, vocab, width
     assert res.per_key_counts.shape == (n_keys,) and int(res.per_key_counts.max()) <= len(ids) - width
     with pytest.raises(ValueError, match="no token is scored"):
         det.score(np.asarray(ids[:width]))
+
+
+# --- the verifier family: every registered verifier of the speculative-decoding loop ---------------------------
+VERIFIERS = [pytest.param(c, id=c.id) for c in components("verifier")]
+GREEDY = [p for p in VERIFIERS if p.values[0].option("greedy")]
+LOSSLESS_GREEDY = [p for p in GREEDY if p.values[0].option("lossless")]
+LOSSLESS_SAMPLING = [
+    p for p in VERIFIERS if p.values[0].option("lossless") and not p.values[0].option("greedy")
+]
+
+
+def _verifier_inputs(k, v, seed):
+    """Random target logits (K+1, V), draft logits (K, V) and drafted ids (K,)."""
+    gen = torch.Generator().manual_seed(seed)
+    target = torch.randn(k + 1, v, generator=gen, dtype=torch.float64) * 3
+    draft = torch.randn(k, v, generator=gen, dtype=torch.float64) * 3
+    return target, draft, torch.randint(0, v, (k,), generator=gen)
+
+
+def _decide(component, target, draft, ids, seed):
+    """One decision of a fresh verifier from the component's case, with a generator seeded by `seed`."""
+    return component.case()(target, draft, ids, torch.Generator().manual_seed(seed))
+
+
+@pytest.mark.parametrize("component", VERIFIERS)
+@settings(FAST, max_examples=15)
+@given(k=st.integers(0, 6), v=st.integers(2, 12), seed=st.integers(0, 2**16))
+def test_verifier_decision_is_in_range_and_reproducible(component, k, v, seed):
+    target, draft, ids = _verifier_inputs(k, v, seed)
+    n, nxt = _decide(component, target, draft, ids, seed)
+    assert 0 <= n <= k and 0 <= nxt < v
+    assert _decide(component, target, draft, ids, seed) == (n, nxt)
+
+
+@pytest.mark.parametrize("component", GREEDY)
+@settings(FAST, max_examples=15)
+@given(k=st.integers(0, 6), v=st.integers(2, 12), seed=st.integers(0, 2**16), other=st.integers(0, 2**16))
+def test_greedy_verifier_accepts_the_targets_argmax_and_ignores_the_generator(component, k, v, seed, other):
+    target, draft, ids = _verifier_inputs(k, v, seed)
+    assert _decide(component, target, draft, ids, seed) == _decide(component, target, draft, ids, other)
+    n, _ = _decide(component, target, draft, target[:k].argmax(-1), seed)
+    assert n == k
+
+
+@pytest.mark.parametrize("component", LOSSLESS_GREEDY)
+@settings(FAST, max_examples=8)
+@given(
+    prompt=st.lists(st.integers(0, 31), min_size=1, max_size=5),
+    gamma=st.integers(1, 6),
+    new=st.integers(1, 8),
+)
+def test_lossless_greedy_verifier_decodes_as_the_targets_greedy(lm_pair, component, prompt, gamma, new):
+    from iclr26.lab.speculative import speculative_decode
+
+    target, drafter = lm_pair
+    ids = torch.tensor([prompt])
+    out, _ = speculative_decode(target, drafter, ids, component.case(), gamma=gamma, max_new_tokens=new)
+    assert out[0].tolist() == _greedy(target, ids, new)
+
+
+@pytest.mark.parametrize("component", LOSSLESS_SAMPLING)
+@settings(FAST, max_examples=4)
+@given(v=st.integers(2, 6), seed=st.integers(0, 2**16))
+def test_lossless_sampling_verifier_emits_the_targets_law(component, v, seed):
+    """One drafted position (K = 1), the draft sampled from the drafter's law: the first emitted token (the
+    draft if accepted, else the verifier's next token) follows the target's law (chi-square at level 1e-3, cells
+    expected below 5 draws pooled)."""
+    from scipy.stats import chisquare
+
+    gen = torch.Generator().manual_seed(seed)
+    target = torch.randn(2, v, generator=gen, dtype=torch.float64) * 1.5
+    draft = torch.randn(1, v, generator=gen, dtype=torch.float64) * 1.5
+    p_draft = torch.softmax(draft[0], -1)
+    verifier, draws = component.case(), 3000
+    counts = np.zeros(v)
+    for _ in range(draws):
+        x = torch.multinomial(p_draft, 1, generator=gen)
+        n, nxt = verifier(target, draft, x, gen)
+        counts[int(x) if n == 1 else nxt] += 1
+    expected = torch.softmax(target[0], -1).numpy() * draws
+    small = expected < 5
+    if small.any():
+        counts = np.append(counts[~small], counts[small].sum())
+        expected = np.append(expected[~small], expected[small].sum())
+    if len(expected) < 2:
+        return  # the target puts (nearly) all its mass on one token: nothing to test
+    assert chisquare(counts, expected).pvalue > 1e-3

@@ -309,3 +309,36 @@ def test_topk_rules_agree_without_ties() -> None:
 
 
 # --- devices -----------------------------------------------------------------------------------------------------
+
+
+def test_loop_verifier_is_what_speculative_generate_runs() -> None:
+    from iclr26.inference.cactus import LoopVerifier, target_sample
+
+    t, d = _tables()
+    prompt = torch.tensor([[1, 2]])
+    a, _ = speculative_generate(
+        TableLM(t), TableLM(d), prompt, CactusVerifier(1.0), gamma=3, max_new_tokens=10
+    )
+    loop = LoopVerifier(CactusVerifier(1.0))
+    b, _ = speculative_decode(
+        TableLM(t), TableLM(d), prompt, loop, gamma=3, max_new_tokens=10, draft_sampler=target_sample(1.0)
+    )
+    assert torch.equal(a, b)
+    with pytest.raises(TypeError, match="^verifier must be"):
+        LoopVerifier(SamplingVerifier())
+    with pytest.raises(ValueError, match="^temperature must be"):
+        LoopVerifier(SpSVerifier(), temperature=0.0)
+
+
+def test_registered_cactus_verifiers_are_loop_verifiers_of_the_decoded_roster() -> None:
+    from iclr26.inference.cactus import LoopVerifier
+    from iclr26.inference.cactus.components import DECODED, VERIFIERS
+    from iclr26.lab.registry import components
+
+    registered = {c.name: c for c in components("verifier", paper="cactus")}
+    assert set(registered) == set(VERIFIERS) and set(DECODED) <= set(registered)
+    assert [n for n, c in registered.items() if c.option("lossless")] == ["sps"]
+    for name, c in registered.items():
+        case = c.case()
+        assert isinstance(case, LoopVerifier) and type(case.verifier) is VERIFIERS[name] is c.cls
+    assert registered["cactus"].case(delta=0.5).verifier.delta == 0.5

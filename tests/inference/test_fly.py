@@ -265,3 +265,26 @@ def test_target_precondition():
 
 
 # --- devices -----------------------------------------------------------------------------------------------------
+
+
+def test_a_given_verifier_replaces_the_built_one():
+    from functools import partial
+
+    from iclr26.lab.registry import components
+
+    target, drafter = _pair(4)
+    prompt = torch.tensor([PROMPTS[1]])
+    roster = {c.name: c for c in components("verifier", paper="fly")}
+    assert set(roster) == {"exact-sd", "fly"} and roster["exact-sd"].option("lossless")
+    for case, kw in (
+        (roster["exact-sd"].case, {"window": None}),
+        (partial(roster["fly"].case, window=2), {"window": 2}),
+    ):
+        a, sa = generate(target, drafter, prompt, 16, k=5, verifier=case(), eos_token_id=0)
+        b, sb = generate(target, drafter, prompt, 16, k=5, eos_token_id=0, **kw)
+        assert torch.equal(a, b) and (sa.mismatches, sa.mismatches_forgiven) == (
+            sb.mismatches,
+            sb.mismatches_forgiven,
+        )
+    with pytest.raises(TypeError, match="^verifier must be a FlyVerifier"):
+        generate(target, drafter, prompt, 4, verifier=ExactMatchVerifier())

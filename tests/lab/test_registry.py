@@ -10,8 +10,10 @@ from iclr26.lab.registry import Component, components, register
 def test_every_family_is_discovered_from_the_papers_components_modules():
     mixers = {c.paper for c in components("mixer")}
     optimizers = {c.paper for c in components("optimizer")}
+    verifiers = {c.paper for c in components("verifier")}
     assert {"lab", "hdla", "lla", "swax", "bam"} <= mixers
     assert {"lab", "cosmos", "racs-alice", "specgd"} <= optimizers
+    assert {"lab", "cactus", "fly"} <= verifiers
 
 
 def test_ids_are_unique_and_sorted():
@@ -28,6 +30,13 @@ def test_the_experiment_roster_is_the_registered_one():
     registered = {c.name: c.cls for c in components("mixer", paper="hdla")}
     for name, cls in MIXERS.items():
         assert registered[name.replace("_", "-")] is cls
+
+
+def test_the_verifier_family_options():
+    found = {c.id: (c.option("lossless"), c.option("greedy")) for c in components("verifier")}
+    assert found["lab-exact-match"] == (True, True) and found["lab-sampling"] == (True, False)
+    assert found["fly-exact-sd"] == (True, True) and found["fly-fly"] == (False, True)
+    assert found["cactus-sps"] == (True, False) and found["cactus-cactus"] == (False, False)
 
 
 def test_options_default_to_the_family_and_cases_build():

@@ -1,8 +1,10 @@
-"""The lab's own entries in the component registry: the reference softmax attention and torch's AdamW.
+"""The lab's own entries in the component registry: the reference softmax attention, torch's AdamW and the
+speculative-decoding loop's two lossless verifiers.
 
 They run through the same batteries as the papers' components, so each battery is known to pass on a sound
 reference. (torch's AdamW accepts complex parameters by viewing them as real and steps on a NaN gradient; its
-options say so.)
+options say so. :class:`~iclr26.lab.speculative.ExactMatchVerifier` is the greedy lossless rule,
+:class:`~iclr26.lab.speculative.SamplingVerifier` the sampling one.)
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import torch
 
 from iclr26.lab.registry import register
+from iclr26.lab.speculative import ExactMatchVerifier, SamplingVerifier
 from iclr26.lab.transformer import MultiHeadAttention
 
 register(
@@ -36,3 +39,13 @@ register(
     accepts_complex=True,
     refuses_nonfinite=False,
 )
+register(
+    "verifier",
+    "exact-match",
+    ExactMatchVerifier,
+    ExactMatchVerifier,
+    paper="lab",
+    lossless=True,
+    greedy=True,
+)
+register("verifier", "sampling", SamplingVerifier, SamplingVerifier, paper="lab", lossless=True)

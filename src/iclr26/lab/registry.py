@@ -13,6 +13,12 @@ Families and their case signatures:
 - ``"optimizer"``: ``case(model) -> Optimizer`` (or a list of them) over all of ``model``'s parameters, with a
   learning rate that makes a small MLP regression loss fall within 30 steps. Options: ``accepts_complex``
   (default False), ``refuses_nonfinite`` (default True; False for a library baseline that steps on NaN).
+- ``"verifier"``: ``case(**overrides) -> verifier``, a verifier callable of
+  :func:`iclr26.lab.speculative.speculative_decode`: ``verifier(target_logits (K+1, V), draft_logits (K, V),
+  draft_ids (K,), generator) -> (n_accepted, next_token)``. The battery calls ``case()``; an experiment may pass
+  its config's values as keyword overrides. Options: ``lossless`` (default False; the emitted sequence has the
+  target's law, or, when also ``greedy``, is the target's greedy decoding), ``greedy`` (default False;
+  deterministic: ignores the generator, meant for the greedy drafter).
 
 :func:`components` imports the ``components`` module of every catalog paper that has one (and the lab's own), so
 the battery sees every registered component without a list of papers.
@@ -40,6 +46,7 @@ FAMILIES: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {
         "mixer": {"causal": True, "seq_lens": ()},
         "optimizer": {"accepts_complex": False, "refuses_nonfinite": True},
+        "verifier": {"lossless": False, "greedy": False},
     }
 )
 

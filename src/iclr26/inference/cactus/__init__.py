@@ -6,7 +6,7 @@ Cactus builds, for each drafted token, the closest such ``h`` that raises that t
 accept/residual rule against it (``delta = 0`` is standard speculative sampling).
 """
 
-from iclr26.inference.cactus.generate import TableLM, speculative_generate, target_sample
+from iclr26.inference.cactus.generate import LoopVerifier, TableLM, speculative_generate, target_sample
 from iclr26.inference.cactus.verifiers import (
     BaseVerifier,
     CactusVerifier,
@@ -26,6 +26,7 @@ __all__ = [
     "BaseVerifier",
     "CactusVerifier",
     "InterpVerifier",
+    "LoopVerifier",
     "SpSVerifier",
     "TableLM",
     "TopKVerifier",

@@ -27,6 +27,7 @@ from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.inference.cactus.claim_check import divergence_check, frontier_decider
+from iclr26.inference.cactus.components import DECODED
 from iclr26.inference.cactus.figures import frontier, h_shift, tau_accuracy
 from iclr26.inference.cactus.generate import TableLM, speculative_generate
 from iclr26.inference.cactus.verifiers import (
@@ -40,6 +41,7 @@ from iclr26.inference.cactus.verifiers import (
     cactus_h,
     one_step_law,
 )
+from iclr26.lab.registry import components
 from iclr26.lab.speculative_bench import Prompt, decode_prompts, heldout_prompts, line_end, load_pair
 
 __all__ = ["CactusConfig", "EXPERIMENT", "run", "sweep_verifiers"]
@@ -195,10 +197,13 @@ def _prompts(pair, cfg: CactusConfig, seed: int, device: torch.device | str) -> 
 def _decode(
     target, drafter, pair, cfg: CactusConfig, seed: int, device: torch.device | str = "cpu"
 ) -> dict[str, float]:
-    """tau and pass@1 accuracy of SpS, Cactus and TAS on the same prompts (the models' forwards on `device`; the
-    lab loop verifies and samples on the CPU)."""
+    """tau and pass@1 accuracy of SpS, Cactus and TAS (the registry's :data:`~.components.DECODED` roster, Cactus
+    at ``cfg.cactus_delta``) on the same prompts (the models' forwards on `device`; the lab loop verifies and
+    samples on the CPU)."""
     eos = None if pair is None else line_end(pair)
-    verifiers = {"sps": SpSVerifier(), "cactus": CactusVerifier(cfg.cactus_delta), "tas": TypicalVerifier()}
+    roster = {c.name: c.case for c in components("verifier", paper="cactus")}
+    overrides = {"cactus": {"delta": cfg.cactus_delta}}
+    verifiers = {name: roster[name](**overrides.get(name, {})).verifier for name in DECODED}
     kw = dict(gamma=cfg.gamma, max_new_tokens=cfg.new_tokens, eos_token_id=eos)
     methods = {
         name: (lambda p, s, ver=ver: speculative_generate(target, drafter, p.ids, ver, seed=s, **kw))

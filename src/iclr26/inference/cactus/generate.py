@@ -2,9 +2,9 @@
 
 :func:`speculative_generate` adapts a :class:`~iclr26.inference.cactus.verifiers.BaseVerifier` to the verifier
 callable of :func:`iclr26.lab.speculative.speculative_decode` (which owns the KV caches and the draft/verify
-rounds): logits are divided by ``temperature`` and soft-maxed, drafts are sampled from the drafter, the first
-rejected position emits its residual token, and if every draft passes the bonus token is drawn from the
-target's unmodified last row. :class:`TableLM` is a bigram "model" given as a fixed table, with the small part
+rounds) through :class:`LoopVerifier`: logits are divided by ``temperature`` and soft-maxed, drafts are sampled
+from the drafter, the first rejected position emits its residual token, and if every draft passes the bonus
+token is drawn from the target's unmodified last row. :class:`TableLM` is a bigram "model" given as a fixed table, with the small part
 of the Hugging Face interface the loop needs; it makes exact tests of the whole loop cheap.
 """
 
@@ -16,7 +16,7 @@ from torch import Tensor, nn
 from iclr26.inference.cactus.verifiers import BaseVerifier
 from iclr26.lab.speculative import DecodeStats, speculative_decode
 
-__all__ = ["TableLM", "speculative_generate", "target_sample"]
+__all__ = ["LoopVerifier", "TableLM", "speculative_generate", "target_sample"]
 
 
 class _Out(dict):
@@ -65,11 +65,25 @@ class TableLM(nn.Module):
         return _Out(self.log_table[ids], cache)
 
 
-class _Adapter:
-    """Turns a tensor verifier into the lab loop's ``(target_logits, draft_logits, ids, gen) -> (n, next)``."""
+class LoopVerifier:
+    """A tensor verifier as the lab loop's verifier ``(target_logits, draft_logits, ids, gen) -> (n, next)``.
 
-    def __init__(self, verifier: BaseVerifier, temperature: float) -> None:
-        self.verifier, self.temperature = verifier, temperature
+    Both rows of logits are divided by ``temperature`` and soft-maxed; the first rejected draft emits its residual
+    token; if every draft passes, the bonus token is drawn from the target's last row. This is what
+    :func:`speculative_generate` runs, and what the component registry's cactus verifiers are.
+    """
+
+    def __init__(self, verifier: BaseVerifier, temperature: float = 1.0) -> None:
+        if not isinstance(verifier, BaseVerifier):
+            raise TypeError(
+                f"verifier must be a Cactus/SpS/Typical/TopK/Interp verifier, got {type(verifier).__name__}"
+            )
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
+            raise ValueError(f"temperature must be a number > 0, got {temperature!r}")
+        self.verifier, self.temperature = verifier, float(temperature)
+
+    def __repr__(self) -> str:
+        return f"LoopVerifier({self.verifier!r}, temperature={self.temperature:g})"
 
     def __call__(
         self, target_logits: Tensor, draft_logits: Tensor, draft_ids: Tensor, generator: torch.Generator
@@ -126,7 +140,7 @@ def speculative_generate(
         target,
         drafter,
         input_ids,
-        _Adapter(verifier, float(temperature)),
+        LoopVerifier(verifier, float(temperature)),
         gamma=gamma,
         max_new_tokens=max_new_tokens,
         draft_sampler=target_sample(float(temperature)),

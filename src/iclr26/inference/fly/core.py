@@ -307,10 +307,14 @@ def generate(
     max_ngram: int = 4,
     num_ngram_pred: int = 6,
     eos_token_id: int | None = None,
+    verifier: FlyVerifier | None = None,
 ) -> Tensor | tuple[Tensor, FlyStats]:
     """Greedy FLy decoding of up to ``max_new_tokens`` after ``input_ids`` (1, n); batch size 1.
 
     ``window=None`` turns FLy into exact-match speculative decoding (token-identical to target greedy).
+    ``verifier``: a fresh :class:`FlyVerifier` to decode with (e.g. a case of the component registry), used
+    instead of the one built from ``window``, ``entropy_threshold``, ``topk_entropy``, ``use_gate`` and
+    ``use_window``; its counters feed the returned stats.
     Returns ``ids`` (1, n + emitted), and :class:`FlyStats` when ``return_stats``.
     """
     _check_causal_lm(target, "target")
@@ -329,7 +333,10 @@ def generate(
         raise ValueError(
             f"drafter must share the target's tokenizer/vocabulary, got vocab sizes {v_d} vs {v_t}"
         )
-    verifier = FlyVerifier(window, entropy_threshold, topk_entropy, use_gate, use_window)
+    if verifier is None:
+        verifier = FlyVerifier(window, entropy_threshold, topk_entropy, use_gate, use_window)
+    elif not isinstance(verifier, FlyVerifier):
+        raise TypeError(f"verifier must be a FlyVerifier or None, got {type(verifier).__name__}")
     draft_model = NgramDrafter(drafter, max_ngram, num_ngram_pred) if ngram_drafter else drafter
     t0 = time.perf_counter()
     ids, st = speculative_decode(

@@ -23,6 +23,7 @@ from iclr26.harness.experiment import Experiment, Metrics
 from iclr26.inference.fly.claim_check import TARGET_LEARNED, fly_decider
 from iclr26.inference.fly.core import generate
 from iclr26.inference.fly.figures import tau_and_accuracy
+from iclr26.lab.registry import components
 from iclr26.lab.speculative_bench import (
     Prompt,
     continuation_nll,
@@ -53,7 +54,8 @@ class FlyConfig:
 
 def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
     """Target-only greedy, exact-match SD and FLy on the same held-out problems; the models and every token tensor
-    on ``device`` (the pair is trained or loaded on the CPU, then moved)."""
+    on ``device`` (the pair is trained or loaded on the CPU, then moved). The two speculative methods' verifiers
+    are the component registry's ``exact-sd`` and ``fly`` (the latter at the config's window and threshold)."""
     torch.manual_seed(seed)
     target, drafter, pair = load_pair(cfg.pair, device, cache=cfg.cache)
     prompts = heldout_prompts(pair, cfg.n_problems, seed=100 + seed, device=device)
@@ -65,19 +67,18 @@ def run(cfg: FlyConfig, seed: int, device: str = "cpu") -> Metrics:
         )
         return out, None
 
+    roster = {c.name: c.case for c in components("verifier", paper="fly")}
+
     def exact_sd(p: Prompt, _seed: int):
-        return generate(target, drafter, p.ids, cfg.max_new_tokens, k=cfg.k, window=None, eos_token_id=eos)
+        verifier = roster["exact-sd"]()
+        return generate(
+            target, drafter, p.ids, cfg.max_new_tokens, k=cfg.k, verifier=verifier, eos_token_id=eos
+        )
 
     def fly(p: Prompt, _seed: int):
+        verifier = roster["fly"](window=cfg.window, entropy_threshold=cfg.entropy_threshold)
         return generate(
-            target,
-            drafter,
-            p.ids,
-            cfg.max_new_tokens,
-            k=cfg.k,
-            window=cfg.window,
-            entropy_threshold=cfg.entropy_threshold,
-            eos_token_id=eos,
+            target, drafter, p.ids, cfg.max_new_tokens, k=cfg.k, verifier=verifier, eos_token_id=eos
         )
 
     generate(target, drafter, prompts[0].ids, 4, k=cfg.k, window=None)  # warm-up
