@@ -1,7 +1,7 @@
 """Benchmark: steps per second of the lab's PDE solvers, batched vs one trajectory at a time.
 
-For the pseudo-spectral Navier-Stokes solver and the immersed-boundary coupling of :mod:`iclr26.lab.pde`, the
-batched form advances ``B`` trajectories with one set of tensor ops per step; the loop form runs the same solver on one trajectory at a time, which is what an unbatched solver pays. Reported: trajectory-steps
+For the finite-difference acoustic wave solver (shots as the batch), the pseudo-spectral Navier-Stokes solver
+and the immersed-boundary coupling of :mod:`iclr26.lab.pde`, the batched form advances ``B`` trajectories with one set of tensor ops per step; the loop form runs the same solver on one trajectory at a time, which is what an unbatched solver pays. Reported: trajectory-steps
 per second of process time on one thread, and the ratio (the machine may be shared; the ratio is more telling).
 
 Run: ``python benchmarks/pde_solver_steps.py [--batch 1 8 32] [--n 64] [--steps 20]``.
@@ -17,12 +17,30 @@ import torch
 
 from iclr26.lab.pde.immersed_boundary import IBSimulator
 from iclr26.lab.pde.navier_stokes import NavierStokes2D, gaussian_random_field, kolmogorov_forcing
+from iclr26.lab.pde.wave import leapfrog
 
 
 def _timed(fn) -> float:
     t0 = time.process_time()
     fn()
     return time.process_time() - t0
+
+
+def acoustic_wave(batch: int, n: int, steps: int) -> tuple[float, float]:
+    """Damped leapfrog on an n x n grid (v dt / dx = 0.2, a sponge ring), each shot starting from its own pulse."""
+    dx, dt = 10.0, 0.001
+    v = torch.full((n, n), 2000.0, dtype=torch.float64)
+    edge = torch.minimum(torch.arange(n), torch.arange(n).flip(0)).double()
+    ramp = (1 - (edge / 8).clamp(max=1.0)) ** 2
+    damping_dt = 30.0 * dt * (ramp[:, None] + ramp[None, :])
+    u1 = torch.randn(batch, n, n, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+
+    def run(u: torch.Tensor) -> None:
+        leapfrog(v**2 * dt**2, damping_dt, dx, steps + 1, u0=torch.zeros_like(u), u1=u, batch=u.shape[0])
+
+    batched = _timed(lambda: run(u1))
+    looped = _timed(lambda: [run(u1[i : i + 1]) for i in range(batch)])
+    return batch * steps / batched, batch * steps / looped
 
 
 def navier_stokes(batch: int, n: int, steps: int) -> tuple[float, float]:
@@ -65,7 +83,12 @@ def main() -> None:
     torch.set_num_threads(1)
     print(f"trajectory-steps per second of process time, one thread, n = {args.n}, {args.steps} steps")
     print(f"{'solver':<20} {'batch':>5} {'batched':>10} {'loop':>10} {'ratio':>6}")
-    for name, fn in (("navier-stokes", navier_stokes), ("immersed-boundary", immersed_boundary)):
+    solvers = (
+        ("acoustic-wave", acoustic_wave),
+        ("navier-stokes", navier_stokes),
+        ("immersed-boundary", immersed_boundary),
+    )
+    for name, fn in solvers:
         fn(1, args.n, 2)  # warm-up (first FFT plans, allocations)
         for b in args.batch:
             fast, slow = fn(b, args.n, args.steps)
