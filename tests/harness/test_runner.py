@@ -205,3 +205,18 @@ def test_a_claim_that_requires_a_config_field_is_not_judged_without_it(tmp_path)
     assert judged["needs-llm"].outcome == judged[TOY.claims[0].id].outcome
     with pytest.raises(ValueError, match="requires must name config fields"):
         dataclasses.replace(TOY.claims[0], requires=("not a field",))
+
+
+def test_a_claim_that_excludes_a_config_field_is_not_judged_with_it(tmp_path):
+    from iclr26.harness.runner import judge
+
+    offline = dataclasses.replace(TOY.claims[0], id="offline-only", excludes=("llm",))
+    exp = dataclasses.replace(TOY, claims=[offline])
+    [summary] = reproduce(["toy-harness"], "quick", store=ResultStore(tmp_path), device="cpu")
+    assert judge(exp, "quick", summary.results)[0].verdict.outcome == Outcome.SUPPORTED
+    with_llm = dataclasses.replace(
+        exp, configs={**exp.configs, "quick": {"n": 16, "effect": 0.5, "llm": "x"}}
+    )
+    [cv] = judge(with_llm, "quick", summary.results)
+    assert cv.verdict.outcome == Outcome.NOT_JUDGED and "only without llm" in cv.verdict.explanation
+    assert with_llm.claims_measured("quick") == [] and with_llm.claim_metrics_for("quick") == []

@@ -363,6 +363,8 @@ class Claim:
     requires : config fields that must be set (not None) for the claim to be measured at all, e.g. ``("llm",)``
         for a claim about an LLM's behaviour that only a run against an endpoint measures. Where the budget's
         config leaves one unset, the claim is *not judged* (with the reason) and its metrics are not expected.
+    excludes : config fields that must be unset (None) for the claim to be measured: an offline claim whose
+        metrics a run against an endpoint does not produce (``("llm",)``) is then *not judged* in that run.
     """
 
     id: str
@@ -373,6 +375,7 @@ class Claim:
     preconditions: tuple[Precondition, ...] = ()
     kind: str = "claim"
     requires: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("-", "").replace("_", "").isalnum():
@@ -387,9 +390,11 @@ class Claim:
                 f"claim {self.id!r}: kind must be one of {', '.join(CLAIM_KINDS)}, got {self.kind!r}"
             )
         object.__setattr__(self, "preconditions", tuple(self.preconditions))
-        object.__setattr__(self, "requires", tuple(self.requires))
-        if not all(isinstance(f, str) and f.isidentifier() for f in self.requires):
-            raise ValueError(f"claim {self.id!r}: requires must name config fields, got {self.requires!r}")
+        for name in ("requires", "excludes"):
+            fields = tuple(getattr(self, name))
+            object.__setattr__(self, name, fields)
+            if not all(isinstance(f, str) and f.isidentifier() for f in fields):
+                raise ValueError(f"claim {self.id!r}: {name} must name config fields, got {fields!r}")
         for p in self.preconditions:
             if not isinstance(p, Precondition):
                 raise TypeError(f"claim {self.id!r}: preconditions must be Precondition objects, got {p!r}")

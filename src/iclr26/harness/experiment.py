@@ -230,15 +230,18 @@ class Experiment:
             f"{self.slug}: run() must return Metrics or a dict of scalars, got {type(out).__name__}"
         )
 
-    def missing_requirements(self, claim: Claim, budget: str) -> list[str]:
-        """The config fields ``claim.requires`` that ``budget``'s config leaves unset (None or absent)."""
+    def requirement_gaps(self, claim: Claim, budget: str) -> tuple[list[str], list[str]]:
+        """Why ``budget``'s config does not measure ``claim``: the ``requires`` fields it leaves unset (None or
+        absent) and the ``excludes`` fields it sets; both empty when it measures the claim."""
         cfg = self.config(budget)
         get = cfg.get if isinstance(cfg, Mapping) else lambda f: getattr(cfg, f, None)
-        return [f for f in claim.requires if get(f) is None]
+        return [f for f in claim.requires if get(f) is None], [
+            f for f in claim.excludes if get(f) is not None
+        ]
 
     def claims_measured(self, budget: str) -> list[Claim]:
-        """The claims ``budget``'s config measures (every ``requires`` field set)."""
-        return [c for c in self.claims if not self.missing_requirements(c, budget)]
+        """The claims ``budget``'s config measures (every ``requires`` field set, no ``excludes`` field set)."""
+        return [c for c in self.claims if not any(self.requirement_gaps(c, budget))]
 
     def claim_metrics_for(self, budget: str) -> list[str]:
         """Every metric a claim measured at ``budget`` reads (a run of that budget must produce all of them)."""

@@ -56,15 +56,17 @@ def judge(experiment: Experiment, budget: str, results: Sequence[SeedResult]) ->
     rows = [r.metrics for r in results]
     out = []
     for claim in experiment.claims:
-        missing = experiment.missing_requirements(claim, budget)
+        needs, without = experiment.requirement_gaps(claim, budget)
         if not is_judged(budget):
             verdict = Verdict(Outcome.NOT_JUDGED, f"{budget} runs only check that the code path works")
-        elif missing:
-            flags = ", ".join(f"--{f.replace('_', '-')}" for f in missing)
-            verdict = Verdict(
-                Outcome.NOT_JUDGED,
-                f"not measured by this run: it needs {', '.join(missing)} set (iclr26 reproduce ... {flags})",
-            )
+        elif needs or without:
+            why = []
+            if needs:
+                flags = " ".join(f"--{f.replace('_', '-')} ..." for f in needs)
+                why.append(f"it needs {', '.join(needs)} set (iclr26 reproduce ... {flags})")
+            if without:
+                why.append(f"it is measured only without {', '.join(without)} (the offline run)")
+            verdict = Verdict(Outcome.NOT_JUDGED, "not measured by this run: " + "; ".join(why))
         else:
             verdict = claim.judge(rows)
         out.append(ClaimVerdict(claim, verdict))

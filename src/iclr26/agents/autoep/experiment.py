@@ -297,6 +297,7 @@ EXPERIMENT = Experiment(
     run=run,
     claims=[
         Claim(
+            excludes=("llm",),  # a run against an endpoint measures the endpoint claim instead
             id="ela-control-beats-tuned-fixed",
             statement=(
                 "On random Euclidean TSP (n = 50), a GA whose (pc, pm) are reset every 10 generations by the "

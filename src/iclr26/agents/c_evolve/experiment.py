@@ -201,6 +201,7 @@ def _claims(datasets: tuple[str, ...]) -> list[Claim]:
     pre = [_learned(ds, name) for ds in datasets for name in ("cevolve", "island_best")]
     return [
         Claim(
+            excludes=("llm",),  # a run against an endpoint measures the endpoint claim instead
             id="voting-fitness-beats-posthoc-groups",
             statement=(
                 "At an equal budget of child evaluations, C-Evolve's group (voting-score EMA fitness, each "
