@@ -53,8 +53,10 @@ class GraphReasoner:
     Examples
     --------
     >>> from iclr26.agents.vcworld.retrieve import Evidence
-    >>> GraphReasoner().predict(Evidence(0, 0, 0, path_score=1.0), "de").label
+    >>> GraphReasoner().predict(Evidence(0, 0, 0, path_score=1.0), "dir").label  # an activating path: up
     1
+    >>> round(GraphReasoner().predict(Evidence(0, 0, 0, path_score=1.0), "de").confidence, 3)  # no cases: a tie
+    0.5
     """
 
     def __init__(self, w: float = 0.5, k: int = 3, case_weight: float = 0.5, use_paths: bool = True) -> None:

@@ -68,7 +68,7 @@ class VirtualCell:
     Examples
     --------
     >>> vc = VirtualCell(50, 10, 2, seed=0)
-    >>> vc.de.shape, 0.05 < vc.de.mean() < 0.15
+    >>> vc.de.shape, bool(0.05 < vc.de.mean() < 0.15)
     ((2, 10, 50), True)
     """
 
