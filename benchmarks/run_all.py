@@ -73,13 +73,26 @@ def prepare(path: Path, env: dict, timeout: float) -> str | None:
     return None if proc.returncode == 0 else f"--prepare failed (exit {proc.returncode})"
 
 
+def portable(text: str, out_dir: Path | None = None) -> str:
+    """``text`` with this checkout's and the run's temporary paths made relative (nothing machine-specific is stored)."""
+    if out_dir is not None:
+        text = text.replace(str(out_dir), "<tmp>")
+    return text.replace(str(HERE.parent) + os.sep, "").replace(str(HERE.parent), ".")
+
+
 def run_script(path: Path, out_dir: Path, timeout: float, prepare_timeout: float = 900.0) -> dict:
     env = {**os.environ, "ICLR26_BENCH_SMALL": "1", "PYTHONPATH": str(HERE)}
     t_prep = time.perf_counter()
     failed = prepare(path, env, prepare_timeout)
     prep_s = time.perf_counter() - t_prep
     if failed:
-        return {"script": path.name, "status": failed, "wall_s": 0.0, "prepare_s": prep_s, "cmd": [str(path)]}
+        return {
+            "script": path.name,
+            "status": failed,
+            "wall_s": 0.0,
+            "prepare_s": prep_s,
+            "cmd": [portable(str(path))],
+        }
     if speaks_protocol(path):
         json_path = out_dir / f"{path.stem}.json"
         cmd = [sys.executable, str(path), "--small", "--json", str(json_path)]
@@ -98,10 +111,11 @@ def run_script(path: Path, out_dir: Path, timeout: float, prepare_timeout: float
         output = (
             (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
         )
-    res = {"script": path.name, "status": status, "wall_s": time.perf_counter() - t0, "cmd": cmd[1:]}
+    res = {"script": path.name, "status": status, "wall_s": time.perf_counter() - t0,
+           "cmd": [portable(c, out_dir) for c in cmd[1:]]}  # fmt: skip
     if prep_s > 1.0:
         res["prepare_s"] = prep_s
-    res["tail"] = [line for line in output.splitlines() if line.strip()][-8:]
+    res["tail"] = [portable(line, out_dir) for line in output.splitlines() if line.strip()][-8:]
     if json_path is not None and json_path.exists():
         res["result"] = json.loads(json_path.read_text())
     return res
