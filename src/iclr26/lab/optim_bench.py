@@ -27,6 +27,7 @@ from iclr26.lab.tinygpt import CharData, TinyGPT, TinyGPTConfig, TrainConfig, ch
 
 __all__ = [
     "BenchRun",
+    "TinyGPTBenchConfig",
     "OptimizerBench",
     "basis_orth_error",
     "bench_optimizers",
@@ -54,6 +55,23 @@ def train_config(cfg: Any) -> TrainConfig:
     return TrainConfig(
         steps=cfg.steps, batch_size=cfg.batch_size, eval_every=cfg.eval_every, eval_batches=cfg.eval_batches
     )
+
+
+@dataclass(frozen=True)
+class TinyGPTBenchConfig:
+    """The settings every optimizer comparison on the tiny GPT shares: model shape, schedule, evaluation, corpus size
+    and the key of the tuned learning-rate table. A paper's config subclasses it and adds only its own fields."""
+
+    n_layers: int = 2
+    d_model: int = 64
+    n_heads: int = 4
+    seq_len: int = 64
+    steps: int = 150
+    batch_size: int = 16
+    eval_every: int = 25
+    eval_batches: int = 8
+    max_chars: int = 1_500_000
+    lr_key: str = "quick"
 
 
 @dataclass

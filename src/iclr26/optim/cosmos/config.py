@@ -4,28 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from iclr26.lab.optim_bench import TinyGPTBenchConfig
+
 __all__ = ["BASE_OPTIMIZERS", "CONFIGS", "CosmosConfig"]
 
 BASE_OPTIMIZERS = ("adamw", "muon", "soap", "galore", "adam_mini", "cosmos")
 
 
 @dataclass(frozen=True)
-class CosmosConfig:
+class CosmosConfig(TinyGPTBenchConfig):
     """One budget of the COSMOS reproduction (model, schedule, optimizers, rank, which tuned lrs to use)."""
 
-    n_layers: int = 2
-    d_model: int = 64
-    n_heads: int = 4
-    seq_len: int = 64
-    steps: int = 150
-    batch_size: int = 16
-    eval_every: int = 25
-    eval_batches: int = 8
     rank: int = 8
     optimizers: tuple[str, ...] = BASE_OPTIMIZERS
     rank_sweep: tuple[int, ...] = ()
-    max_chars: int = 1_500_000
-    lr_key: str = "quick"
 
 
 CONFIGS: dict[str, CosmosConfig] = {

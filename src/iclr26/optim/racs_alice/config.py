@@ -4,29 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from iclr26.lab.optim_bench import TinyGPTBenchConfig
 from iclr26.optim.racs_alice.baselines import OPTIMIZER_NAMES
 
 __all__ = ["CONFIGS", "RacsAliceConfig"]
 
 
 @dataclass(frozen=True)
-class RacsAliceConfig:
+class RacsAliceConfig(TinyGPTBenchConfig):
     """One budget: model shape, schedule, Alice's rank/leading basis/switch interval, optimizers, lr table key."""
 
-    n_layers: int = 2
-    d_model: int = 64
-    n_heads: int = 4
-    seq_len: int = 64
-    steps: int = 150
-    batch_size: int = 16
-    eval_every: int = 25
-    eval_batches: int = 8
     rank: int = 16
     leading_basis: int = 4
     interval: int = 25
     optimizers: tuple[str, ...] = OPTIMIZER_NAMES
-    max_chars: int = 1_500_000
-    lr_key: str = "quick"
 
 
 CONFIGS: dict[str, RacsAliceConfig] = {
