@@ -29,7 +29,7 @@ $(VENV)/.installed: pyproject.toml $(LOCK) $(VENV)/.torch
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml $(LOCK) $(VENV)/.torch
-	$(PIP) install -c $(LOCK) -e ".[dev,ray]"
+	$(PIP) install -c $(LOCK) -e ".[dev,ray,compare]"
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -58,7 +58,7 @@ lock:
 	$(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/python -m pip install --quiet --upgrade pip
 	.venv-lock/bin/python -m pip install --quiet "$(TORCH_SPEC)"
-	.venv-lock/bin/python -m pip install --quiet -e ".[dev,ray]"
+	.venv-lock/bin/python -m pip install --quiet -e ".[dev,ray,compare]"
 	{ echo "# Exact versions that \`make test\` and \`make demo\` install with \`pip install -c\` (CPU)."; \
 	  echo "# Regenerate with \`make lock\`; torch is pinned by the Makefile's TORCH_SPEC so that a GPU build stays untouched."; \
 	  .venv-lock/bin/python -m pip freeze --exclude-editable | grep -viE '^(torch|triton|nvidia-)'; } > $(LOCK).new
@@ -75,7 +75,7 @@ reference: $(VENV)/.installed
 
 # Every script under benchmarks/ at its small setting (under 15 minutes on 2 cores), each figure a ratio against
 # the user's alternative measured in the same run: benchmarks/RESULTS.md. ONLY="a b" runs some scripts.
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py $(if $(ONLY),--only $(ONLY),)
 
 # Drift on purpose: the suite against whatever pip resolves today, in a venv of its own.
