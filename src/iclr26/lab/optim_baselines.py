@@ -29,6 +29,7 @@ from torch import nn
 
 from iclr26.harness.experiment import to_jsonable
 from iclr26.harness.progress import track
+from iclr26.harness.store import atomic_write_text
 from iclr26.lab.optim_bench import ladder_search, model_config, train_config
 from iclr26.lab.param_groups import split_param_groups
 from iclr26.lab.threads import limited_threads
@@ -42,6 +43,7 @@ __all__ = [
     "muon",
     "same_setting",
     "soap",
+    "read_tuned_lrs",
     "tune_lrs",
     "write_tuned_lrs",
 ]
@@ -176,6 +178,15 @@ def tune_lrs(
     }
 
 
+def read_tuned_lrs(path: Path, key: str) -> dict[str, float]:
+    """The frozen learning rates of budget ``key`` in the table at ``path`` (``{optimizer: lr}``; a paper may keep
+    extra entries, such as a ``fallback`` rate)."""
+    table = json.loads(path.read_text()) if path.exists() else {}
+    if key not in table:
+        raise KeyError(f"no tuned learning rates for {key!r} in {path.name}; have {sorted(table)}")
+    return {k: float(v) for k, v in table[key]["lrs"].items()}
+
+
 def write_tuned_lrs(
     path: Path, budgets: Sequence[str], tune: Callable[[str, dict[str, Any] | None], dict[str, Any]]
 ) -> None:
@@ -184,4 +195,4 @@ def write_tuned_lrs(
     table = json.loads(path.read_text()) if path.exists() else {}
     for budget in budgets or ["quick"]:
         table[budget] = tune(budget, table.get(budget))
-        path.write_text(json.dumps(table, indent=2) + "\n")
+        atomic_write_text(path, json.dumps(table, indent=2) + "\n")

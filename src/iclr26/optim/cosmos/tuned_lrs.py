@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
+from functools import partial
 from pathlib import Path
+
+from iclr26.lab.optim_baselines import read_tuned_lrs
 
 __all__ = ["TUNED_LRS_PATH", "load_tuned_lrs"]
 
 TUNED_LRS_PATH = Path(__file__).with_name("tuned_lrs.json")
 
-
-def load_tuned_lrs(key: str) -> dict[str, float]:
-    """The frozen learning rates of budget ``key`` (``{optimizer: lr}``)."""
-    table = json.loads(TUNED_LRS_PATH.read_text())
-    if key not in table:
-        raise KeyError(f"no tuned learning rates for {key!r} in {TUNED_LRS_PATH.name}; have {sorted(table)}")
-    return {k: float(v) for k, v in table[key]["lrs"].items()}
+#: ``load_tuned_lrs(key)``: the rates of budget ``key`` (``{optimizer: lr}``).
+load_tuned_lrs = partial(read_tuned_lrs, TUNED_LRS_PATH)
