@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_choice, check_float, check_tensor
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
 
 __all__ = [
     "BlockPlan",
@@ -388,8 +388,7 @@ def log_n_scaling(
         st = s.flatten()
     else:
         st = torch.as_tensor(s, dtype=torch.float64).flatten()
-    if isinstance(q_offset, bool) or not isinstance(q_offset, int) or q_offset < 0:
-        raise ValueError(f"q_offset must be an int >= 0, got {q_offset!r}")
+    check_int("q_offset", q_offset, low=0)
     if n_keys is not None and (isinstance(n_keys, bool) or not isinstance(n_keys, int) or n_keys < 1):
         raise ValueError(f"n_keys must be an int >= 1 or None, got {n_keys!r}")
 

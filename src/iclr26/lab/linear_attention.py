@@ -56,6 +56,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from iclr26.checks import check_int
+
 __all__ = [
     "delta_product_terms",
     "delta_rule_terms",
@@ -76,10 +78,8 @@ def _check(
     r_kv: int,
     initial_state: Tensor | None,
 ) -> tuple[Tensor, ...]:
-    if isinstance(r_ab, bool) or not isinstance(r_ab, int) or r_ab < 0:
-        raise ValueError(f"r_ab must be an int >= 0, got {r_ab!r}")
-    if isinstance(r_kv, bool) or not isinstance(r_kv, int) or r_kv < 1:
-        raise ValueError(f"r_kv must be an int >= 1, got {r_kv!r}")
+    check_int("r_ab", r_ab, low=0)
+    check_int("r_kv", r_kv, low=1)
     tensors = {"q": q, "k": k, "v": v, "a": a, "b": b, "log_f": log_f}
     for name, t in tensors.items():
         if not isinstance(t, Tensor) or t.ndim != 4:
@@ -183,8 +183,7 @@ def rank_generalized_chunk(
     chunk_size: int = 16,
 ) -> tuple[Tensor, Tensor]:
     """Chunk-wise form of :func:`rank_generalized_recurrence` (same contract); pads T up to a multiple of C."""
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be an int >= 1, got {chunk_size!r}")
+    check_int("chunk_size", chunk_size, low=1)
     q, k, v, a, b, log_f, s0 = _check(q, k, v, a, b, log_f, r_ab, r_kv, initial_state)
     bsz, t_len, heads, dk = q.shape
     dv = v.shape[-1]

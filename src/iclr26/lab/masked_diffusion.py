@@ -44,6 +44,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from iclr26.checks import check_int
 from iclr26.lab.training import LoopResult, train_loop
 from iclr26.lab.transformer import Transformer
 
@@ -95,8 +96,7 @@ class MaskedDiffusionTransformer(Transformer):
         d_mlp: int | None = None,
         init_seed: int | None = None,
     ) -> None:
-        if isinstance(n_tokens, bool) or not isinstance(n_tokens, int) or n_tokens < 1:
-            raise ValueError(f"n_tokens must be an int >= 1, got {n_tokens!r}")
+        check_int("n_tokens", n_tokens, low=1)
         super().__init__(
             vocab_size=n_tokens + 1,
             seq_len=seq_len,
@@ -294,8 +294,7 @@ def ancestral_sample(
     mask_id = int(model.mask_id)
     check_mask_id(prompt, mask_id, "prompt")
     for name, value in (("gen_len", gen_len), ("steps", steps)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        check_int(name, value, low=1)
     x = torch.cat([prompt, torch.full((prompt.shape[0], gen_len), mask_id, dtype=prompt.dtype)], dim=1)
     trajectory = [x.clone()]
     for k in range(steps):

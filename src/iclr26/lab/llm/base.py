@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from iclr26.checks import check_int
+
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 
 
@@ -133,8 +135,7 @@ def make_request(
     if len(messages) == 0:
         raise ValueError("messages must be non-empty")
     msgs = tuple(as_message(m) for m in messages)
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise ValueError(f"max_tokens must be an int >= 1, got {max_tokens!r}")
+    check_int("max_tokens", max_tokens, low=1)
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
         raise ValueError(f"temperature must be a finite float >= 0, got {temperature!r}")
     if not math.isfinite(temperature) or temperature < 0:

@@ -18,6 +18,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
+from iclr26.checks import check_int
 from iclr26.lab.llm.base import ChatRequest, Completion, LLMBackend, LLMError
 from iclr26.lab.llm.redact import redact_secrets
 
@@ -132,8 +133,7 @@ class OpenAICompatibleBackend(LLMBackend):
             raise ValueError(f"model must be a non-empty str, got {model!r}")
         if not isinstance(timeout, (int, float)) or timeout <= 0:
             raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        check_int("max_retries", max_retries, low=0)
         if not isinstance(backoff_s, (int, float)) or backoff_s < 0:
             raise ValueError(f"backoff_s must be a number of seconds >= 0, got {backoff_s!r}")
         self.base_url = base_url.rstrip("/")

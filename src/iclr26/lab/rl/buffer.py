@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from iclr26.checks import check_int
+
 __all__ = ["ReplayBuffer"]
 
 
@@ -27,8 +29,7 @@ class ReplayBuffer:
         seed: int = 0,
     ) -> None:
         for name, value in (("capacity", capacity), ("n_envs", n_envs)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            check_int(name, value, low=1)
         self.capacity, self.n_envs = capacity, n_envs
         self.obs_shape = tuple(int(s) for s in obs_shape)
         self.obs = np.zeros((n_envs, capacity, *self.obs_shape), dtype=obs_dtype)
@@ -75,8 +76,7 @@ class ReplayBuffer:
 
     def sample(self, batch_size: int) -> dict[str, torch.Tensor]:
         """``batch_size`` transitions per stream: dict of tensors shaped (n_envs, batch_size, ...)."""
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+        check_int("batch_size", batch_size, low=1)
         if self.size == 0:
             raise ValueError("cannot sample from an empty replay buffer")
         idx = self.rng.integers(0, self.size, size=(self.n_envs, batch_size))

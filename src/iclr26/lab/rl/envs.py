@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import gymnasium as gym
 
+from iclr26.checks import check_int
+
 __all__ = ["make_vector_env"]
 
 
@@ -19,8 +21,7 @@ def make_vector_env(
     and the true last observation is in ``info["final_obs"][i]`` — store that one as ``next_obs`` in a replay
     buffer.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be an int >= 1, got {n!r}")
+    check_int("n", n, low=1)
     factory = (lambda: gym.make(env)) if isinstance(env, str) else env
     venv = gym.vector.SyncVectorEnv(
         [factory for _ in range(n)], autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
