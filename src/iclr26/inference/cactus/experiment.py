@@ -41,7 +41,9 @@ from iclr26.inference.cactus.verifiers import (
     cactus_h,
     one_step_law,
 )
+from iclr26.lab import sampling
 from iclr26.lab.registry import components
+from iclr26.lab.sampling import standard_gamma
 from iclr26.lab.speculative_bench import Prompt, decode_prompts, heldout_prompts, line_end, load_pair
 
 __all__ = ["CactusConfig", "EXPERIMENT", "run", "sweep_verifiers"]
@@ -134,9 +136,9 @@ def _models(cfg: CactusConfig, seed: int, device: torch.device | str = "cpu"):
     if cfg.models == "table":
         g = torch.Generator().manual_seed(1234)
         v = 16
-        t = torch._standard_gamma(torch.full((v, v), 0.3, dtype=torch.float64), generator=g)
+        t = standard_gamma(torch.full((v, v), 0.3, dtype=torch.float64), generator=g)
         t = t / t.sum(-1, keepdim=True)
-        noise = torch._standard_gamma(torch.full((v, v), 0.3, dtype=torch.float64), generator=g)
+        noise = standard_gamma(torch.full((v, v), 0.3, dtype=torch.float64), generator=g)
         d = 0.6 * t + 0.4 * noise / noise.sum(-1, keepdim=True)
         return TableLM(t).to(device), TableLM(d).to(device), None
     return load_pair(cfg.pair, device)
@@ -176,8 +178,7 @@ def _dirichlet_pairs(n: int, v: int, gen: torch.Generator) -> tuple[torch.Tensor
     """Peaky LM-like q ~ Dir(0.1) and a correlated drafter p = 0.6 q + 0.4 Dir(0.1)."""
 
     def dirichlet() -> torch.Tensor:
-        x = torch._standard_gamma(torch.full((n, v), 0.1, dtype=torch.float64), generator=gen) + 1e-12
-        return x / x.sum(-1, keepdim=True)
+        return sampling.dirichlet(torch.full((n, v), 0.1, dtype=torch.float64), generator=gen, eps=1e-12)
 
     q = dirichlet()
     return 0.6 * q + 0.4 * dirichlet(), q

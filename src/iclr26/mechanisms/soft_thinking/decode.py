@@ -23,6 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
+from iclr26.lab.sampling import standard_gamma
 
 __all__ = [
     "MODES",
@@ -112,12 +113,12 @@ def dirichlet_weights(p: Tensor, beta: float = 4.0, generator: torch.Generator |
     beta = _positive("beta", beta)
     _check_dist(p, generator)
     support = p > 0
-    # Gamma(alpha, 1) draws normalised give a Dirichlet; torch's sampler takes no generator, so seed via one.
+    # Gamma(alpha, 1) draws normalised give a Dirichlet, drawn from the global generator seeded from `generator`.
     conc = torch.where(support, beta * p, torch.ones_like(p)).double()
     seed = int(torch.randint(0, 2**62, (1,), generator=generator))
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        g = torch._standard_gamma(conc)
+        g = standard_gamma(conc)
     g = torch.where(support, g, torch.zeros_like(g))
     total = g.sum(-1, keepdim=True)
     # Tiny concentrations can underflow every draw to 0: fall back to the largest-p token then.

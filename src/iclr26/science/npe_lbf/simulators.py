@@ -17,6 +17,7 @@ import torch
 from torch import Tensor
 
 from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.lab.sampling import standard_gamma
 
 __all__ = [
     "TASKS",
@@ -147,7 +148,7 @@ def hierarchical_nuisance(d_xi: int = 20, tau: float = 0.5, df: float = 3.0, sig
     def prior(n: int, generator: torch.Generator) -> Tensor:
         z = -3.0 + 6.0 * torch.rand(n, 1, generator=generator)
         g = torch.randn(n, d_xi, generator=generator)
-        chi2 = 2.0 * torch._standard_gamma(torch.full((n, d_xi), df / 2.0), generator=generator)
+        chi2 = 2.0 * standard_gamma(torch.full((n, d_xi), df / 2.0), generator=generator)
         return torch.cat([z, z + tau * g / torch.sqrt(chi2 / df)], dim=-1)
 
     def simulate(theta: Tensor, generator: torch.Generator) -> Tensor:
