@@ -192,7 +192,7 @@ EXPERIMENT = Experiment(
     ],
     figures=[models, error_curves, ntk_spectra, kwave_spectra],
     scale_gap=(
-        "A 24 x 48 Marmousi-like model on the pure-PyTorch solver (deepwave absent), 6 shots, 150 iterations and "
+        "A 24 x 48 Marmousi-like model on the pure-PyTorch solver (deepwave's interior scheme), 6 shots, 150 iterations and "
         "3 seeds, instead of five benchmark models at full scale with frequency continuation."
     ),
 )

@@ -85,7 +85,8 @@ class AcousticFD2D(AcousticWave2D):
     """The brief's forward modelling operator: ``forward(v (nz, nx)) -> (n_shots, n_rec, nt)``, differentiable.
 
     The pure-PyTorch backend of :mod:`iclr26.lab.pde.wave` (2nd order in time, 4th in space, sponge boundaries);
-    deepwave is not installed here, so its backend is not offered. ``nt`` (optional) must equal the wavelet's
+    its interior scheme equals deepwave's ``scalar`` (tests/science/test_ig_fwi_deepwave.py; the absorbing layers
+    differ), which is not offered as a backend. ``nt`` (optional) must equal the wavelet's
     length; ``freq`` builds a Ricker wavelet when ``wavelet`` is None.
     """
 
