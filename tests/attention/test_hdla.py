@@ -4,6 +4,8 @@ Chunk == recurrence across ranks, chunk sizes and ragged lengths, gradcheck of t
 are covered by tests/lab/test_linear_attention.py (the shared core).
 """
 
+from dataclasses import replace
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -131,6 +133,9 @@ MODULES = {
     "gdn": lambda: GatedDeltaNetMixer(12, 2, chunk_size=4, allow_neg_eigval=True),
     "deltanet": lambda: DeltaNetMixer(12, 2, chunk_size=4),
     "deltaproduct": lambda: DeltaProductMixer(12, 2, chunk_size=4),
+    "hdla-conv": lambda: HDLAAttention(12, 2, chunk_size=4, use_offset=True, conv_size=4),
+    "gdn-conv": lambda: GatedDeltaNetMixer(12, 2, chunk_size=4, allow_neg_eigval=True, conv_size=4),
+    "deltaproduct-conv": lambda: DeltaProductMixer(12, 2, chunk_size=4, conv_size=3),
 }
 
 
@@ -149,7 +154,9 @@ def test_step_decoding_equals_parallel_pass(name):
     torch.testing.assert_close(state, s_full, rtol=1e-9, atol=1e-10)
 
 
-@pytest.mark.parametrize("name", ["hdla", "gdn", "deltaproduct"])
+@pytest.mark.parametrize(
+    "name", ["hdla", "gdn", "deltaproduct", "hdla-conv", "gdn-conv", "deltaproduct-conv"]
+)
 def test_split_sequence_carrying_the_state_equals_one_pass(name):
     torch.manual_seed(0)
     mixer = MODULES[name]().double()
@@ -159,6 +166,54 @@ def test_split_sequence_carrying_the_state_equals_one_pass(name):
     y2, s2 = mixer(x[:, 6:], state=s1, return_state=True)
     torch.testing.assert_close(torch.cat([y1, y2], 1), full, rtol=1e-9, atol=1e-10)
     torch.testing.assert_close(s2, s_full, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("cls", [HDLAAttention, GatedDeltaNetMixer, DeltaProductMixer])
+def test_short_conv_with_a_unit_last_tap_is_the_plain_mixer_and_is_causal(cls):
+    torch.manual_seed(0)
+    plain = cls(12, 2, chunk_size=4).double()
+    conv = cls(12, 2, chunk_size=4, conv_size=4).double()
+    missing = conv.load_state_dict(plain.state_dict(), strict=False).missing_keys
+    assert missing == ["conv_weight"]
+    x = torch.randn(2, 11, 12, generator=gen(6), dtype=D64)
+    with torch.no_grad():
+        conv.conv_weight.zero_()
+        conv.conv_weight[:, -1] = 1.0  # out_t = z_t
+    torch.testing.assert_close(conv(x), plain(x), rtol=1e-12, atol=1e-12)
+    with torch.no_grad():
+        conv.conv_weight.normal_(generator=gen(7))
+    y = conv(x)
+    x2 = x.clone()
+    x2[:, 6] += 1.0
+    y2 = conv(x2)
+    torch.testing.assert_close(y2[:, :6], y[:, :6], rtol=0, atol=0)  # nothing leaks backwards
+    assert (y2[:, 6:9] - y[:, 6:9]).abs().amax() > 1e-6  # the next taps see it
+
+
+def test_conv_state_is_a_checked_pair():
+    mixer = HDLAAttention(8, 2, conv_size=3)
+    x = torch.randn(1, 3, 8)
+    with pytest.raises(ValueError, match="pair"):
+        mixer(x, state=torch.zeros(1, 2, 4, 4))
+    with pytest.raises(ValueError, match="conv_cache"):
+        mixer(x, state=(torch.zeros(1, 2, 4, 4), torch.zeros(1, 3, 24)))
+    y, (s, cache) = mixer(x, return_state=True)
+    assert s.shape == (1, 2, 4, 4) and cache.shape == (1, 2, 24)
+
+
+def test_residual_branches_start_small_and_every_mixer_gets_the_same_conv():
+    from iclr26.attention.hdla.experiment import build_model
+
+    cfg = EXPERIMENT.configs["quick"]
+    small = build_model("hdla", cfg, cfg.d_mlp, 0)
+    plain = build_model("hdla", replace(cfg, residual_init_scale=1.0), cfg.d_mlp, 0)
+    for a, b in zip(small.blocks, plain.blocks):
+        torch.testing.assert_close(a.attn.o_proj.weight, cfg.residual_init_scale * b.attn.o_proj.weight)
+        torch.testing.assert_close(a.mlp.W_down.weight, cfg.residual_init_scale * b.mlp.W_down.weight)
+        torch.testing.assert_close(a.attn.q_proj.weight, b.attn.q_proj.weight)
+    # every mixer of every budget gets the same convolution
+    for c in EXPERIMENT.configs.values():
+        assert {build_model(n, c, c.d_mlp, 0).blocks[0].attn.conv_size for n in c.mixers} == {c.conv_size}
 
 
 def test_baseline_transitions_match_their_definitions():

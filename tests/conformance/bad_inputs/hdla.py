@@ -55,6 +55,19 @@ CASES = [
         ["state", "floating-point"],
     ),
     (lambda: RankGeneralizedMixer(8, 2)(torch.ones(1, 3, 8)), NotImplementedError, ["core_inputs"]),
+    (lambda: HDLAAttention(8, 2, conv_size=-1), ValueError, ["conv_size", ">= 0"]),
+    (
+        lambda: HDLAAttention(8, 2, conv_size=3)(torch.ones(1, 3, 8), state=torch.zeros(1, 2, 4, 4)),
+        ValueError,
+        ["state", "pair"],
+    ),
+    (
+        lambda: GatedDeltaNetMixer(8, 2, conv_size=3)(
+            torch.ones(1, 3, 8), state=(torch.zeros(1, 2, 4, 4), torch.zeros(1, 3, 24))
+        ),
+        ValueError,
+        ["conv_cache", "shape"],
+    ),
     (lambda: hdla_decay_terms(KH * 3, F_, BETA), ValueError, ["k_hat", "unit-norm"]),
     (
         lambda: hdla_decay_terms(torch.full_like(KH, float("nan")), F_, BETA),

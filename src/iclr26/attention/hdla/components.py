@@ -45,3 +45,18 @@ register(
     paper="hdla",
     seq_lens=_SEQ_LENS,
 )
+for _name in ("hdla", "gated_deltanet"):  # the experiment's setting: a width-4 short convolution on q, k, v
+    register(
+        "mixer",
+        f"{_name.replace('_', '-')}-conv4",
+        MIXERS[_name],
+        partial(
+            MIXERS[_name],
+            n_heads=2,
+            chunk_size=4,
+            conv_size=4,
+            **({"use_offset": True} if _name == "hdla" else {}),
+        ),
+        paper="hdla",
+        seq_lens=_SEQ_LENS,
+    )

@@ -17,6 +17,12 @@ The transitions (``P_t`` acts on ``S_{t-1}``, see :mod:`iclr26.attention.hdla.de
 * :class:`DeltaNetMixer` — the same with ``alpha = 1``.
 * :class:`DeltaProductMixer` — Gated DeltaProduct with two Householder steps per token (rank 2, two writes).
 
+Every mixer takes ``conv_size``: with ``conv_size > 0`` the q, k and v projections pass through a causal
+depthwise convolution of that width (the "short convolution" of flash-linear-attention and Zoology) before their
+activation. The recurrent state is then the pair ``(S, conv_cache)``, ``conv_cache`` (B, conv_size - 1, C) holding
+the last pre-convolution projections, so step decoding and split sequences stay exact. ``conv_size = 0`` (the
+default, as in the official HDLA layer) gives the plain projections and a tensor state.
+
 Example
 -------
 >>> import torch
@@ -63,8 +69,8 @@ def _low_rank(d_in: int, rank: int, d_out: int) -> nn.Sequential:
 class RankGeneralizedMixer(nn.Module):
     """Shared shell of the linear-attention mixers: q/k/v/output projections, gate, norm, forward and step.
 
-    Subclasses implement :meth:`core_inputs`, returning ``q`` (B, T, H, d_k) and the keyword arguments of the
-    core (``k, v, a, b, log_f, r_ab, r_kv``).
+    Subclasses implement :meth:`core_inputs`, returning ``q`` (B, T, H, d_k), the keyword arguments of the
+    core (``k, v, a, b, log_f, r_ab, r_kv``) and the new convolution state; they take q, k, v from :meth:`_qkv`.
 
     Parameters
     ----------
@@ -73,6 +79,7 @@ class RankGeneralizedMixer(nn.Module):
     d_head : per-head key/value width (default ``d_model // n_heads``).
     chunk_size : chunk length of the parallel form (16 as in the official kernel).
     eps : RMSNorm epsilon.
+    conv_size : width of the causal depthwise convolution on q, k, v (0: none).
     """
 
     scale: float = 1.0
@@ -85,9 +92,12 @@ class RankGeneralizedMixer(nn.Module):
         d_head: int | None = None,
         chunk_size: int = 16,
         eps: float = 1e-5,
+        conv_size: int = 0,
     ) -> None:
         super().__init__()
         check_int("d_model", d_model, low=1)
+        check_int("conv_size", conv_size, low=0)
+        self.conv_size = conv_size
         check_int("n_heads", n_heads, low=1)
         d_head = check_int("d_head", d_head, low=1) if d_head is not None else max(1, d_model // n_heads)
         check_int("chunk_size", chunk_size, low=1)
@@ -106,6 +116,8 @@ class RankGeneralizedMixer(nn.Module):
         self.gate_proj = _low_rank(d_model, d_head, inner)
         self.norm_weight = nn.Parameter(torch.ones(inner))
         self.o_proj = nn.Linear(inner, d_model, bias=False)
+        self._qkv_widths = (inner, inner * self.n_keys, inner * self.n_keys)
+        self.conv_weight = nn.Parameter(torch.empty(sum(self._qkv_widths), conv_size)) if conv_size else None
 
     @property
     def state_size(self) -> int:
@@ -119,14 +131,36 @@ class RankGeneralizedMixer(nn.Module):
                 if isinstance(m, nn.Linear):
                     m.weight.normal_(0.0, m.in_features**-0.5, generator=generator)
             self.norm_weight.fill_(1.0)
+            if self.conv_weight is not None:  # torch's Conv1d default: U(-1/sqrt(width), 1/sqrt(width))
+                bound = self.conv_size**-0.5
+                self.conv_weight.uniform_(-bound, bound, generator=generator)
+
+    def _qkv(
+        self, x: Tensor, conv_state: Tensor | None = None
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
+        """Pre-activation q, k, v projections of x (B, T, d_model), through the short convolution if any.
+
+        Returns ``(q, k, v, conv_state)``; ``conv_state`` (B, conv_size - 1, C) continues the convolution in a
+        later call (None without a convolution).
+        """
+        z = torch.cat([self.q_proj(x), self.k_proj(x), self.v_proj(x)], dim=-1)
+        if self.conv_weight is None:
+            return (*z.split(self._qkv_widths, dim=-1), None)
+        lag = self.conv_size - 1
+        if conv_state is None:
+            conv_state = z.new_zeros(z.shape[0], lag, z.shape[-1])
+        zz = torch.cat([conv_state.to(z.dtype), z], dim=1)  # (B, lag + T, C)
+        w = self.conv_weight.to(z.dtype)[:, None, :]  # out_t = sum_j w_j z_{t - lag + j}
+        out = F.conv1d(zz.transpose(1, 2), w, groups=z.shape[-1]).transpose(1, 2)
+        return (*out.split(self._qkv_widths, dim=-1), zz[:, zz.shape[1] - lag :])
 
     def _heads(self, x: Tensor, n: int = 1) -> Tensor:
         """(..., n*H*d) -> (..., H, d), or (..., n, H, d) when n > 1."""
         shape = (self.n_heads, self.d_head) if n == 1 else (n, self.n_heads, self.d_head)
         return x.unflatten(-1, shape)
 
-    def core_inputs(self, x: Tensor) -> tuple[Tensor, dict]:
-        """``q`` (B, T, H, d_k) and the core's keyword arguments for input x (B, T, d_model)."""
+    def core_inputs(self, x: Tensor, conv_state: Tensor | None = None) -> tuple[Tensor, dict, Tensor | None]:
+        """``q`` (B, T, H, d_k), the core's keyword arguments for input x (B, T, d_model) and the new conv state."""
         raise NotImplementedError(
             f"{type(self).__name__} defines no transition: use a subclass (HDLAAttention, GLAMixer, ...) "
             "or implement core_inputs"
@@ -138,12 +172,31 @@ class RankGeneralizedMixer(nn.Module):
         z = z * torch.rsqrt(z.square().mean(-1, keepdim=True) + self.eps) * self.norm_weight
         return self.o_proj(z)
 
-    def _check_state(self, state: Tensor | None, batch: int) -> None:
+    def _check_state(self, state, batch: int) -> tuple[Tensor | None, Tensor | None]:
+        """Split ``state`` into (S, conv cache) after checking it; None gives (None, None)."""
+        if state is None:
+            return None, None
+        conv = None
+        if self.conv_size:
+            if not (isinstance(state, tuple) and len(state) == 2):
+                raise ValueError(
+                    f"state must be a pair (S, conv_cache) when conv_size={self.conv_size}, got {type(state).__name__}"
+                )
+            state, conv = state
+            cshape = (batch, self.conv_size - 1, sum(self._qkv_widths))
+            if not isinstance(conv, Tensor) or tuple(conv.shape) != cshape:
+                raise ValueError(
+                    f"state's conv_cache must have shape {cshape}, got {tuple(getattr(conv, 'shape', ()))}"
+                )
+            check_tensor("conv_cache", conv, floating=True)
         shape = (batch, self.n_heads, self.d_head, self.d_head)
-        if state is not None and (not isinstance(state, Tensor) or tuple(state.shape) != shape):
+        if not isinstance(state, Tensor) or tuple(state.shape) != shape:
             raise ValueError(f"state must have shape {shape}, got {tuple(getattr(state, 'shape', ()))}")
-        if state is not None:
-            check_tensor("state", state, floating=True)
+        check_tensor("state", state, floating=True)
+        return state, conv
+
+    def _pack(self, s: Tensor, conv: Tensor | None):
+        return (s, conv) if self.conv_size else s
 
     def forward(
         self,
@@ -155,37 +208,40 @@ class RankGeneralizedMixer(nn.Module):
     ) -> Tensor | tuple[Tensor, Tensor]:
         """Map x (B, T, d_model) to (B, T, d_model), starting from ``state`` (B, H, d_k, d_v) or zeros.
 
-        ``score_bias`` must be None (a linear-attention mixer has no score matrix to bias). With
+        With ``conv_size > 0`` the state is the pair ``(S, conv_cache)``. ``score_bias`` must be None (a linear-attention mixer has no score matrix to bias). With
         ``return_state`` the final state is returned too, so a sequence can be processed in pieces.
         """
         check_sequence_input(x, self.d_model)
         if score_bias is not None:
             raise ValueError("score_bias must be None: linear-attention mixers take no additive score bias")
-        self._check_state(state, x.shape[0])
-        q, terms = self.core_inputs(x)
+        state, conv = self._check_state(state, x.shape[0])
+        q, terms, conv = self.core_inputs(x, conv)
         o, s = rank_generalized_chunk(
             q, **terms, scale=self.scale, initial_state=state, chunk_size=self.chunk_size
         )
         y = self._output(x, o.to(x.dtype))
-        return (y, s) if return_state else y
+        return (y, self._pack(s, conv)) if return_state else y
 
-    def step(self, x_t: Tensor, state: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """One decoding step: x_t (B, d_model) and state (B, H, d_k, d_v) or None -> (y_t (B, d_model), state)."""
+    def step(self, x_t: Tensor, state=None) -> tuple[Tensor, Tensor | tuple[Tensor, Tensor]]:
+        """One decoding step: x_t (B, d_model) and state (B, H, d_k, d_v) or None -> (y_t (B, d_model), state).
+
+        With ``conv_size > 0`` the state is the pair ``(S, conv_cache)``.
+        """
         if not isinstance(x_t, Tensor) or x_t.ndim != 2 or x_t.shape[-1] != self.d_model:
             raise ValueError(
                 f"x_t must have shape (batch, d_model={self.d_model}), got {tuple(getattr(x_t, 'shape', ()))}"
             )
         x = x_t[:, None]
         check_sequence_input(x, self.d_model, name="x_t")
-        self._check_state(state, x.shape[0])
-        q, terms = self.core_inputs(x)
+        state, conv = self._check_state(state, x.shape[0])
+        q, terms, conv = self.core_inputs(x, conv)
         o, s = rank_generalized_recurrence(q, **terms, scale=self.scale, initial_state=state)
-        return self._output(x, o.to(x.dtype))[:, 0], s
+        return self._output(x, o.to(x.dtype))[:, 0], self._pack(s, conv)
 
     def transition_matrices(self, x: Tensor) -> Tensor:
         """The materialised ``P_t`` (B, T, H, d_k, d_k) this mixer applies to its state for input x."""
         check_sequence_input(x, self.d_model)
-        _, terms = self.core_inputs(x)
+        _, terms, _ = self.core_inputs(x)
         return transition_matrices(terms["log_f"], terms["a"], terms["b"], r_ab=terms["r_ab"])
 
 
@@ -223,8 +279,9 @@ class HDLAAttention(RankGeneralizedMixer):
         lower_bound: float | None = None,
         use_offset: bool = False,
         eps: float = 1e-5,
+        conv_size: int = 0,
     ) -> None:
-        super().__init__(d_model, n_heads, d_head, chunk_size, eps)
+        super().__init__(d_model, n_heads, d_head, chunk_size, eps, conv_size)
         if lower_bound is not None:
             check_float("lower_bound", lower_bound, 0.0, 1.0, high_open=True)
         self.allow_neg_eigval, self.lower_bound = bool(allow_neg_eigval), lower_bound
@@ -253,13 +310,14 @@ class HDLAAttention(RankGeneralizedMixer):
         beta = torch.sigmoid(self.beta_proj(x))
         return 2.0 * beta if self.allow_neg_eigval else beta
 
-    def core_inputs(self, x: Tensor) -> tuple[Tensor, dict]:
-        q = self._heads(F.silu(self.q_proj(x)))
-        k = F.normalize(self._heads(F.silu(self.k_proj(x))), dim=-1)
-        v = self._heads(F.silu(self.v_proj(x)))
+    def core_inputs(self, x: Tensor, conv_state: Tensor | None = None) -> tuple[Tensor, dict, Tensor | None]:
+        q, k, v, conv_state = self._qkv(x, conv_state)
+        q = self._heads(F.silu(q))
+        k = F.normalize(self._heads(F.silu(k)), dim=-1)
+        v = self._heads(F.silu(v))
         log_f = self._heads(self._log_decay(x))
         a, b = hdla_decay_terms(k, log_f.exp(), self._beta(x))
-        return q, {"k": k, "v": v, "a": a, "b": b, "log_f": log_f, "r_ab": 2, "r_kv": 1}
+        return q, {"k": k, "v": v, "a": a, "b": b, "log_f": log_f, "r_ab": 2, "r_kv": 1}, conv_state
 
 
 class GLAMixer(HDLAAttention):
@@ -278,15 +336,17 @@ class GLAMixer(HDLAAttention):
         lower_bound: float | None = None,
         use_offset: bool = False,
         eps: float = 1e-5,
+        conv_size: int = 0,
     ) -> None:
-        super().__init__(d_model, n_heads, d_head, chunk_size, True, lower_bound, use_offset, eps)
+        super().__init__(d_model, n_heads, d_head, chunk_size, True, lower_bound, use_offset, eps, conv_size)
         del self.beta_proj
 
-    def core_inputs(self, x: Tensor) -> tuple[Tensor, dict]:
-        q = self._heads(F.silu(self.q_proj(x)))
-        k = F.normalize(self._heads(F.silu(self.k_proj(x))), dim=-1)
-        v = self._heads(F.silu(self.v_proj(x)))
-        return q, gla_terms(k, v, self._heads(self._log_decay(x)))
+    def core_inputs(self, x: Tensor, conv_state: Tensor | None = None) -> tuple[Tensor, dict, Tensor | None]:
+        q, k, v, conv_state = self._qkv(x, conv_state)
+        q = self._heads(F.silu(q))
+        k = F.normalize(self._heads(F.silu(k)), dim=-1)
+        v = self._heads(F.silu(v))
+        return q, gla_terms(k, v, self._heads(self._log_decay(x))), conv_state
 
 
 class _DeltaBase(RankGeneralizedMixer):
@@ -302,8 +362,9 @@ class _DeltaBase(RankGeneralizedMixer):
         chunk_size: int = 16,
         allow_neg_eigval: bool = False,
         eps: float = 1e-5,
+        conv_size: int = 0,
     ) -> None:
-        super().__init__(d_model, n_heads, d_head, chunk_size, eps)
+        super().__init__(d_model, n_heads, d_head, chunk_size, eps, conv_size)
         self.allow_neg_eigval = bool(allow_neg_eigval)
         self.scale = self.d_head**-0.5
         self.beta_proj = nn.Linear(d_model, self.n_heads * self.n_keys, bias=False)
@@ -337,12 +398,13 @@ class _DeltaBase(RankGeneralizedMixer):
 class GatedDeltaNetMixer(_DeltaBase):
     """Gated DeltaNet: ``S_t = alpha_t (I - beta_t k_t k_t^T) S_{t-1} + beta_t k_t v_t^T`` (diagonal + rank 1)."""
 
-    def core_inputs(self, x: Tensor) -> tuple[Tensor, dict]:
-        q = F.normalize(self._heads(F.silu(self.q_proj(x))), dim=-1)
-        k = F.normalize(self._heads(F.silu(self.k_proj(x))), dim=-1)
-        v = self._heads(F.silu(self.v_proj(x)))
+    def core_inputs(self, x: Tensor, conv_state: Tensor | None = None) -> tuple[Tensor, dict, Tensor | None]:
+        q, k, v, conv_state = self._qkv(x, conv_state)
+        q = F.normalize(self._heads(F.silu(q)), dim=-1)
+        k = F.normalize(self._heads(F.silu(k)), dim=-1)
+        v = self._heads(F.silu(v))
         beta, log_alpha = self._gates(x)
-        return q, delta_rule_terms(k, v, beta, log_alpha)
+        return q, delta_rule_terms(k, v, beta, log_alpha), conv_state
 
 
 class DeltaNetMixer(GatedDeltaNetMixer):
@@ -359,12 +421,14 @@ class DeltaProductMixer(_DeltaBase):
 
     n_keys = 2
 
-    def core_inputs(self, x: Tensor) -> tuple[Tensor, dict]:
-        q = F.normalize(self._heads(F.silu(self.q_proj(x))), dim=-1)
-        k = F.normalize(self._heads(F.silu(self.k_proj(x)), 2), dim=-1)  # (B, T, 2, H, d)
-        v = self._heads(F.silu(self.v_proj(x)), 2)
+    def core_inputs(self, x: Tensor, conv_state: Tensor | None = None) -> tuple[Tensor, dict, Tensor | None]:
+        q, k, v, conv_state = self._qkv(x, conv_state)
+        q = F.normalize(self._heads(F.silu(q)), dim=-1)
+        k = F.normalize(self._heads(F.silu(k), 2), dim=-1)  # (B, T, 2, H, d)
+        v = self._heads(F.silu(v), 2)
         beta, log_alpha = self._gates(x)
         beta = beta.unflatten(-1, (2, self.n_heads))
-        return q, delta_product_terms(
+        terms = delta_product_terms(
             k[:, :, 0], k[:, :, 1], v[:, :, 0], v[:, :, 1], beta[:, :, 0], beta[:, :, 1], log_alpha
         )
+        return q, terms, conv_state
