@@ -195,6 +195,27 @@ def test_nearest_centroid_baseline_and_onecycle_schedule():
         )
 
 
+def test_noisy_digits_are_seeded_independent_draws():
+    from sklearn.datasets import load_digits
+
+    from iclr26.inference.klas import noisy_digits_data
+
+    a, b = noisy_digits_data(3, 200, 100), noisy_digits_data(3, 200, 100)
+    assert torch.equal(a.x_train, b.x_train) and torch.equal(a.y_test, b.y_test)
+    assert a.x_train.shape == (200, 64) and a.x_test.shape == (100, 64)
+    assert not torch.equal(a.x_train, noisy_digits_data(4, 200, 100).x_train)
+    # no noise, no shift: every example is one of the bundled digits with its own label
+    clean = noisy_digits_data(0, 50, 20, noise=0.0, shift=0)
+    xs, ys = load_digits(return_X_y=True)
+    pool = torch.tensor(xs / 16.0, dtype=torch.float32)
+    for xi, yi in zip(clean.x_test, clean.y_test):
+        hit = (pool == xi).all(1)
+        assert hit.any() and int(yi) in set(ys[hit.numpy()].tolist())
+    # a shift keeps the pixels of a digit, moved by at most one pixel (zero fill)
+    shifted = noisy_digits_data(0, 50, 20, noise=0.0, shift=1)
+    assert float(shifted.x_train.sum(1).min()) > 0 and float(shifted.x_train.max()) <= 1.0
+
+
 def test_bad_inputs(x):
     a = make_anchor("mixer", 8, 3, seed=0)
     with pytest.raises(ValueError, match="i must"):

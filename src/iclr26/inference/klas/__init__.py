@@ -14,6 +14,7 @@ from iclr26.inference.klas.anchors import (
     digits_data,
     make_anchor,
     nearest_centroid_accuracy,
+    noisy_digits_data,
     train_anchor,
 )
 from iclr26.inference.klas.stitching import (
@@ -47,5 +48,6 @@ __all__ = [
     "select_stitches",
     "snnet_scores",
     "nearest_centroid_accuracy",
+    "noisy_digits_data",
     "train_anchor",
 ]

@@ -23,6 +23,7 @@ __all__ = [
     "digits_data",
     "make_anchor",
     "nearest_centroid_accuracy",
+    "noisy_digits_data",
     "train_anchor",
 ]
 
@@ -51,6 +52,49 @@ def digits_data(seed: int, n_train: int = 1200) -> DigitsData:
     xt = torch.tensor(x[perm] / 16.0, dtype=torch.float32)
     yt = torch.tensor(y[perm], dtype=torch.long)
     return DigitsData(xt[:n_train], yt[:n_train], xt[n_train:], yt[n_train:])
+
+
+def _perturb(x: torch.Tensor, gen: torch.Generator, noise: float, shift: int) -> torch.Tensor:
+    """Shift each (B, 64) image by a uniform offset in [-shift, shift]^2 (zero fill) and add N(0, noise^2) pixels."""
+    b = x.shape[0]
+    pad = nn.functional.pad(x.view(b, 8, 8), (shift, shift, shift, shift))
+    off = torch.randint(0, 2 * shift + 1, (b, 2), generator=gen)
+    rows = off[:, 0, None] + torch.arange(8)  # (B, 8)
+    cols = off[:, 1, None] + torch.arange(8)
+    out = pad[torch.arange(b)[:, None, None], rows[:, :, None], cols[:, None, :]]
+    return (out + noise * torch.randn(out.shape, generator=gen)).reshape(b, 64)
+
+
+def noisy_digits_data(
+    seed: int, n_train: int = 9600, n_test: int = 6000, noise: float = 0.3, shift: int = 1
+) -> DigitsData:
+    """Independent draws from the "noisy digits" distribution: one of the 1797 bundled digits chosen uniformly,
+    shifted by up to `shift` pixels (zero fill) and corrupted by Gaussian pixel noise of s.d. `noise`.
+
+    Train and test sets are independent samples of that one distribution (they share its 1797 prototypes, not
+    their draws), so a test accuracy is a binomial proportion over `n_test` independent examples. It measures
+    accuracy on this distribution, not generalisation to new writers; the noise makes capacity matter, so
+    narrow anchors are clearly worse than wide ones.
+    """
+    from sklearn.datasets import load_digits
+
+    check_int("seed", seed, low=0)
+    check_int("n_train", n_train, low=1)
+    check_int("n_test", n_test, low=1)
+    check_float("noise", noise, low=0.0)
+    check_int("shift", shift, low=0)
+    if shift > 4:
+        raise ValueError(f"shift must lie in [0, 4] pixels, got {shift}")
+    x, y = load_digits(return_X_y=True)
+    xt = torch.tensor(x / 16.0, dtype=torch.float32)
+    yt = torch.tensor(y, dtype=torch.long)
+    gen = torch.Generator().manual_seed(seed)
+    parts = []
+    for n in (n_train, n_test):
+        idx = torch.randint(0, len(xt), (n,), generator=gen)
+        parts.append((_perturb(xt[idx], gen, noise, shift), yt[idx]))
+    (a, b), (c, d) = parts
+    return DigitsData(a, b, c, d)
 
 
 class Head(nn.Module):
