@@ -35,18 +35,7 @@ SKIP = {"_bench.py", "run_all.py"}
 # the user's alternative); None = cannot run offline here (needs a checkout passed on the command line).
 # Scripts that speak the protocol of _bench need no entry.
 LEGACY: dict[str, list[str] | None] = {
-    "delayed_lipschitz_bandit_throughput.py": ["--T", "2000", "--reference-T", "200"],
-    "ens_watermark_detection.py": ["--texts", "12", "--new-tokens", "60", "--keys", "1", "2"],
-    "esp_batched_training.py": ["--steps", "5"],
     "fact_nfa_official_rfm.py": None,
-    "fl_incentives_timing.py": ["--repeats", "2", "--draws", "1000"],
-    "l2fob_throughput.py": ["--T", "2000", "--repeats", "2"],
-    "pde_solver_steps.py": ["--batch", "1", "8", "--n", "32", "--steps", "5"],
-    "plmc_forms.py": ["--chains", "10000", "--steps", "5"],
-    "rl_ensemble_throughput.py": ["--steps", "200", "--members", "1", "4"],
-    "uniroute_latency.py": ["--repeats", "2"],
-    "virne_simulator_throughput.py": ["--requests", "200"],
-    "zero_shot_evolution_sim_throughput.py": ["--batch", "16", "128", "--steps", "10", "--loop-bodies", "4"],
 }
 
 
