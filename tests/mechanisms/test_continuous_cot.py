@@ -399,3 +399,16 @@ def test_build_instance_rejects_unreachable_candidates():
     assert int(ok["pos"]) == 3
     with pytest.raises(ValueError, match="reachable"):
         build_instance(edges, 0, (5, 4), depth=3, n_node_tokens=6)
+
+
+def test_full_budget_is_the_official_recipe():
+    # quick cannot learn the first hop (README diagnosis); full must be the official setting that does
+    from iclr26.mechanisms.continuous_cot.experiment import EXPERIMENT
+
+    full = EXPERIMENT.configs["full"]
+    assert (full.d_model, full.n_layers, full.n_heads) == (768, 2, 8)
+    assert (full.lr, full.weight_decay, full.batch_size, full.warmup_steps) == (1e-4, 0.01, 512, 0)
+    assert full.epochs_per_stage == (100, 50, 50, 50, 50) and full.uniform_prob == 0.1
+    assert full.init_std == 0.02 and full.shuffle_nodes and full.n_train >= 15000
+    # quick keeps its 24 stage-0 epochs, the part that has to learn
+    assert EXPERIMENT.configs["quick"].epochs_per_stage[0] == 24
