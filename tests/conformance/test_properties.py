@@ -10,7 +10,10 @@ bias, the chunked rank-generalized linear-attention core against its recurrence,
 against the target's greedy decoding, every registered verifier of the speculative-decoding loop (valid,
 reproducible decisions; greedy ones accept the target's argmax and ignore the generator; lossless ones keep the
 target's greedy decoding or its law), every project optimizer of the optimizer battery over gradient scales,
-and the ENS watermark's processor and detector.
+and the ENS watermark's processor and detector; test_properties_vision.py covers the vision components, and
+test_properties_public.py every public callable of every paper (each int/float/bool argument and config field,
+one at a time, at NaN, +/-inf, a string, None, a bool, a float for an int and a negative size, must be refused by
+name; the default call must succeed).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iclr26.checks import check_int
+from iclr26.checks import check_float, check_int
 
 __all__ = [
     "FILL",
@@ -170,9 +170,7 @@ class AntibodyWorld:
 
     def __init__(self, seed: int = 0, mutation: float = MUTATION) -> None:
         self.seed = check_int("seed", seed, low=0)
-        if not 0.0 <= float(mutation) <= 0.3:
-            raise ValueError(f"mutation must be a rate in [0, 0.3], got {mutation!r}")
-        self.mutation = float(mutation)
+        self.mutation = check_float("mutation", mutation, 0.0, 0.3)
         rng = np.random.default_rng([self.seed, 2602_04916])
         self.heavy_templates = {s: self._template(rng, HEAVY_FR) for s in SPECIES}
         self.light_templates = {t: self._template(rng, LIGHT_FR) for t in LIGHT_TYPES}

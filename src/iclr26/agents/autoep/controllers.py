@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from iclr26.agents.autoep.ela import ELAState, as_prompt
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_bool, check_float, check_int
 
 __all__ = [
     "GA_RANGES",
@@ -155,7 +155,7 @@ class RuleChainController:
         self.diversity_low = check_float("diversity_low", diversity_low, 0.0, 1.0)
         self.stall = check_int("stall", stall, low=1)
         self.improve_high = check_float("improve_high", improve_high, 0.0)
-        self.use_ela = bool(use_ela)
+        self.use_ela = check_bool("use_ela", use_ela)
         self.log: list[dict[str, Any]] = []
 
     def analyse(self, state: ELAState) -> str:

@@ -45,6 +45,10 @@ class Receiver:
     gamma: float = 1.0
     lam: float = math.inf
 
+    def __post_init__(self) -> None:
+        check_float("gamma", self.gamma, low=0.0)
+        check_float("lam", self.lam, low=0.0, finite=False)  # inf: a best response
+
     @property
     def best_responds(self) -> bool:
         return math.isinf(self.lam)

@@ -57,7 +57,7 @@ class World:
     def __init__(self, n_families: int = 6, deviate: float = 0.2, seed: int = 2512_06690) -> None:
         self.n_families = check_int("n_families", n_families, low=1)
         self.deviate = check_float("deviate", deviate, low=0.0, high=1.0)
-        rng = np.random.default_rng(check_int("seed", seed))
+        rng = np.random.default_rng(check_int("seed", seed, low=0))
         self.A = ADJ0 + rng.integers(0, N_ADJ, size=(n_families, N_TOPICS))
         self.C = CONN0 + rng.integers(0, N_CONN, size=(n_families, N_TOPICS))
         self.W = CLOSE0 + rng.integers(0, N_CLOSE, size=(n_families, N_TOPICS))

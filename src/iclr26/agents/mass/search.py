@@ -362,6 +362,10 @@ def manual_baselines(
     sc_n: int = 5, refine_rounds: int = 1, debate_agents: int = 3, debate_rounds: int = 2
 ) -> dict[str, Workflow]:
     """The hand-written workflows (run with default prompts): CoT, self-consistency, self-refine, debate."""
+    check_int("sc_n", sc_n, low=1)
+    check_int("refine_rounds", refine_rounds, low=0)
+    check_int("debate_agents", debate_agents, low=1)
+    check_int("debate_rounds", debate_rounds, low=0)
     return {
         "cot": Workflow(),
         "sc": Workflow([Aggregate(sc_n)]),

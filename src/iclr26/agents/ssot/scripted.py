@@ -8,6 +8,7 @@ import numpy as np
 
 from iclr26.agents.ssot.extract import rolling_hash_choice, sum_mod
 from iclr26.agents.ssot.sources import ALNUM
+from iclr26.checks import check_int
 from iclr26.lab.llm import ScriptedBackend
 
 __all__ = ["scripted_ssot_model", "ssot_reply"]
@@ -34,5 +35,6 @@ def ssot_reply(prompt: str, rng: np.random.Generator, length: int = 32) -> str:
 
 def scripted_ssot_model(seed: int = 0, length: int = 32) -> ScriptedBackend:
     """A ScriptedBackend answering every prompt with :func:`ssot_reply` (deterministic given `seed`)."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int("seed", seed, low=0))
+    check_int("length", length, low=1)
     return ScriptedBackend(lambda msgs: ssot_reply(msgs[-1].content, rng, length), model="scripted-ssot")

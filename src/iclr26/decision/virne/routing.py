@@ -83,9 +83,9 @@ def check_router(router: object) -> Router:
 def make_router(name: str = "bfs", k: int = 10) -> Router:
     """``"bfs"`` (default, fast) or ``"ksp"`` (k-shortest simple paths, the paper's procedure)."""
     check_choice("router", name, ("bfs", "ksp"))
+    check_int("k", k, low=1)
     if name == "bfs":
         return bfs_path
-    check_int("k", k, low=1)
     return lambda pn, s, d, dem, bw: k_shortest_path(pn, s, d, dem, bw, k)
 
 

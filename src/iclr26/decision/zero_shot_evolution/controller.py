@@ -77,6 +77,11 @@ def cosine_warm_restarts_lr(
     ``base_lr * decay**c`` in cycle ``c``, cosine down to ``min_lr`` within each cycle (``mult=1, decay=1``: plain
     periodic cosine, the fine-tuning schedule)."""
     check_int("step", step, low=0)
+    check_float("base_lr", base_lr, low=0.0)
+    check_int("cycle", cycle, low=1)
+    check_float("mult", mult, low=1.0)
+    check_float("decay", decay, 0.0, 1.0, low_open=True)
+    check_float("min_lr", min_lr, low=0.0)
     start, c, length = 0, 0, int(cycle)
     while start + length <= step:
         start += length

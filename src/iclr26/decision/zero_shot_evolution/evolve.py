@@ -62,6 +62,15 @@ class OptimConfig:
     decay: float = 0.65
     min_lr: float = 1e-5
 
+    def __post_init__(self) -> None:
+        check_float("lr", self.lr, low=0.0)
+        check_float("weight_decay", self.weight_decay, low=0.0)
+        check_float("clip", self.clip, low=0.0)
+        check_int("cycle", self.cycle, low=1)
+        check_float("cycle_mult", self.cycle_mult, low=1.0)
+        check_float("decay", self.decay, low=0.0, high=1.0, low_open=True)
+        check_float("min_lr", self.min_lr, low=0.0)
+
     def make(self, params) -> torch.optim.Adam:
         return torch.optim.Adam(params, lr=self.lr, betas=self.betas, weight_decay=self.weight_decay)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 from iclr26.decision.zero_shot_evolution.body import Workspace, check_genotype
 
 __all__ = ["MassSpring2D", "SimResult"]
@@ -94,7 +94,7 @@ class MassSpring2D:
         self.damping = check_float("damping", damping, low=0.0)
         self.gravity = check_float("gravity", gravity, low=0.0)
         self.friction = check_float("friction", friction, low=0.0)
-        self.contact = bool(contact)
+        self.contact = check_bool("contact", contact)
         self.omega = check_float("omega", omega)
         self.n_cpg = check_int("n_cpg", n_cpg, low=0)
         self.eps = check_float("eps", eps, low=0.0)

@@ -152,6 +152,7 @@ class AndOrTemplate(BaseEstimator):
         self.min_attach = min_attach
         self.min_members = min_members
         self.random_state = random_state
+        self._validate()
 
     # ------------------------------------------------------------------ fitting
     def _validate(self) -> None:
@@ -167,6 +168,8 @@ class AndOrTemplate(BaseEstimator):
         check_int("min_members", self.min_members, 1)
         if self.tau_match is not None:
             check_float("tau_match", self.tau_match)
+        if self.random_state is not None and not isinstance(self.random_state, np.random.Generator):
+            check_int("random_state", self.random_state, 0)
 
     def _reference(self) -> None:
         rng = np.random.default_rng(self.random_state)

@@ -55,6 +55,10 @@ class TinyCNN(nn.Module):
 
     def __init__(self, input_size: int = 96, n_panels: int = 3, width: int = 32, dim: int = 64) -> None:
         super().__init__()
+        check_int("input_size", input_size, 1)
+        check_int("n_panels", n_panels, 1)
+        check_int("width", width, 2)
+        check_int("dim", dim, 1)
         chans = [3, width // 2, width, width, width]
         layers: list[nn.Module] = []
         for a, b in zip(chans[:-1], chans[1:], strict=True):

@@ -25,6 +25,8 @@ from abc import ABC, abstractmethod
 import geoopt
 import torch
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["SO3", "Euclidean", "Lorentz", "Manifold", "Sphere"]
 
 POINT_TOL = 1e-4
@@ -140,10 +142,8 @@ class Sphere(Manifold):
     """
 
     def __init__(self, dim: int = 2, radius: float = 1.0) -> None:
-        if not isinstance(dim, int) or dim < 1:
-            raise ValueError(f"dim must be a positive integer, got {dim!r}")
-        if not radius > 0:
-            raise ValueError(f"radius must be positive, got {radius!r}")
+        check_int("dim", dim, low=1)
+        check_float("radius", radius, low=0.0, low_open=True)
         self.dim, self.radius = dim, float(radius)
         self.point_shape = (dim + 1,)
         self.curvature = 1.0 / self.radius**2
@@ -196,12 +196,9 @@ class Lorentz(Manifold):
     """
 
     def __init__(self, dim: int = 2, k: float = 1.0, base_std: float = 1.0) -> None:
-        if not isinstance(dim, int) or dim < 1:
-            raise ValueError(f"dim must be a positive integer, got {dim!r}")
-        if not k > 0:
-            raise ValueError(f"k must be positive (curvature -1/k), got {k!r}")
-        if not base_std > 0:
-            raise ValueError(f"base_std must be positive, got {base_std!r}")
+        check_int("dim", dim, low=1)
+        check_float("k", k, low=0.0, low_open=True)  # curvature -1/k
+        check_float("base_std", base_std, low=0.0, low_open=True)
         self.dim, self.k, self.base_std = dim, float(k), float(base_std)
         self.point_shape = (dim + 1,)
         self.curvature = -1.0 / self.k
@@ -384,8 +381,7 @@ class Euclidean(Manifold):
     """Flat R^dim; base distribution: standard normal."""
 
     def __init__(self, dim: int = 2) -> None:
-        if not isinstance(dim, int) or dim < 1:
-            raise ValueError(f"dim must be a positive integer, got {dim!r}")
+        check_int("dim", dim, low=1)
         self.dim = dim
         self.point_shape = (dim,)
         self.curvature = 0.0

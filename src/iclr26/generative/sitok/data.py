@@ -226,6 +226,7 @@ def mel_filterbank(n_mels: int = N_MELS, n_fft: int = N_FFT, sample_rate: int = 
     """Slaney-scale triangular mel filters, (n_mels, n_fft // 2 + 1), each normalised to unit area (Slaney norm)."""
     n_mels = check_int("n_mels", n_mels, low=1)
     n_fft = check_int("n_fft", n_fft, low=2)
+    sample_rate = check_int("sample_rate", sample_rate, low=1)
 
     def hz_to_mel(f: np.ndarray) -> np.ndarray:
         f = np.asarray(f, float)

@@ -20,7 +20,15 @@ import torch
 from einops import rearrange
 from torch import Tensor, nn
 
-from iclr26.checks import check_choice, check_float, check_int, check_tensor, check_token_ids
+from iclr26.checks import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_probability,
+    check_tensor,
+    check_token_ids,
+)
 from iclr26.generative.sitok.ctc import CTCHead, pad_targets
 from iclr26.generative.sitok.decoder import RectifiedFlowDecoder, flow_matching_loss
 from iclr26.generative.sitok.quantizer import EMAVectorQuantizer, codebook_perplexity
@@ -114,6 +122,16 @@ class SiTokenizer(nn.Module):
         if d_model % n_heads:
             raise ValueError(f"d_model must be divisible by n_heads={n_heads}, got {d_model}")
         check_int("enc_layers", enc_layers, low=1)
+        check_int("dec_layers", dec_layers, low=1)
+        check_int("codebook_size", codebook_size, low=1)
+        check_int("code_dim", code_dim, low=1)
+        check_float("decay", decay, low=0.0, high=1.0)
+        check_float("commitment", commitment, low=0.0)
+        check_float("dead_code_threshold", dead_code_threshold, low=0.0)
+        check_int("n_symbols", n_symbols, low=1)
+        check_int("ctc_upsample", ctc_upsample, low=1)
+        check_probability("cond_drop", cond_drop)
+        check_bool("data_init", data_init)
         self.lambda_ctc = check_float("lambda_ctc", lambda_ctc, low=0.0)
         self.decoder_kind = check_choice("decoder", decoder, ("diffusion", "regression"))
         self.max_tokens = check_int("max_tokens", max_tokens, low=1)

@@ -16,6 +16,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_int
 from iclr26.lab.cache import cached_torch
 from iclr26.lab.masked_diffusion import MaskedDiffusionTransformer, train_mdlm
 
@@ -47,6 +48,22 @@ class TaskConfig:
     train_steps: int = 3000
     batch: int = 256
     lr: float = 3e-3
+
+    def __post_init__(self) -> None:
+        for name in (
+            "n_tokens",
+            "seq_len",
+            "n_train",
+            "d_model",
+            "n_layers",
+            "n_heads",
+            "train_steps",
+            "batch",
+        ):
+            check_int(name, getattr(self, name), low=1)
+        check_int("data_seed", self.data_seed, low=0)
+        check_float("concentration", self.concentration, low=0.0, low_open=True)
+        check_float("lr", self.lr, low=0.0, low_open=True)
 
 
 @dataclass

@@ -13,6 +13,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float
 from iclr26.inference.cactus.verifiers import BaseVerifier
 from iclr26.lab.speculative import DecodeStats, speculative_decode
 
@@ -102,6 +103,7 @@ class LoopVerifier:
 
 def target_sample(temperature: float = 1.0):
     """A draft sampler for :func:`speculative_decode`: one draw from ``softmax(logits / temperature)``."""
+    check_float("temperature", temperature, low=0.0, low_open=True)
 
     def sample(logits: Tensor, generator: torch.Generator) -> int:
         return int(

@@ -32,6 +32,8 @@ import math
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_float, check_probability
+
 __all__ = [
     "BaseVerifier",
     "CactusVerifier",
@@ -241,9 +243,8 @@ class TypicalVerifier(BaseVerifier):
     """Typical acceptance (vLLM TAS): accept if ``q_n > min(eps, alpha * exp(-H(q)))``, else emit argmax q."""
 
     def __init__(self, eps: float = 0.09, alpha: float = 0.3) -> None:
-        if not (0 < eps <= 1) or not (alpha > 0):
-            raise ValueError(f"eps must lie in (0, 1] and alpha be > 0, got eps={eps!r}, alpha={alpha!r}")
-        self.eps, self.alpha = float(eps), float(alpha)
+        self.eps = check_float("eps", eps, 0.0, 1.0, low_open=True)
+        self.alpha = check_float("alpha", alpha, low=0.0, low_open=True)
 
     def rule(self, q: Tensor, p: Tensor, n: Tensor) -> tuple[Tensor, Tensor]:
         entropy = -(q * torch.log(q.clamp_min(1e-300))).sum(-1)
@@ -301,9 +302,7 @@ class InterpVerifier(BaseVerifier):
     """SpS against the interpolation ``h = alpha p + (1 - alpha) q`` (alpha = 0 is SpS)."""
 
     def __init__(self, alpha: float = 0.5) -> None:
-        if not 0 <= alpha <= 1:
-            raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
-        self.alpha = float(alpha)
+        self.alpha = check_probability("alpha", alpha)
 
     def rule(self, q: Tensor, p: Tensor, n: Tensor) -> tuple[Tensor, Tensor]:
         return _sps_rule(self.alpha * p + (1 - self.alpha) * q, p, n)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int, check_probability
+
 __all__ = ["OPS", "SymbolTask"]
 
 OPS = ("seeded_max", "running_max")
@@ -39,10 +41,12 @@ class SymbolTask:
     def __post_init__(self) -> None:
         if self.op not in OPS:
             raise ValueError(f"op must be one of {OPS}, got {self.op!r}")
-        if self.n_values < 2 or self.n_segments < 1 or self.segment_len < 2 or self.n_items < 1:
-            raise ValueError("n_values and segment_len must be >= 2, n_segments and n_items >= 1")
-        if not 0.0 <= self.seed_prob <= 1.0:
-            raise ValueError(f"seed_prob must lie in [0, 1], got {self.seed_prob}")
+        check_int("n_values", self.n_values, low=2)
+        check_int("n_segments", self.n_segments, low=1)
+        check_int("segment_len", self.segment_len, low=2)
+        check_int("n_items", self.n_items, low=1)
+        check_int("pad_to", self.pad_to, low=1)
+        check_probability("seed_prob", self.seed_prob)
         if self.op == "running_max" and self.pad_to < self.n_items:
             raise ValueError(f"pad_to ({self.pad_to}) must be >= n_items ({self.n_items})")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
+from iclr26.checks import check_bool, check_float, check_int, check_tensor, check_token_ids
 from iclr26.lab.speculative import crop_cache, speculative_decode
 
 __all__ = ["FlyStats", "FlyVerifier", "NgramDrafter", "generate", "ngram_propose", "top_k_entropy", "verify"]
@@ -119,6 +119,21 @@ class FlyStats:
     mismatches_forgiven: int = 0
     wall_time: float = 0.0
 
+    def __post_init__(self) -> None:
+        for name in (
+            "draft_rounds",
+            "target_forwards",
+            "draft_forwards",
+            "drafter_model_forwards",
+            "drafted",
+            "accepted",
+            "emitted",
+            "mismatches",
+            "mismatches_forgiven",
+        ):
+            check_int(name, getattr(self, name), low=0)
+        check_float("wall_time", self.wall_time, low=0.0)
+
     @property
     def acceptance_length(self) -> float:
         """Tokens emitted per target forward (tau)."""
@@ -145,8 +160,8 @@ class FlyVerifier:
             window=window,
             entropy_threshold=_check_threshold(entropy_threshold),
             topk_entropy=check_int("topk_entropy", topk_entropy, low=1),
-            use_gate=use_gate,
-            use_window=use_window,
+            use_gate=check_bool("use_gate", use_gate),
+            use_window=check_bool("use_window", use_window),
         )
         self.mismatches = 0
         self.forgiven = 0

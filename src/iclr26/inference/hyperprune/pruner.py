@@ -172,6 +172,13 @@ class BlockRecord:
     outlier_kept: float = float("nan")
     seconds: float = 0.0
 
+    def __post_init__(self) -> None:
+        if not (
+            isinstance(self.outlier_kept, float) and self.outlier_kept != self.outlier_kept
+        ):  # NaN: unmeasured
+            check_float("outlier_kept", self.outlier_kept, 0.0, 1.0)
+        check_float("seconds", self.seconds, low=0.0)
+
 
 class HyperPruner:
     """Prune every linear layer of a Hugging Face causal LM's decoder blocks to exact n:m sparsity.

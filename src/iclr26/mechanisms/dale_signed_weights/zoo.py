@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from iclr26.checks import check_choice, check_float, check_int, check_tensor, check_token_ids
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_tensor, check_token_ids
 
 __all__ = ["SmallCNN", "ZooConfig", "accuracy", "pgd_attack", "train_cnn"]
 
@@ -78,6 +78,7 @@ class ZooConfig:
         check_int("batch", self.batch, low=1)
         check_float("eps", self.eps, low=0.0)
         check_int("pgd_steps", self.pgd_steps, low=1)
+        check_bool("adversarial", self.adversarial)
 
 
 def _check_xy(x: torch.Tensor, y: torch.Tensor, n_classes: int | None = None) -> None:

@@ -95,8 +95,7 @@ class RBFAttention(nn.Module):
         super().__init__()
         if h is not None and not h > 0:
             raise ValueError(f"h must be a positive bandwidth, got {h}")
-        if not scale_init > 0:
-            raise ValueError(f"scale_init must be positive, got {scale_init}")
+        check_float("scale_init", scale_init, low=0.0, low_open=True)
         if h is not None:
             check_float("h", h, low=0.0, low_open=True)
         check_float("scale_init", scale_init, low=0.0, low_open=True)

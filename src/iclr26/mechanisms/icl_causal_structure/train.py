@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 from iclr26.harness.progress import track
 from iclr26.mechanisms.icl_causal_structure.causal_mc import (
     bma_predict,
@@ -55,6 +55,7 @@ class TrainConfig:
         check_int("batch", self.batch, low=1)
         check_float("lr", self.lr, low=0.0, low_open=True)
         check_int("log_every", self.log_every, low=1)
+        check_bool("all_examples", self.all_examples)
         if self.schedule not in ("constant", "cosine"):
             raise ValueError(f"schedule must be 'constant' or 'cosine', got {self.schedule!r}")
         check_int("warmup", self.warmup, low=0)

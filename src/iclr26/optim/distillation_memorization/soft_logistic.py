@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_bool, check_float, check_int
 
 __all__ = ["SoftLabelLogisticRegression", "soft_cross_entropy_and_grad"]
 
@@ -104,6 +104,7 @@ class SoftLabelLogisticRegression(ClassifierMixin, BaseEstimator):
         check_float("alpha", self.alpha, low=0.0)
         check_int("max_iter", self.max_iter, low=1)
         check_float("tol", self.tol, low=0.0, low_open=True)
+        check_bool("fit_intercept", self.fit_intercept)
 
     def _targets(self, y: np.ndarray) -> np.ndarray:
         """Set ``classes_`` and return the (n, C) target matrix for labels or soft targets."""

@@ -33,6 +33,7 @@ class TinyClassifier(nn.Module):
         super().__init__()
         check_int("n_classes", n_classes, low=2)
         check_int("init_seed", init_seed, low=0)
+        check_int("d_mlp", d_mlp, low=1)
         self.backbone = Transformer(
             vocab_size, seq_len, d_model, n_layers, n_heads, d_mlp=d_mlp, causal=False, init_seed=init_seed
         )

@@ -20,6 +20,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from iclr26.checks import check_float, check_int
+
 __all__ = [
     "ImbalancedData",
     "balanced_metrics",
@@ -145,10 +147,9 @@ def long_tailed_digits(rho: float = 20.0, test_per_class: int = 50, seed: int = 
     """
     from sklearn.datasets import load_digits
 
-    if not rho >= 1:
-        raise ValueError(f"rho (imbalance ratio) must be >= 1, got {rho}")
-    if not isinstance(test_per_class, int) or not 1 <= test_per_class <= 150:
-        raise ValueError(f"test_per_class must be an int in [1, 150], got {test_per_class!r}")
+    check_float("rho (imbalance ratio)", rho, low=1.0)
+    check_int("test_per_class", test_per_class, 1, 150)
+    check_int("seed", seed, low=0)
     x, y = load_digits(return_X_y=True)
     rng = np.random.default_rng(seed)
     rank_of_digit = rng.permutation(10)  # digit -> class rank (0 = head)

@@ -19,7 +19,7 @@ import copy
 import torch
 from torch import nn
 
-from iclr26.checks import check_choice, check_int, check_tensor
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
 from iclr26.science.fartrack.boxes import command_tokens, vocab_size
 
 __all__ = ["ARTracker", "Attention", "Block"]
@@ -138,6 +138,7 @@ class ARTracker(nn.Module):
             if size % patch:
                 raise ValueError(f"{name} must be divisible by patch ({patch}), got {size}")
         check_int("dim", dim, low=1)
+        check_float("mlp_ratio", mlp_ratio, low=0.0, low_open=True)
         heads = check_int("heads", heads, low=1)
         if dim % heads:
             raise ValueError(f"dim must be divisible by heads ({heads}), got {dim}")

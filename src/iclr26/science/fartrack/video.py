@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.checks import check_int
+from iclr26.checks import check_float, check_int, check_probability
 
 __all__ = ["VideoConfig", "VideoSequence", "make_sequences"]
 
@@ -36,6 +36,16 @@ class VideoConfig:
     radius: tuple[float, float] = (6.0, 12.0)
     speed: float = 1.6
     noise: float = 4.0
+
+    def __post_init__(self) -> None:
+        check_int("size", self.size, low=1)
+        check_int("min_distractors", self.min_distractors, low=0)
+        check_int("max_distractors", self.max_distractors, low=self.min_distractors)
+        for name in ("same_colour_prob", "front_prob", "occlusion_prob"):
+            check_probability(name, getattr(self, name))
+        check_int("occlusion_frames", self.occlusion_frames, low=0)
+        check_float("speed", self.speed, low=0.0)
+        check_float("noise", self.noise, low=0.0)
 
 
 @dataclass

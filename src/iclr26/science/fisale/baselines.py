@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from iclr26.checks import check_int
+from iclr26.checks import check_choice, check_int
 from iclr26.science.fisale.model import DOMAINS, Fisale
 
 __all__ = ["PointNetBaseline", "TransolverLite"]
@@ -21,7 +21,7 @@ class _PointCloud(nn.Module):
 
     def __init__(self, dim: int, channels: dict[str, int]) -> None:
         super().__init__()
-        self.dim = dim
+        self.dim = check_choice("dim", check_int("dim", dim), (2, 3))
         self.channels = {d: int(channels[d]) for d in DOMAINS}
         self.width = dim + max(self.channels.values())
         self.d_in = self.width + 3
@@ -87,6 +87,7 @@ class TransolverLite(_PointCloud):
     ) -> None:
         super().__init__(dim, channels or {"solid": 0, "fluid": 3, "interface": 1})
         hidden = check_int("hidden", hidden, low=1)
+        check_int("mlp_ratio", mlp_ratio, low=1)
         if hidden % check_int("heads", heads, low=1):
             raise ValueError(f"hidden ({hidden}) must be divisible by heads ({heads})")
         self.embed = nn.Sequential(nn.Linear(self.d_in, 2 * hidden), nn.GELU(), nn.Linear(2 * hidden, hidden))

@@ -70,6 +70,10 @@ class FSIDataConfig:
         check_int("substeps", self.substeps, low=1)
         check_float("dt", self.dt, low=0.0, low_open=True)
         check_int("n_interface", self.n_interface, low=8)
+        check_int("n_fluid", self.n_fluid, low=1)
+        check_float("radius", self.radius, low=0.0, low_open=True)
+        check_float("forcing", self.forcing)
+        check_int("seed", self.seed, low=0)
         if not 1 <= self.n_fluid <= self.n * self.n // 2:
             raise ValueError(f"n_fluid must be in [1, n^2 / 2 = {self.n * self.n // 2}], got {self.n_fluid}")
 

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from iclr26.checks import check_choice, check_int, check_tensor
+from iclr26.checks import check_bool, check_choice, check_int, check_tensor
 
 __all__ = [
     "DOMAINS",
@@ -302,7 +302,11 @@ class Fisale(nn.Module):
         moving_grid: bool = True,
     ) -> None:
         super().__init__()
-        self.dim = check_choice("dim", dim, (2, 3))
+        self.dim = check_choice("dim", check_int("dim", dim), (2, 3))
+        heads = check_int("heads", heads, low=1)
+        mlp_ratio = check_int("mlp_ratio", mlp_ratio, low=1)
+        check_int("mlp_layers", mlp_layers, low=0)
+        moving_grid = check_bool("moving_grid", moving_grid)
         channels = {"solid": 0, "fluid": 3, "interface": 1} if channels is None else dict(channels)
         if set(channels) != set(DOMAINS):
             raise ValueError(f"channels must have the keys {DOMAINS}, got {sorted(channels)}")

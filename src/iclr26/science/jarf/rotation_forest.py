@@ -69,6 +69,13 @@ class _RotationForestBase(BaseEstimator):
         for name in ("n_estimators", "n_features_per_subset"):
             check_int(name, getattr(self, name), low=1)
         check_float("sample_fraction", self.sample_fraction, 0.0, 1.0, low_open=True)
+        mf = self.max_features
+        if isinstance(mf, bool) or not (mf is None or mf in ("sqrt", "log2") or isinstance(mf, (int, float))):
+            raise TypeError(f"max_features must be None, 'sqrt', 'log2', an int or a float, got {mf!r}")
+        if isinstance(mf, float):
+            check_float("max_features", mf, 0.0, 1.0, low_open=True)
+        elif isinstance(mf, int):
+            check_int("max_features", mf, low=1)
         check_random_state_param(self.random_state)
         f = self.sample_fraction
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._classification)

@@ -30,6 +30,9 @@ __all__ = [
 
 def check_support(low: float | Sequence[float] | Tensor, high: float | Sequence[float] | Tensor, d_z: int):
     """Validate a support box and return it as two float64 tensors of shape (d_z,)."""
+    for name, value in (("low", low), ("high", high)):
+        if isinstance(value, bool):
+            raise TypeError(f"support {name} must be a number (one per latent dim), got the bool {value!r}")
     try:
         lo = torch.as_tensor(low, dtype=torch.float64).reshape(-1)
         hi = torch.as_tensor(high, dtype=torch.float64).reshape(-1)

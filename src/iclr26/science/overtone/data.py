@@ -38,6 +38,11 @@ class NSDataConfig:
         check_float("nu", self.nu, low=0.0)
         check_int("n_traj", self.n_traj, low=1)
         check_int("n_frames", self.n_frames, low=3)
+        check_int("forcing_k", self.forcing_k, low=1)
+        check_float("forcing_amp", self.forcing_amp)
+        check_int("seed", self.seed, low=0)
+        check_float("frame_dt", self.frame_dt, low=0.0, low_open=True)
+        check_float("spin_up", self.spin_up, low=0.0)
         sub = self.frame_dt / check_float("solver_dt", self.solver_dt, low=0.0, low_open=True)
         if abs(sub - round(sub)) > 1e-9:
             raise ValueError(f"frame_dt ({self.frame_dt}) must be a multiple of solver_dt ({self.solver_dt})")
