@@ -564,3 +564,14 @@ def test_experiment_on_a_table(tmp_path):
     )
     out = run(cfg, 0, "cpu")
     assert out.values["n_val"] == 30.0 and np.isfinite(out.values["audc_uniroute_map"])
+
+
+def test_nearest_equals_the_stable_full_sort_ties_included():
+    from iclr26.inference.uniroute.distances import _k_smallest_stable
+
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        n, m = int(rng.integers(1, 30)), int(rng.integers(2, 50))
+        k = int(rng.integers(1, m + 1))
+        d2 = rng.integers(0, 4, size=(n, m)).astype(float) if trial % 2 else rng.random((n, m))
+        assert np.array_equal(_k_smallest_stable(d2, k), np.argsort(d2, axis=1, kind="stable")[:, :k])

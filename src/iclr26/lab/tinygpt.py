@@ -40,6 +40,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from iclr26.checks import check_float, check_int
 from iclr26.harness.progress import task
 from iclr26.lab.corpora import get_corpus, split_text
 
@@ -119,9 +120,7 @@ class TinyGPTConfig:
 
     def __post_init__(self) -> None:
         for name in ("n_layers", "d_model", "n_heads", "seq_len", "mlp_ratio"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            check_int(name, getattr(self, name), low=1)
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})")
 
@@ -161,15 +160,14 @@ class TinyGPT(nn.Module):
         super().__init__()
         if not isinstance(cfg, TinyGPTConfig):
             raise TypeError(f"cfg must be a TinyGPTConfig, got {type(cfg).__name__}")
-        if not isinstance(vocab_size, int) or vocab_size < 2:
-            raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
+        check_int("vocab_size", vocab_size, low=2)
         self.cfg = cfg
         self.tok = nn.Embedding(vocab_size, cfg.d_model)
         self.pos = nn.Embedding(cfg.seq_len, cfg.d_model)
         self.blocks = nn.ModuleList(_Block(cfg) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model)
         self.lm_head = nn.Linear(cfg.d_model, vocab_size, bias=False)
-        gen = torch.Generator().manual_seed(int(init_seed))
+        gen = torch.Generator().manual_seed(check_int("init_seed", init_seed))
         with torch.no_grad():
             for name, p in self.named_parameters():
                 if p.ndim == 2:
@@ -204,15 +202,11 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "eval_every", "eval_batches"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
-        if not 0.0 <= self.warmup_frac < 1.0:
-            raise ValueError(f"warmup_frac must lie in [0, 1), got {self.warmup_frac!r}")
-        if not 0.0 <= self.final_lr_frac <= 1.0:
-            raise ValueError(f"final_lr_frac must lie in [0, 1], got {self.final_lr_frac!r}")
-        if self.grad_clip is not None and not self.grad_clip > 0:
-            raise ValueError(f"grad_clip must be positive or None, got {self.grad_clip!r}")
+            check_int(name, getattr(self, name), low=1)
+        check_float("warmup_frac", self.warmup_frac, 0.0, 1.0, high_open=True)
+        check_float("final_lr_frac", self.final_lr_frac, 0.0, 1.0)
+        if self.grad_clip is not None:
+            check_float("grad_clip", self.grad_clip, 0.0, low_open=True)
 
 
 @dataclass

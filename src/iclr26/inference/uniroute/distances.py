@@ -27,5 +27,21 @@ def nearest(X: np.ndarray, C: np.ndarray, k: int = 1, chunk: int = 4096) -> np.n
         if k == 1:  # argmin returns the first minimum, as the stable sort would
             out[start : start + chunk, 0] = np.argmin(d2, axis=1)
         else:
-            out[start : start + chunk] = np.argsort(d2, axis=1, kind="stable")[:, :k]
+            out[start : start + chunk] = _k_smallest_stable(d2, k)
     return out
+
+
+def _k_smallest_stable(d2: np.ndarray, k: int) -> np.ndarray:
+    """``np.argsort(d2, axis=1, kind="stable")[:, :k]`` without sorting whole rows: a partition finds each row's k
+    smallest, a sort by (distance, index) orders them; rows whose k-th value is tied beyond the k-th place (the
+    partition's choice among the ties would be arbitrary) take the full stable sort."""
+    if k >= d2.shape[1]:
+        return np.argsort(d2, axis=1, kind="stable")[:, :k]
+    part = np.argpartition(d2, k - 1, axis=1)[:, :k]
+    vals = np.take_along_axis(d2, part, axis=1)
+    kth = vals.max(axis=1, keepdims=True)
+    idx = np.take_along_axis(part, np.lexsort((part, vals), axis=1), axis=1)
+    tied = (d2 <= kth).sum(axis=1) != k
+    if tied.any():
+        idx[tied] = np.argsort(d2[tied], axis=1, kind="stable")[:, :k]
+    return idx
