@@ -267,6 +267,14 @@ EXAMPLES["iclr26.inference.uniroute.ClairvoyantRouter"] = (
 
 #: (callable, parameter) -> (values it legitimately accepts, why)
 ACCEPTS: dict[tuple[str, str], tuple[tuple[Any, ...], str]] = {
+    ("iclr26.optim.cosmos.TrainConfig", "grad_clip"): (
+        (None,),
+        "grad_clip=None turns gradient clipping off (typed float | None in lab.tinygpt.TrainConfig)",
+    ),
+    ("iclr26.attention.swax.swax_mixer_factory", "rope_theta"): (
+        (None,),
+        "rope_theta=None disables RoPE in the SWA layers, documented",
+    ),
     ("iclr26.inference.fly.FlyVerifier", "window"): (
         (None,),
         "window=None turns the lookahead window off, documented",
@@ -299,158 +307,8 @@ ACCEPTS: dict[tuple[str, str], tuple[tuple[Any, ...], str]] = {
     },
 }
 
-_CONCURRENT = "folder being edited concurrently; validation to follow"
-_CONCURRENT_FOLDERS = (
-    "iclr26.attention.hdla.",
-    "iclr26.attention.swax.",
-    "iclr26.mechanisms.continuous_cot.",
-    "iclr26.mechanisms.entity_binding.",
-    "iclr26.inference.klas.",
-    "iclr26.science.ig_fwi.",
-)
-
 #: callable, or (callable, parameter) -> why its validation is still to come
-_LAB = (
-    "defined in the shared iclr26.lab.tinygpt (re-exported by cosmos), outside this task's edit scope: its own "
-    "int checks accept a bool (True passes as 1){}; route it through iclr26.checks"
-)
-PENDING: dict[str | tuple[str, str], str] = {
-    # found by the SMALL examples at the deadline; the exact failure, to fix through iclr26.checks
-    ("iclr26.attention.bam.GGDPrior", "train_loc"): "not yet fixed: (train_loc=nan) was accepted silently",
-    (
-        "iclr26.attention.bam.GGDPrior",
-        "train_shape",
-    ): "not yet fixed: (train_shape=nan) was accepted silently",
-    (
-        "iclr26.attention.bam.GGDPrior",
-        "allow_increasing",
-    ): "not yet fixed: (allow_increasing=nan) was accepted silently",
-    ("iclr26.attention.bam.GGDPrior", "causal"): "not yet fixed: (causal=nan) was accepted silently",
-    ("iclr26.attention.bam.PEAttention", "ssmax"): "not yet fixed: (ssmax=nan) was accepted silently",
-    ("iclr26.attention.bam.PEAttention", "causal"): "not yet fixed: (causal=nan) was accepted silently",
-    (
-        "iclr26.attention.bam.PEAttention",
-        "ssmax_on_prior",
-    ): "not yet fixed: (ssmax_on_prior=nan) was accepted silently",
-    ("iclr26.attention.bam.PEAttention", "rope_base"): "not yet fixed: (rope_base=nan) was accepted silently",
-    (
-        "iclr26.attention.dirmoe.DirichletRouter",
-        "straight_through",
-    ): "not yet fixed: (straight_through=nan) was accepted silently",
-    ("iclr26.attention.dirmoe.ExpertBank", "bias"): "not yet fixed: (bias=nan) was accepted silently",
-    (
-        "iclr26.attention.hilbert_attention.HilbertWindowAttention",
-        "shift",
-    ): "not yet fixed: (shift=nan) was accepted silently",
-    (
-        "iclr26.attention.hilbert_attention.HilbertWindowAttention",
-        "pad",
-    ): "not yet fixed: (pad=nan) was accepted silently",
-    (
-        "iclr26.attention.hilbert_attention.SwinWindowAttention",
-        "shift",
-    ): "not yet fixed: (shift=nan) was accepted silently",
-    (
-        "iclr26.attention.lla.LocalLinearAttention",
-        "causal",
-    ): "not yet fixed: (causal=nan) was accepted silently",
-    (
-        "iclr26.architectures.phat.DyT",
-        "init_alpha",
-    ): "not yet fixed: (init_alpha=None) raised TypeError whose message does not name 'init_alpha': \"float() argument must be a string or a real number, not 'NoneType'\"",
-    (
-        "iclr26.architectures.phat.PHATBlock",
-        "dropout",
-    ): "not yet fixed: (dropout='x') raised TypeError whose message does not name 'dropout': \"'<' not supported between instances of 'str' and 'int'\"",
-    ("iclr26.architectures.phat.RevIN", "eps"): "not yet fixed: (eps=nan) was accepted silently",
-    (
-        "iclr26.architectures.phat.SwiGLU",
-        "dropout",
-    ): "not yet fixed: (dropout='x') raised TypeError whose message does not name 'dropout': \"'<' not supported between instances of 'str' and 'int'\"",
-    ("iclr26.architectures.phat.SwiGLU", "expand"): "not yet fixed: (expand=True) was accepted silently",
-    (
-        "iclr26.optim.hybrid_zo_finetune.FinetuneSpec",
-        "head_in_fo",
-    ): "not yet fixed: (head_in_fo=nan) was accepted silently",
-    (
-        "iclr26.optim.hybrid_zo_finetune.ReshuffleLoader",
-        "drop_last",
-    ): "not yet fixed: (drop_last=nan) was accepted silently",
-    (
-        "iclr26.mechanisms.function_induction.contrast_pairs",
-        "seed",
-    ): "not yet fixed: (seed=nan) raised an obscure RuntimeError instead of a ValueError/TypeError naming 'seed': manual_seed expected a long, but got float",
-    (
-        "iclr26.mechanisms.ic_ssl.GDSoftmaxLayer",
-        "learn",
-    ): "not yet fixed: (learn=nan) raised TypeError whose message does not name 'learn': \"_make_subclass(): argument 'require_grad' (position 3) must be bool, not float\"",
-    (
-        "iclr26.mechanisms.ic_ssl.ICSSLTransformer",
-        "eta",
-    ): "not yet fixed: (eta='x') raised TypeError whose message does not name 'eta': \"'<' not supported between instances of 'int' and 'str'\"",
-    (
-        "iclr26.mechanisms.ic_ssl.PlainICLTransformer",
-        "use_unlabelled",
-    ): "not yet fixed: (use_unlabelled=nan) was accepted silently",
-    (
-        "iclr26.mechanisms.ic_ssl.PowerIterLayer",
-        "eta",
-    ): "not yet fixed: (eta='x') raised TypeError whose message does not name 'eta': \"'<' not supported between instances of 'int' and 'str'\"",
-    (
-        "iclr26.mechanisms.ic_ssl.PowerIterLayer",
-        "learn",
-    ): "not yet fixed: (learn=nan) raised TypeError whose message does not name 'learn': \"_make_subclass(): argument 'require_grad' (position 3) must be bool, not float\"",
-    (
-        "iclr26.mechanisms.icl_causal_structure.StandardRPETransformer",
-        "init_seed",
-    ): "not yet fixed: (init_seed=None) was accepted silently",
-    ("iclr26.agents.flythinker.GPT", "seed"): "not yet fixed: (seed=True) was accepted silently",
-    (
-        "iclr26.agents.mass.SimulatedLLM",
-        "demo_size",
-    ): "not yet fixed: (demo_size='x') raised TypeError whose message does not name 'demo_size': \"'<' not supported between instances of 'int' and 'str'\"",
-    ("iclr26.agents.mass.arithmetic_items", "seed"): "not yet fixed: (seed=True) was accepted silently",
-    ("iclr26.agents.vcworld.Evidence", "path_score"): "not yet fixed: (path_score=nan) was accepted silently",
-    (
-        "iclr26.generative.rna_codesign.igso3_sample",
-        "grid",
-    ): "not yet fixed: (grid=False) raised ValueError whose message does not name 'grid': 'fp and xp are not of the same length.'",
-    (
-        "iclr26.generative.sitok.CausalEncoder",
-        "mlp_ratio",
-    ): "not yet fixed: (mlp_ratio=True) was accepted silently",
-    ("iclr26.generative.sitok.espeak_corpus", "seed"): "not yet fixed: (seed=None) was accepted silently",
-    (
-        "iclr26.generative.smc_discrete_diffusion.AmortisedProposal",
-        "init_scale",
-    ): "not yet fixed: (init_scale='x') raised TypeError whose message does not name 'init_scale': \"'>=' not supported between instances of 'str' and 'int'\"",
-    (
-        "iclr26.generative.smc_discrete_diffusion.AmortisedProposal",
-        "init_seed",
-    ): "not yet fixed: (init_seed=True) was accepted silently",
-    (
-        "iclr26.generative.smc_discrete_diffusion.tempering_schedule",
-        "floor",
-    ): "not yet fixed: (floor=None) raised an obscure RuntimeError instead of a ValueError/TypeError naming 'floor': torch.clamp: At least one of 'min' or 'max' must not be None",
-    (
-        "iclr26.science.fartrack.command_tokens",
-        "coord_range",
-    ): "not yet fixed: (coord_range=None) raised TypeError whose message does not name 'coord_range': \"unsupported operand type(s) for *: 'int' and 'NoneType'\"",
-    (
-        "iclr26.science.fisale.GATLayer",
-        "negative_slope",
-    ): "not yet fixed: (negative_slope=nan) was accepted silently",
-    ("iclr26.science.fisale.PCMBlock", "mlp_ratio"): "not yet fixed: (mlp_ratio=True) was accepted silently",
-    (
-        "iclr26.science.fisale.PCMBlock",
-        "moving_grid",
-    ): "not yet fixed: (moving_grid=nan) was accepted silently",
-    "iclr26.optim.cosmos.TinyGPTConfig": _LAB.format(""),
-    "iclr26.optim.cosmos.TrainConfig": _LAB.format(
-        ", and warmup_frac/final_lr_frac/grad_clip='x' raise a bare TypeError from a comparison, grad_clip=inf "
-        "passes"
-    ),
-}
+PENDING: dict[str | tuple[str, str], str] = {}
 
 
 # --- enumeration ---------------------------------------------------------------------------------------------
@@ -502,8 +360,6 @@ for _name, _obj in PUBLIC.items():
         _params = _scalars(_obj)
     if _params:
         CALLABLES[_name] = (_obj, _params)
-    if _name.startswith(_CONCURRENT_FOLDERS) and _params:
-        PENDING.setdefault(_name, _CONCURRENT)
 
 CASES = [(name, p.name, p.default) for name, (_, params) in CALLABLES.items() for p in params]
 

@@ -48,7 +48,7 @@ CASES = [
     ),
     (lambda: make_task("swiss_roll", 16, 4, 2, 1, np.random.default_rng(0)), ValueError, ["d must be"]),
     (lambda: RBFAttention(h=-1.0), ValueError, ["h must be", "positive"]),
-    (lambda: PowerIterLayer(4, eta=1.5), ValueError, ["eta must lie"]),
+    (lambda: PowerIterLayer(4, eta=1.5), ValueError, ["eta", "(0, 1)"]),
     (lambda: ICSSLTransformer(8, 2, k=1), ValueError, ["k must be"]),
     (
         lambda: tokens_from_task(np.zeros((5, 8)), np.full(5, 4), np.zeros((2, 8)), 2),

@@ -93,6 +93,7 @@ class GPT(nn.Module):
         check_int("n_layer", n_layer, low=1)
         check_int("n_head", n_head, low=1)
         check_int("max_len", max_len, low=1)
+        seed = check_int("seed", seed, low=0)
         if d % n_head:
             raise ValueError(f"d ({d}) must be divisible by n_head ({n_head})")
         self.config = GPTConfig(vocab, d, n_layer, n_head, max_len)
@@ -101,7 +102,7 @@ class GPT(nn.Module):
         self.blocks = nn.ModuleList(_Block(d, n_head) for _ in range(n_layer))
         self.ln_f = nn.LayerNorm(d)
         self.lm_head = nn.Linear(d, vocab, bias=False)
-        gen = torch.Generator().manual_seed(int(seed))
+        gen = torch.Generator().manual_seed(seed)
         with torch.no_grad():
             for name, p in self.named_parameters():
                 if p.ndim == 2:

@@ -82,6 +82,7 @@ def arithmetic_items(n: int, seed: int = 0, n_options: int = 4) -> ItemSet:
     Python expression print" items (``code``: an executor can check them by running ``eval``).
     """
     check_int("n", n, low=1)
+    check_int("seed", seed, low=0)
     check_int("n_options", n_options, low=2, high=len(LETTERS))
     rng = np.random.default_rng(np.random.SeedSequence([seed, 2502_02533]))
     questions, options, answers, long, code = [], [], [], [], []

@@ -126,6 +126,7 @@ class SimulatedLLM(LLMBackend):
         demo_size: int = 3,
     ) -> None:
         self.world_seed = check_int("world_seed", world_seed, low=0)
+        check_int("demo_size", demo_size, low=1)
         check_int("n_train", n_train, low=demo_size)
         check_int("n_val", n_val, low=1)
         check_int("n_test", n_test, low=1)
@@ -133,7 +134,6 @@ class SimulatedLLM(LLMBackend):
         check_int("n_clusters", n_clusters, low=1)
         check_int("n_instructions", n_instructions, low=1, high=len(_PHRASES))
         check_int("n_demo_sets", n_demo_sets, low=1)
-        check_int("demo_size", demo_size, low=1)
         rng = np.random.default_rng(np.random.SeedSequence([self.world_seed, SALT]))
         n = n_train + n_val + n_test
         self._cluster = rng.integers(0, n_clusters, size=n)

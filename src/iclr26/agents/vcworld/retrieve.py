@@ -21,7 +21,7 @@ import pandas as pd
 
 from iclr26.agents.vcworld.kg import KnowledgeGraph
 from iclr26.agents.vcworld.paths import SignedPath, enumerate_walks, path_scores
-from iclr26.checks import check_int
+from iclr26.checks import check_float, check_int
 
 __all__ = ["Case", "Evidence", "Retriever", "label_table"]
 
@@ -50,6 +50,11 @@ class Evidence:
     paths: tuple[SignedPath, ...] = ()
     path_score: float = 0.0
     cases: tuple[Case, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        for name in ("cell_line", "drug", "gene"):
+            check_int(name, getattr(self, name), low=0)
+        check_float("path_score", self.path_score)
 
 
 def label_table(vc, drugs) -> pd.DataFrame:

@@ -20,7 +20,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from iclr26.architectures.phat.periods import periodic_distance, periodic_modulation_index
-from iclr26.checks import check_bool, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 
 __all__ = ["DyT", "PNAttention", "naive_pna", "stick_softplus"]
 
@@ -37,7 +37,7 @@ class DyT(nn.Module):
 
     def __init__(self, dim: int, init_alpha: float = 0.5) -> None:
         super().__init__()
-        self.alpha = nn.Parameter(torch.tensor([float(init_alpha)]))
+        self.alpha = nn.Parameter(torch.tensor([check_float("init_alpha", init_alpha)]))
         self.beta = nn.Parameter(torch.zeros(dim))
         self.gamma = nn.Parameter(torch.ones(dim))
 

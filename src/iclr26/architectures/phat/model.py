@@ -28,6 +28,7 @@ class RevIN(nn.Module):
 
     def __init__(self, n_vars: int, eps: float = 1e-5) -> None:
         super().__init__()
+        check_float("eps", eps, low=0.0, low_open=True)
         self.eps = eps
         self.weight = nn.Parameter(torch.ones(n_vars))
         self.bias = nn.Parameter(torch.zeros(n_vars))
@@ -47,6 +48,8 @@ class SwiGLU(nn.Module):
 
     def __init__(self, d_model: int, dropout: float = 0.3, expand: float = 2.66667) -> None:
         super().__init__()
+        check_probability("dropout", dropout)
+        check_float("expand", expand, low=0.0, low_open=True)
         hidden = round(expand * d_model)
         self.w1, self.w2 = nn.Linear(d_model, hidden), nn.Linear(d_model, hidden)
         self.w3 = nn.Linear(hidden, d_model)
@@ -61,6 +64,7 @@ class PHATBlock(nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.3, **attn_flags: bool) -> None:
         super().__init__()
+        check_probability("dropout", dropout)
         self.attn = PNAttention(d_model, n_heads, **attn_flags)
         self.ffn = SwiGLU(d_model, dropout)
         self.norm1, self.norm2 = DyT(d_model), DyT(d_model)

@@ -27,7 +27,7 @@ from torch import Tensor, nn
 from iclr26.attention.bam.attention import bias_attention
 from iclr26.attention.bam.encodings import alibi_score_bias, apply_rope, rope_cos_sin
 from iclr26.attention.bam.prior import GGDPrior, alibi_slopes
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_bool, check_float, check_int
 from iclr26.lab.transformer import check_sequence_input
 
 __all__ = ["MIXER_PES", "PEAttention"]
@@ -73,8 +73,9 @@ class PEAttention(nn.Module):
         d_head = check_int("d_head", d_head, low=1) if d_head is not None else max(1, d_model // n_heads)
         if chunk_size is not None:
             check_int("chunk_size", chunk_size, low=1)
-        if pe == "rope":
-            check_float("rope_base", rope_base, low=0.0, low_open=True)
+        for flag, value in (("ssmax", ssmax), ("causal", causal), ("ssmax_on_prior", ssmax_on_prior)):
+            check_bool(flag, value)
+        check_float("rope_base", rope_base, low=0.0, low_open=True)
         if pe == "rope" and d_head % 2:
             raise ValueError(f"RoPE needs an even d_head, got d_head={d_head}")
         if prior is not None and pe not in ("bam", "laplace"):

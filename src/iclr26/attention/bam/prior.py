@@ -31,7 +31,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 
 __all__ = ["EPS", "GGDPrior", "alibi_slopes", "ggd_bias", "legacy_ggd_bias", "legacy_to_readme"]
 
@@ -150,6 +150,13 @@ class GGDPrior(nn.Module):
     ) -> None:
         super().__init__()
         check_int("n_heads", n_heads, low=1)
+        for flag, value in (
+            ("train_loc", train_loc),
+            ("train_shape", train_shape),
+            ("allow_increasing", allow_increasing),
+            ("causal", causal),
+        ):
+            check_bool(flag, value)
         if isinstance(init_scale, str):
             if init_scale not in ("alibi", "lognormal"):
                 raise ValueError(

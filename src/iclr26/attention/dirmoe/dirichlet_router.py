@@ -28,7 +28,7 @@ from iclr26.attention.dirmoe.dirichlet import (
     relaxed_selection,
 )
 from iclr26.attention.dirmoe.spike_slab import PriorParams, SpikeSlabPrior, _spike_slab
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_bool, check_choice, check_float, check_int
 from iclr26.lab.moe.router import LinearRamp, Router, TauSchedule, as_tau_schedule
 
 __all__ = ["DirichletRouter"]
@@ -142,7 +142,7 @@ class DirichletRouter(Router):
         )
         self.ramp = LinearRamp(warmup_frac)
         self.k_max = None if k_max is None else check_int("k_max", k_max, low=1, high=n_experts)
-        self.straight_through = bool(straight_through)
+        self.straight_through = check_bool("straight_through", straight_through)
         self.delta = check_float("delta", delta, low=0.0, low_open=True)
         self.selection = nn.Linear(d_model, n_experts)
         if variant == "paper":

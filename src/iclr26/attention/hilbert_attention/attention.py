@@ -23,7 +23,7 @@ from torch import Tensor, nn
 
 from iclr26.attention.hilbert_attention.curve import from_curve, gilbert_order, rowmajor_order, to_curve
 from iclr26.attention.hilbert_attention.masks import local_mask
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 from iclr26.lab import flex
 
 __all__ = [
@@ -403,9 +403,10 @@ class HilbertWindowAttention(_GridAttention):
     ) -> None:
         super().__init__(dim, heads, H, W)
         m = _pos_int("window_tokens", window_tokens)
+        shift, pad = check_bool("shift", shift), check_bool("pad", pad)
         if m > H * W or ((H * W) % m and not pad):
             raise ValueError(f"window_tokens must divide N = {H * W} (or pass pad=True), got {m}")
-        self.window_tokens, self.shift, self.pad = m, bool(shift), bool(pad)
+        self.window_tokens, self.shift, self.pad = m, shift, pad
 
     def core(self, q: Tensor, k: Tensor, v: Tensor) -> Tensor:
         return hilbert_window_attention(
@@ -440,7 +441,7 @@ class SwinWindowAttention(_GridAttention):
         ws = _pos_int("window", window)
         if H % ws or W % ws:
             raise ValueError(f"window must divide H and W, got window={ws} for a {H}x{W} grid")
-        self.window, self.shift = ws, bool(shift)
+        self.window, self.shift = ws, check_bool("shift", shift)
 
     def core(self, q: Tensor, k: Tensor, v: Tensor) -> Tensor:
         return swin_window_attention(q, self.H, self.W, self.window, self.shift, self.rpb, k=k, v=v)

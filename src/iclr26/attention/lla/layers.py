@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from iclr26.attention.lla.local_linear import KERNELS, RIDGES, SOLVERS, _bandwidth, local_linear_attention
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_bool, check_choice, check_float, check_int
 from iclr26.lab.linear_attention import delta_rule_terms, gla_terms, rank_generalized_chunk
 from iclr26.lab.transformer import BlockSpec, check_sequence_input
 
@@ -115,7 +115,7 @@ class LocalLinearAttention(_Projections):
         _bandwidth(bandwidth, self.d_head)
         self.lam_init = float(lam_init)
         self.kernel, self.bandwidth, self.ridge, self.solver = kernel, bandwidth, ridge, solver
-        self.block_size, self.causal = block_size, causal
+        self.block_size, self.causal = block_size, check_bool("causal", causal)
         # lam_h = softplus(theta_h); theta = log(expm1(lam_init)) gives lam_init exactly
         self.theta = nn.Parameter(torch.full((self.n_heads,), math.log(math.expm1(self.lam_init))))
         self.reset_parameters()

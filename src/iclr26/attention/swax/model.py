@@ -65,7 +65,7 @@ class SWAXModel(nn.Module):
     window_sampler : optional callable ``step -> window`` used by :meth:`sample_window` during training.
     vocab_size : number of token ids.
     window : initial sliding window of every SWA layer.
-    rope_theta : RoPE base of the SWA layers.
+    rope_theta : RoPE base of the SWA layers (``None`` disables RoPE).
     d_mlp : MLP width (default ``4 * d_model``).
     max_seq_len : longest sequence accepted (no position table is learned, so this is only a guard).
     init_seed : seed of the initial weights.

@@ -164,6 +164,7 @@ def igso3_sample(
     :func:`igso3_angle_density` on a grid; small eps (< 0.05) uses the Gaussian-tangent limit exp(eps z)."""
     n = check_int("n", n, low=0)
     eps = check_float("eps", eps, low=0.0, low_open=True)
+    grid = check_int("grid", grid, low=2)
     if eps < 0.05:
         return so3_exp(eps * torch.randn(n, 3, generator=generator, dtype=torch.float64)).to(dtype)
     w = np.linspace(0, np.pi, grid)

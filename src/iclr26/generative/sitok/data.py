@@ -271,6 +271,7 @@ def espeak_corpus(n_utts: int, voices: tuple[int, ...] | list[int] = (0, 1, 2, 3
     pitch 30-70 ranges, mapped to factors).
     """
     n_utts = check_int("n_utts", n_utts, low=1)
+    seed = check_int("seed", seed, low=0)
     voices = tuple(voices)
     if not voices or not all(isinstance(v, int) and 0 <= v < len(VOICES) for v in voices):
         raise ValueError(f"voices must be a non-empty sequence of ints in [0, {len(VOICES)}), got {voices!r}")

@@ -43,6 +43,15 @@ class CausalEncoder(nn.Module):
         self, in_dim: int, d_model: int, n_layers: int, n_heads: int, max_len: int, mlp_ratio: int = 4
     ) -> None:
         super().__init__()
+        for name, value in (
+            ("in_dim", in_dim),
+            ("d_model", d_model),
+            ("n_layers", n_layers),
+            ("n_heads", n_heads),
+            ("max_len", max_len),
+            ("mlp_ratio", mlp_ratio),
+        ):
+            check_int(name, value, low=1)
         self.inp = nn.Linear(in_dim, d_model)
         self.pos = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
         layer = nn.TransformerEncoderLayer(

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.checks import check_int
+from iclr26.checks import check_float, check_int
 from iclr26.harness.progress import track
 from iclr26.lab.masked_diffusion import reverse_transition
 
@@ -47,8 +47,8 @@ class AmortisedProposal(nn.Module):
         check_int("vocab_size", vocab_size, low=2)
         check_int("seq_len", seq_len, low=1)
         check_int("hidden", hidden, low=1)
-        if not init_scale >= 0:
-            raise ValueError(f"init_scale must be >= 0, got {init_scale}")
+        init_scale = check_float("init_scale", init_scale, low=0.0)
+        init_seed = check_int("init_seed", init_seed, low=0)
         self.vocab_size, self.seq_len = vocab_size, seq_len
         d_in = 2 * seq_len * vocab_size + 1
         self.net = nn.Sequential(
@@ -58,7 +58,7 @@ class AmortisedProposal(nn.Module):
             nn.GELU(),
             nn.Linear(hidden, seq_len * vocab_size),
         )
-        gen = torch.Generator().manual_seed(int(init_seed))
+        gen = torch.Generator().manual_seed(init_seed)
         with torch.no_grad():
             for layer in self.net:
                 if isinstance(layer, nn.Linear):

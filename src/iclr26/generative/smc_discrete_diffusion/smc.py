@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from iclr26.checks import check_int
+from iclr26.checks import check_float, check_int
 from iclr26.lab.masked_diffusion import SCHEDULES, reverse_transition
 
 __all__ = [
@@ -119,6 +119,7 @@ def tempering_schedule(steps: int, one_at: int | None = None, floor: float = 1e-
     """
     check_int("steps", steps, low=1)
     one_at = steps if one_at is None else check_int("one_at", one_at, low=1)
+    floor = check_float("floor", floor, 0.0, 1.0)
     k = torch.arange(steps + 1, dtype=torch.float64)
     return (k / one_at).clamp(max=1.0).clamp(min=floor)
 

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.checks import check_choice, check_int
+from iclr26.checks import check_bool, check_choice, check_int
 from iclr26.lab.moe.router import Router, check_module
 from iclr26.lab.transformer import BlockSpec, check_sequence_input
 
@@ -35,6 +35,7 @@ class ExpertBank(nn.Module):
         self.d_model = check_int("d_model", d_model, low=1)
         self.d_hidden = check_int("d_hidden", d_hidden, low=1)
         self.n_experts = check_int("n_experts", n_experts, low=1)
+        bias = check_bool("bias", bias)
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
         self.activation = activation

@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_bool, check_float, check_int
 from iclr26.harness.progress import track
 from iclr26.lab.transformer import MultiHeadAttention, Transformer
 from iclr26.mechanisms.continuous_cot.reachability import ReachabilityData, reshuffle
@@ -291,18 +291,16 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        if not self.epochs_per_stage or any(int(e) < 0 for e in self.epochs_per_stage):
+        if not self.epochs_per_stage:
             raise ValueError(f"epochs_per_stage must be non-negative ints, got {self.epochs_per_stage}")
         for i, e in enumerate(self.epochs_per_stage):
             check_int(f"epochs_per_stage[{i}]", e, low=0)
-        if not 0.0 <= self.uniform_prob <= 1.0:
-            raise ValueError(f"uniform_prob must lie in [0, 1], got {self.uniform_prob}")
-        if self.lr <= 0 or self.batch_size < 1:
-            raise ValueError(f"lr must be > 0 and batch_size >= 1, got {self.lr}, {self.batch_size}")
         check_float("uniform_prob", self.uniform_prob, 0.0, 1.0)
         check_float("lr", self.lr, low=0.0, low_open=True)
         check_float("weight_decay", self.weight_decay, low=0.0)
         check_int("batch_size", self.batch_size, low=1)
+        check_bool("reset_optimizer", self.reset_optimizer)
+        check_bool("shuffle_nodes", self.shuffle_nodes)
         check_int("warmup_steps", self.warmup_steps, low=0)
 
 

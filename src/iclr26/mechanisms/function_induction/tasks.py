@@ -200,6 +200,7 @@ def contrast_pairs(
     check_int("shots", shots, low=0)
     check_int("delta", delta)
     check_int("max_operand", max_operand, low=0)
+    check_int("seed", seed, low=0)
     if 2 * max_operand + max(delta, 0) >= vocab.n_numbers or max_operand < -delta:
         raise ValueError(
             f"max_operand={max_operand} with delta={delta} gives answers outside 0..{vocab.n_numbers - 1}"

@@ -21,7 +21,7 @@ from sklearn.neighbors import KNeighborsClassifier, kneighbors_graph
 from sklearn.semi_supervised import LabelSpreading
 from torch import nn
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_bool, check_float, check_int
 from iclr26.mechanisms.ic_ssl.model import check_tokens
 from iclr26.mechanisms.ic_ssl.tasks import ManifoldTask
 
@@ -85,6 +85,7 @@ class PlainICLTransformer(nn.Module):
             ("mlp_ratio", mlp_ratio),
         ):
             check_int(name, value, low=1)
+        check_bool("use_unlabelled", use_unlabelled)
         if width % heads:
             raise ValueError(f"width ({width}) must be divisible by heads ({heads})")
         self.d, self.n_classes, self.use_unlabelled = d, n_classes, use_unlabelled

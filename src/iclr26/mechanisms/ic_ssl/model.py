@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 
 __all__ = [
     "GDSoftmaxLayer",
@@ -149,9 +149,8 @@ class PowerIterLayer(nn.Module):
     def __init__(self, k: int, eta: float = 0.5, learn: bool = True) -> None:
         super().__init__()
         check_int("k", k, low=1)
-        if not 0 < eta < 1:
-            raise ValueError(f"eta must lie in (0, 1), got {eta}")
         check_float("eta", eta, 0.0, 1.0, low_open=True, high_open=True)
+        check_bool("learn", learn)
         self.eta_logit = nn.Parameter(torch.tensor(math.log(eta / (1 - eta))), requires_grad=learn)
         self.mix = nn.Parameter(torch.eye(k), requires_grad=learn)
 
@@ -176,6 +175,7 @@ class GDSoftmaxLayer(nn.Module):
         super().__init__()
         check_int("k", k, low=1)
         check_float("lr", lr, low=0.0, low_open=True)
+        check_bool("learn", learn)
         self.log_lr = nn.Parameter(torch.tensor(math.log(lr)), requires_grad=learn)
         self.qk = nn.Parameter(torch.eye(k), requires_grad=learn)
 
@@ -226,6 +226,8 @@ class ICSSLTransformer(nn.Module):
                 raise ValueError(f"{name} must be an int >= {low}, got {v!r}")
         if isinstance(n_power, bool) or not isinstance(n_power, int) or n_power < 0:
             raise ValueError(f"n_power must be an int >= 0, got {n_power!r}")
+        check_float("eta", eta, 0.0, 1.0, low_open=True, high_open=True)
+        check_float("lr", lr, low=0.0, low_open=True)
         self.d, self.n_classes, self.k = d, n_classes, k
         self.rbf = RBFAttention(h, scale_init)
         self.init_proj = nn.Linear(d, k - 1, bias=False)

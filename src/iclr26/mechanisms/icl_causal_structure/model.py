@@ -244,7 +244,7 @@ class StandardRPETransformer(nn.Module):
             positions="relative",
             ffn=None,
             tie=False,
-            init_seed=init_seed,
+            init_seed=check_int("init_seed", init_seed, low=0, type_error=True),
         )
 
     def forward(self, tokens: Tensor) -> Tensor:

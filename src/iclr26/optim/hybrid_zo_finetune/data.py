@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_int
+from iclr26.checks import check_bool, check_int
 
 __all__ = ["ReshuffleLoader", "key_sequences", "task_a", "task_b", "task_b_mapping"]
 
@@ -42,6 +42,7 @@ class ReshuffleLoader:
         check_int("n", n, low=1)
         check_int("batch_size", batch_size, low=1)
         check_int("seed", seed, low=0)
+        check_bool("drop_last", drop_last)
         if drop_last and batch_size > n:
             raise ValueError(f"batch_size={batch_size} exceeds n={n} with drop_last: an epoch would be empty")
         self.n, self.batch_size, self.seed, self.drop_last = n, batch_size, seed, drop_last

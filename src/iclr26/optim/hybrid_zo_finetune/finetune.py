@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 from iclr26.lab.training import train_loop
 from iclr26.optim.hybrid_zo_finetune.data import ReshuffleLoader, task_a
 from iclr26.optim.hybrid_zo_finetune.lora import add_lora
@@ -49,6 +49,7 @@ class FinetuneSpec:
             check_int(name, getattr(self, name), low=1)
         check_float("lora_alpha", self.lora_alpha, low=0.0, low_open=True)
         check_float("mu", self.mu, low=0.0, low_open=True)
+        check_bool("head_in_fo", self.head_in_fo)
 
 
 def accuracy(model: nn.Module, x: Tensor, y: Tensor) -> float:

@@ -46,7 +46,7 @@ def command_tokens(
     batch: int, bins: int, coord_range: int = 2, device: str | torch.device = "cpu"
 ) -> torch.Tensor:
     """The 4 command tokens (x0, y0, x1, y1) for every row: (batch, 4) long."""
-    base = bins * coord_range
+    base = bins * check_int("coord_range", coord_range, low=1)
     return (base + torch.arange(4, device=device)).expand(batch, 4).clone()
 
 

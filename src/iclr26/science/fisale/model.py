@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from iclr26.checks import check_bool, check_choice, check_int, check_tensor
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_tensor
 
 __all__ = [
     "DOMAINS",
@@ -61,6 +61,7 @@ class GATLayer(nn.Module):
         self.att_dst = nn.Parameter(torch.empty(1, 1, heads, out_per_head))
         self.res = nn.Linear(in_dim, heads * out_per_head, bias=False)
         self.bias = nn.Parameter(torch.zeros(heads * out_per_head))
+        check_float("negative_slope", negative_slope)
         self.negative_slope = negative_slope
         nn.init.xavier_uniform_(self.att_src)
         nn.init.xavier_uniform_(self.att_dst)
@@ -231,7 +232,8 @@ class PCMBlock(nn.Module):
     ):
         super().__init__()
         self.coupling = check_choice("coupling", coupling, ("pcm", "joint"))
-        self.moving_grid = bool(moving_grid)
+        check_int("mlp_ratio", mlp_ratio, low=1)
+        self.moving_grid = check_bool("moving_grid", moving_grid)
         self.proj = nn.ModuleDict({d: GridProjection(hidden, M) for d in DOMAINS})
         if self.coupling == "pcm":
             self.att_solid = GalerkinAttention(hidden, heads)

@@ -32,7 +32,7 @@ class OptConfig:
     hp_sigma: float = 2.0
 
     def __post_init__(self) -> None:
-        for name in ("lr_net", "lr_grid", "lr_pixel", "scale"):
+        for name in ("lr_net", "lr_grid", "lr_pixel", "scale", "v_lo", "v_hi", "hp_sigma"):
             check_float(name, getattr(self, name), low=0.0, low_open=True)
         if not 0 < self.v_lo < self.v_hi:
             raise ValueError(f"need 0 < v_lo < v_hi, got v_lo={self.v_lo}, v_hi={self.v_hi}")

@@ -135,6 +135,7 @@ class FourierFeatureRep(Representation):
         super().__init__()
         self.sigma = check_float("sigma", sigma, low=0.0, low_open=True)
         n_features = check_int("n_features", n_features, low=1)
+        hidden = check_int("hidden", hidden, low=1)
         gen = torch.Generator().manual_seed(check_int("seed", seed, low=0))
         self.register_buffer("B", torch.randn(n_features, 2, generator=gen) * self.sigma)
         mods: list[nn.Module] = []
@@ -189,6 +190,7 @@ class MultiResGridRep(Representation):
         scale = check_float("scale", scale, low=1.0)
         self.head_kind = check_choice("head", head, ("linear", "mlp"))
         init_scale = check_float("init_scale", init_scale, low=0.0)
+        head_hidden = check_int("head_hidden", head_hidden, low=1)
         self.resolutions = [max(2, round(base_res * scale**level)) for level in range(levels)]
         self.tables = nn.ParameterList(
             [nn.Parameter((torch.rand(features, r, r) * 2 - 1) * init_scale) for r in self.resolutions]
@@ -228,6 +230,7 @@ class IGRep(Representation):
         super().__init__()
         self.alpha = check_probability("alpha", alpha)
         self.head_kind = check_choice("head", head, ("linear", "mlp"))
+        head_hidden = check_int("head_hidden", head_hidden, low=1)
         self.grid = MultiResGridRep(levels, features, base_res, scale, "linear")
         del self.grid.head
         self.siren = SirenRep(hidden, layers, omega0)
