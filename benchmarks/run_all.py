@@ -151,10 +151,16 @@ def render(
         if not result:
             continue
         for r in result["rows"]:
-            lines.append(
-                f"| {r['paper'] or '-'} | {r['what']} | {r['ours']} | {r['baseline']} | {fmt_ratio(r)} | "
-                f"{r.get('paper_value') or '-'} | {result.get('device', 'cpu')} | `{res['script']}` |"
+            cells = (
+                r["paper"] or "-",
+                r["what"],
+                r["ours"],
+                r["baseline"],
+                fmt_ratio(r),
+                r.get("paper_value") or "-",
             )
+            cells += (result.get("device", "cpu"), f"`{res['script']}`")
+            lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     notes = [n for res in results if res.get("result") for n in res["result"].get("notes", [])]
     if notes:
         lines += ["", *[f"- {n}" for n in notes]]
