@@ -438,6 +438,8 @@ def verify(
                 console.print(
                     f"{c.slug} seed {s.seed}: differs in {', '.join(s.differing[:8])}", highlight=False
                 )
+                for condition in s.conditions:
+                    console.print(f"  run conditions differ: {condition}", highlight=False)
     bad = [c.slug for c in checks if not c.agrees]
     if bad:
         err_console.print(f"{len(bad)} of {len(checks)} papers differ from the reference: {', '.join(bad)}")

@@ -89,3 +89,17 @@ def test_builds_run_on_build_threads_and_restore_the_callers(tmp_path):
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_seed_provenance_records_loaded_and_built_entries(tmp_path) -> None:
+    """A seed's provenance lists the cached artifacts it loaded (possibly built by older code) and built."""
+    from iclr26.harness.provenance import CacheUses
+
+    with CacheUses() as first:
+        cached_torch("demo", {"w": 1}, lambda: {"x": torch.ones(1)}, cache_dir=tmp_path)
+    with CacheUses() as second:
+        cached_torch("demo", {"w": 1}, lambda: 1 / 0, cache_dir=tmp_path)
+        cached_torch("demo", {"w": 1}, lambda: {"x": torch.ones(1)}, cache=False)
+    key = cache_file("demo", {"w": 1}, tmp_path).stem
+    assert first.summary() == {"loaded": [], "built": [f"demo/{key}"]}
+    assert second.summary() == {"loaded": [f"demo/{key}"], "built": []}

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import torch
 
 from iclr26.harness.progress import task as progress_task
-from iclr26.harness.provenance import PeakMemory, provenance, utc_now
+from iclr26.harness.provenance import CacheUses, PeakMemory, blas_threads, provenance, utc_now
 from iclr26.harness.registry import get_experiment
 from iclr26.harness.seeding import seed_everything
 
@@ -54,7 +54,8 @@ def run_seed_task(task: SeedTask) -> dict[str, Any]:
     started = utc_now()
     t0 = time.perf_counter()
     threads = experiment.threads_for(task.budget) or torch.get_num_threads()
-    with PeakMemory() as mem:
+    blas = threads if experiment.blas_threads and experiment.threads_for(task.budget) else blas_threads()
+    with PeakMemory() as mem, CacheUses() as cache:
         out = experiment.run_seed(task.budget, task.seed, task.device)
     wall = time.perf_counter() - t0
     cuda_peak = PeakMemory.cuda_peak_mb()
@@ -67,7 +68,9 @@ def run_seed_task(task: SeedTask) -> dict[str, Any]:
         "wall_s": round(wall, 3),
         "peak_rss_mb": mem.peak_mb,
         "peak_cuda_mb": cuda_peak,
-        "provenance": provenance(task.device, started, utc_now(), cuda_peak, threads),
+        "provenance": provenance(
+            task.device, started, utc_now(), cuda_peak, threads, blas=blas, cache=cache.summary()
+        ),
     }
 
 

@@ -137,7 +137,10 @@ class Experiment:
         around ``run``, so a seed computes the same numbers whatever ``--jobs`` is, and an experiment never sets
         thread counts itself. A config may override it per budget with a ``single_thread`` flag (True: 1,
         False: None) or an int ``threads`` field.
-    blas_threads : limit the NumPy/SciPy BLAS and OpenMP pools to the same count (threadpoolctl).
+    blas_threads : limit the NumPy/SciPy BLAS and OpenMP pools to the same count (threadpoolctl). On by default:
+        otherwise those pools keep the process's size, which ``--jobs`` changes (a worker gets its share of the
+        cores), and a seed's numbers would depend on how it was launched. The seed's provenance records the
+        count either way (``blas_threads``).
     """
 
     slug: str
@@ -150,7 +153,7 @@ class Experiment:
     devices: tuple[str, ...] = ("cpu",)
     tolerance: float = 0.0
     threads: int | None = 1
-    blas_threads: bool = False
+    blas_threads: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.tolerance, (int, float)) or not 0.0 <= self.tolerance < 1.0:

@@ -16,7 +16,7 @@ import torch
 
 import iclr26
 
-__all__ = ["PeakMemory", "provenance", "utc_now"]
+__all__ = ["CacheUses", "PeakMemory", "blas_threads", "note_cache_use", "provenance", "utc_now"]
 
 
 def utc_now() -> str:
@@ -65,10 +65,74 @@ def device_name(device: str, cuda_peak_mb: float | None) -> str:
     return f"cpu ({platform.machine()}){suffix}"
 
 
+_CACHE_USES: list[tuple[str, str, bool]] | None = None
+
+
+def note_cache_use(namespace: str, key: str, loaded: bool) -> None:
+    """Record that a cached artifact was ``loaded`` from disk (or built) while a seed ran (see :class:`CacheUses`).
+
+    A seed computed from a loaded entry depends on the code and the thread count that built the entry, which may
+    predate the run; the seed's provenance says so, and ``iclr26 verify`` can tell a stale cache from a code change.
+    """
+    if _CACHE_USES is not None:
+        _CACHE_USES.append((namespace, key, loaded))
+
+
+class CacheUses:
+    """Collects the cache entries loaded or built inside the block; :meth:`summary` goes into a seed's provenance.
+
+    >>> with CacheUses() as uses:
+    ...     note_cache_use("demo", "0123", loaded=True)
+    >>> uses.summary()
+    {'loaded': ['demo/0123'], 'built': []}
+    """
+
+    def __enter__(self) -> CacheUses:
+        global _CACHE_USES
+        self._outer, _CACHE_USES = _CACHE_USES, []
+        self.uses: list[tuple[str, str, bool]] = _CACHE_USES
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _CACHE_USES
+        _CACHE_USES = self._outer
+        if _CACHE_USES is not None:
+            _CACHE_USES.extend(self.uses)
+
+    def summary(self) -> dict[str, list[str]]:
+        return {
+            "loaded": sorted({f"{ns}/{key}" for ns, key, hit in self.uses if hit}),
+            "built": sorted({f"{ns}/{key}" for ns, key, hit in self.uses if not hit}),
+        }
+
+
+def blas_threads() -> int | None:
+    """The largest thread count among this process's BLAS/OpenMP pools (threadpoolctl); None if none is loaded."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        return None
+    counts = [int(pool.get("num_threads", 0)) for pool in threadpool_info()]
+    return max(counts) if counts else None
+
+
 def provenance(
-    device: str, started: str, finished: str, cuda_peak_mb: float | None = None, threads: int | None = None
+    device: str,
+    started: str,
+    finished: str,
+    cuda_peak_mb: float | None = None,
+    threads: int | None = None,
+    *,
+    blas: int | None = None,
+    cache: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
-    """Where a seed came from; `threads` is the count the seed ran on (default: this process's)."""
+    """Where a seed came from; `threads` is the torch thread count the seed ran on (default: this process's),
+    `blas` the NumPy/SciPy BLAS pool's, `cache` the cached artifacts it loaded and built (:class:`CacheUses`)."""
+    extra: dict[str, Any] = {}
+    if blas is not None:
+        extra["blas_threads"] = blas
+    if cache is not None:
+        extra["cache"] = cache
     return {
         "iclr26": iclr26.__version__,
         "git": git_commit(),
@@ -77,6 +141,7 @@ def provenance(
         "torch": torch.__version__,
         "device": device_name(device, cuda_peak_mb),
         "threads": threads or torch.get_num_threads(),
+        **extra,
         "started": started,
         "finished": finished,
     }

@@ -27,6 +27,7 @@ class SeedCheck:
     seed: int
     differing: list[str]
     max_rel_diff: float
+    conditions: list[str] = field(default_factory=list)
 
     @property
     def equal(self) -> bool:
@@ -69,6 +70,32 @@ def metrics_agree(new: dict[str, float], ref: dict[str, float], tolerance: float
     return differing, worst
 
 
+#: provenance fields that change a seed's numbers when they differ (the git commit is compared by the config)
+CONDITIONS = ("lock", "torch", "python", "device", "threads", "blas_threads")
+
+
+def run_conditions(reference: dict, new: dict) -> list[str]:
+    """How the reference seed's recorded run conditions differ from the new run's: the candidate causes of a
+    difference that is not in the code (thread counts, package versions, cached artifacts the reference loaded).
+
+    >>> run_conditions({"threads": 1, "blas_threads": 2}, {"threads": 1, "blas_threads": 1})
+    ['blas_threads: reference 2, now 1']
+    >>> run_conditions({"cache": {"loaded": ["demo/ab"], "built": []}}, {"cache": {"loaded": [], "built": ["demo/ab"]}})
+    ['the reference loaded 1 cached artifact(s) (demo/ab) that this run built']
+    """
+    out = [
+        f"{k}: reference {reference.get(k, 'not recorded')}, now {new.get(k, 'not recorded')}"
+        for k in CONDITIONS
+        if k in reference and reference.get(k) != new.get(k)
+    ]
+    loaded = set((reference.get("cache") or {}).get("loaded", []))
+    rebuilt = sorted(loaded - set((new.get("cache") or {}).get("loaded", [])))
+    if rebuilt:
+        shown = ", ".join(rebuilt[:3]) + (", ..." if len(rebuilt) > 3 else "")
+        out.append(f"the reference loaded {len(rebuilt)} cached artifact(s) ({shown}) that this run built")
+    return out
+
+
 def verify(
     slugs: Sequence[str],
     budget: str = REFERENCE_BUDGET,
@@ -104,7 +131,8 @@ def verify(
                     check.seeds.append(SeedCheck(r.seed, ["<seed did not run>"], math.inf))
                     continue
                 differing, worst = metrics_agree(new[r.seed].metrics, r.metrics, check.tolerance)
-                check.seeds.append(SeedCheck(r.seed, differing, worst))
+                conditions = run_conditions(r.provenance, new[r.seed].provenance) if differing else []
+                check.seeds.append(SeedCheck(r.seed, differing, worst, conditions))
             old_v = {cv.claim.id: cv.verdict.outcome for cv in judge(exp, budget, ref)}
             new_v = {cv.claim.id: cv.verdict.outcome for cv in summary.verdicts}
             check.verdict_changes = [

@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 import platformdirs
 import torch
 
+from iclr26.harness.provenance import note_cache_use
 from iclr26.harness.threads import limited_threads
 
 __all__ = [
@@ -130,12 +131,14 @@ def cached_torch(
         return _build(build)
     path = cache_file(namespace, config, cache_dir, version)
     if path.exists():
+        note_cache_use(namespace, path.stem, loaded=True)
         try:
             return torch.load(path, weights_only=True)
         except Exception as exc:  # any failure means the same thing to the caller: this entry is unusable
             raise CacheEntryError(
                 f"cache entry {path} cannot be loaded ({type(exc).__name__}: {exc}); delete it to rebuild"
             ) from exc
+    note_cache_use(namespace, path.stem, loaded=False)
     obj = _build(build)
     atomic_torch_save(obj, path)
     return obj

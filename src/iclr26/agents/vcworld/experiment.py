@@ -144,7 +144,6 @@ EXPERIMENT = Experiment(
         ),
     ],
     figures=[method_bars, sweep_fraction, sweep_removal],
-    blas_threads=True,  # HistGradientBoosting's OpenMP pool and BLAS on one thread: one core, same numbers
     scale_gap=(
         "A synthetic virtual cell (linear signed network, corrupted KG) and GraphReasoner in place of GeneTAK, "
         "the real open-world KG and an LLM; the --llm path runs the same evidence through an endpoint."

@@ -427,7 +427,6 @@ EXPERIMENT = Experiment(
     seeds={"smoke": 1, "quick": 3, "full": 5},
     run=run,
     devices=("cpu",),
-    blas_threads=True,
     claims=[
         Claim(
             id="ctc-semantics-without-reconstruction-penalty",

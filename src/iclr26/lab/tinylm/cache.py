@@ -14,6 +14,7 @@ from pathlib import Path
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
+from iclr26.harness.provenance import note_cache_use
 from iclr26.lab.cache import cache_root
 from iclr26.lab.tinylm.config import FORMAT_VERSION, TinyLMConfig, config_hash
 from iclr26.lab.tinylm.training import Progress, TrainedLM, train_tiny_lm
@@ -107,7 +108,9 @@ def load_or_train(
     """
     final = cache_path(cfg, cache_dir)
     if final.is_dir():
+        note_cache_use("tinylm", final.name, loaded=True)
         return _load(final, cfg)
+    note_cache_use("tinylm", final.name, loaded=False)
     trained = train_tiny_lm(cfg, progress)
     final.parent.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))

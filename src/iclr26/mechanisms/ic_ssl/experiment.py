@@ -312,5 +312,4 @@ EXPERIMENT = Experiment(
     devices=("cpu", "cuda"),
     figures=[accuracy_vs_labels, phi_vs_eigenvectors, decision_regions],
     scale_gap=_SCALE,
-    blas_threads=True,
 )

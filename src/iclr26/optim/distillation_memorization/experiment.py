@@ -234,5 +234,4 @@ EXPERIMENT = Experiment(
         "Adam for 2000 epochs at lr 1e-3 instead of 500/1000 units and 4000 epochs at 1e-4. Full uses the official "
         "scale with two-hidden-layer MLPs; the paper's structured-data (CIFAR-10) runs are not reproduced."
     ),
-    blas_threads=True,
 )

@@ -267,5 +267,4 @@ EXPERIMENT = Experiment(
         "(Gaussian kernel, L = 2.5, ridge 0, centred gradients), the earlier Laplace setting (L = 1, ridge 1e-3) "
         "reported beside it. E3 (sparse parity) and tabular benchmarks are not run; all data are generated."
     ),
-    blas_threads=True,
 )
