@@ -127,3 +127,47 @@ def test_type_error_option_keeps_range_errors_as_value_errors():
         check_float("x", "1", type_error=True)
     with pytest.raises(ValueError, match="x must be a finite float"):
         check_float("x", float("nan"), type_error=True)
+
+
+#: the one shape a hand-written scalar check takes: a bool test joined to a type test of the same name
+HAND_WRITTEN = r"isinstance\((\w+), bool\) or not \(?isinstance\(\1,"
+#: places that test a type to dispatch on it (a tensor or a number), not to validate a scalar: path -> reason
+DISPATCH = {
+    "inference/cactus/verifiers.py": "a probability given as a tensor or as a number; the number branch refuses "
+    "other types before converting",
+}
+
+
+def test_no_hand_written_scalar_checks_outside_the_checks_module():
+    """Scalar arguments are validated through iclr26.checks (one wording, one range syntax), never by hand."""
+    import re
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "src" / "iclr26"
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src).as_posix()
+        if rel == "checks.py" or rel in DISPATCH:
+            continue
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(HAND_WRITTEN, line):
+                found.append(f"{rel}:{i}: {line.strip()}")
+    assert not found, "use iclr26.checks instead of:\n" + "\n".join(found)
+
+
+def test_no_private_validator_copies():
+    """No module defines its own copy of a shared check (``_check_int``, ``_check_positive``, ...)."""
+    import re
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "src" / "iclr26"
+    copies = re.compile(
+        r"^\s*def _(check_(int|float|bool|positive|probability|choice|prob|unit_interval)|positive_int|as_int)\b"
+    )
+    found = [
+        f"{p.relative_to(src).as_posix()}:{i}"
+        for p in sorted(src.rglob("*.py"))
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if copies.match(line)
+    ]
+    assert not found, "call iclr26.checks instead of a private copy: " + ", ".join(found)

@@ -23,6 +23,8 @@ __all__ = [
     "check_float",
     "check_gradients",
     "check_int",
+    "check_logits",
+    "check_parameters",
     "check_probability",
     "check_tensor",
     "check_token_ids",
@@ -151,6 +153,37 @@ def check_tensor(
     return x
 
 
+def check_logits(
+    name: str,
+    x: Any,
+    *,
+    ndim: int | Sequence[int] | None = None,
+    shape: Sequence[int | None] | None = None,
+) -> Any:
+    """A floating-point tensor of logits or log-probabilities (see :func:`check_tensor` for ``ndim`` and
+    ``shape``): a NaN or +inf entry is refused, while -inf (a masked or impossible token) is allowed.
+
+    >>> import torch
+    >>> check_logits("scores", torch.tensor([0.5, float("-inf")])).tolist()
+    [0.5, -inf]
+    >>> check_logits("scores", torch.tensor([0.5, float("nan")]))
+    Traceback (most recent call last):
+    ...
+    ValueError: scores must hold no NaN or +inf (a masked token is -inf), got 1 such entries
+    >>> check_logits("scores", torch.tensor([1, 2]))
+    Traceback (most recent call last):
+    ...
+    TypeError: scores must be a floating-point tensor, got torch.int64
+    """
+    import torch
+
+    check_tensor(name, x, ndim=ndim, shape=shape, floating=True)
+    bad = int((torch.isnan(x) | torch.isposinf(x)).sum())
+    if bad:
+        raise ValueError(f"{name} must hold no NaN or +inf (a masked token is -inf), got {bad} such entries")
+    return x
+
+
 def check_token_ids(name: str, ids: Any, vocab_size: int) -> Any:
     """An integer tensor of token ids, each in ``[0, vocab_size)``."""
     check_tensor(name, ids, floating=False)
@@ -159,6 +192,31 @@ def check_token_ids(name: str, ids: Any, vocab_size: int) -> Any:
             f"{name} must hold token ids in [0, {vocab_size}), got values in [{int(ids.min())}, {int(ids.max())}]"
         )
     return ids
+
+
+def check_parameters(optimizer: str, param_groups: Iterable[dict[str, Any]]) -> None:
+    """Refuse, when an optimizer is built, a parameter that is not a floating-point (or complex) tensor: an integer
+    or bool tensor never receives a gradient, so every step would skip it without a word.
+
+    >>> import torch
+    >>> check_parameters("SGD", [{"params": [torch.zeros(2, dtype=torch.long)]}])
+    Traceback (most recent call last):
+    ...
+    TypeError: SGD: parameter 0 of group 0 (shape (2,)) must be a floating-point tensor, got torch.int64
+    """
+    import torch
+
+    for g_index, group in enumerate(param_groups):
+        for p_index, p in enumerate(group["params"]):
+            if not isinstance(p, torch.Tensor):
+                raise TypeError(
+                    f"{optimizer}: parameter {p_index} of group {g_index} must be a torch.Tensor, got {type(p).__name__}"
+                )
+            if not (p.is_floating_point() or p.is_complex()):
+                raise TypeError(
+                    f"{optimizer}: parameter {p_index} of group {g_index} (shape {tuple(p.shape)}) must be a "
+                    f"floating-point tensor, got {p.dtype}"
+                )
 
 
 def check_gradients(optimizer: str, param_groups: Iterable[dict[str, Any]]) -> None:

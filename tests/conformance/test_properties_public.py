@@ -20,7 +20,7 @@ Four explicit tables, each entry with its reason (never a blanket skip):
 
 Callables without scalar arguments, and callables with required arguments that have no example, are skipped
 automatically. Examples are drawn deterministically (``derandomize``, no database), so a failure reproduces on
-every run.
+every run. The tensor and array arguments are mutated by test_properties_tensors.py.
 """
 
 from __future__ import annotations

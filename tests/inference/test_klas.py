@@ -218,9 +218,9 @@ def test_noisy_digits_are_seeded_independent_draws():
 
 def test_bad_inputs(x):
     a = make_anchor("mixer", 8, 3, seed=0)
-    with pytest.raises(ValueError, match="i must"):
+    with pytest.raises(ValueError, match=r"^i \(at most anchor_a's depth\) must be an int >= 0 and <= 3"):
         StitchedNet(a, a, 4, 1, nn.Linear(8, 8))
-    with pytest.raises(ValueError, match="j must"):
+    with pytest.raises(ValueError, match=r"^j \(at most anchor_b's depth\) must be an int >= 0 and <= 3"):
         StitchedNet(a, a, 1, -1, nn.Linear(8, 8))
     with pytest.raises(ValueError, match="head classes"):
         StitchedNet(a, make_anchor("mixer", 8, 3, seed=0, n_classes=5), 1, 1, nn.Linear(8, 8))

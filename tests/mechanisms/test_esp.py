@@ -190,9 +190,11 @@ def test_bad_graphs_and_arguments():
         train(complete_digraph(3), heads=0, d=8, seed=0, steps=1)
     with pytest.raises(ValueError, match="n_heads"):
         AttnOnlyTransformer(n_layers=1, n_heads=0, d_model=8, vocab_size=6, seq_len=4)
-    with pytest.raises(ValueError, match="d must"):
+    with pytest.raises(ValueError, match=r"d \(width of the two-head construction\) must be an int >= 5"):
         construct_2head(complete_digraph(3), d=4)
-    with pytest.raises(ValueError, match="d must"):
+    with pytest.raises(
+        ValueError, match=r"d \(width of the one-head construction on n=5 vertices\) must be an int >= 9"
+    ):
         construct_1head_dag(transitive_tournament(5), d=6)
     with pytest.raises(ValueError, match="method"):
         mas_exact(complete_digraph(3), method="greedy")

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from iclr26.checks import check_int
 from iclr26.harness.stats import Interval, interval
 
 __all__ = [
@@ -175,8 +176,7 @@ class Decider:
         synthesize: Synthesizer | None = None,
         allow_nonfinite: Sequence[str] = (),
     ) -> None:
-        if not isinstance(min_seeds, int) or isinstance(min_seeds, bool) or min_seeds < 1:
-            raise ValueError(f"min_seeds must be an int >= 1, got {min_seeds!r}")
+        check_int("min_seeds", min_seeds, low=1)
         if not callable(fn):
             raise ValueError(f"fn must be callable as fn(per_seed) -> Verdict, got {fn!r}")
         if isinstance(metrics, str) or not all(isinstance(m, str) and m for m in metrics):

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import torch
 
+from iclr26.checks import check_int
 from iclr26.harness.progress import task as progress_task
 from iclr26.harness.provenance import CacheUses, PeakMemory, blas_threads, provenance, utc_now
 from iclr26.harness.registry import get_experiment
@@ -116,12 +117,10 @@ class PoolExecutor:
     """
 
     def __init__(self, jobs: int, threads: int | None = None) -> None:
-        if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-            raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
+        check_int("jobs", jobs, low=1)
         self.jobs = jobs
         self.threads = threads if threads is not None else max(1, default_jobs() // jobs)
-        if not isinstance(self.threads, int) or self.threads < 1:
-            raise ValueError(f"threads must be an int >= 1, got {threads!r}")
+        check_int("threads", self.threads, low=1)
 
     def run(self, tasks: Sequence[SeedTask]) -> Iterator[dict[str, Any]]:
         if not tasks:

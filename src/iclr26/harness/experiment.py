@@ -177,10 +177,7 @@ class Experiment:
         if missing:
             raise ValueError(f"experiment {self.slug!r} lacks a config or seed count for budget(s) {missing}")
         for budget, n in self.seeds.items():
-            if not isinstance(n, int) or n < 1:
-                raise ValueError(
-                    f"experiment {self.slug!r}: seeds[{budget!r}] must be an int >= 1, got {n!r}"
-                )
+            check_int(f"experiment {self.slug!r}: seeds[{budget!r}]", n, low=1)
         ids = [c.id for c in self.claims]
         if len(set(ids)) != len(ids):
             raise ValueError(f"experiment {self.slug!r} has duplicate claim ids: {ids}")

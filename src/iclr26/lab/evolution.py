@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from iclr26.checks import check_float, check_int, check_probability
+from iclr26.checks import check_choice, check_float, check_int, check_probability
 
 __all__ = [
     "WORST",
@@ -202,8 +202,7 @@ class BudgetedEvaluator:
             raise ValueError(f"budget must be an EvaluationBudget, got {type(budget).__name__}")
         if not callable(cost):
             check_int("cost", cost, low=0)
-        if on_error not in ("raise", "worst"):
-            raise ValueError(f"on_error must be 'raise' or 'worst', got {on_error!r}")
+        check_choice("on_error", on_error, ("raise", "worst"))
         self.evaluate, self.budget, self.cost, self.on_error = evaluate, budget, cost, on_error
         self.calls = 0
         self.errors = 0

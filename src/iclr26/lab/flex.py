@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -294,8 +295,7 @@ def causal(b: Tensor, h: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
 
 def sliding_window(window: int, causal_only: bool = True) -> MaskMod:
     """Keys within ``window`` positions of the query (``q - window < kv <= q`` when ``causal_only``)."""
-    if not isinstance(window, int) or window < 1:
-        raise ValueError(f"window must be an int >= 1, got {window!r}")
+    check_int("window", window, low=1)
 
     def mask(b: Tensor, h: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
         near = (q_idx - kv_idx).abs() < window
@@ -342,13 +342,33 @@ def additive_bias(fn: Callable[[Tensor, Tensor, Tensor], Tensor]) -> ScoreMod:
     return mod
 
 
-def _slopes(slopes: Sequence[float] | Tensor) -> Tensor:
-    s = torch.as_tensor(slopes, dtype=torch.float32).flatten()
+def _slopes(slopes: Sequence[float] | Tensor, name: str = "slopes") -> Tensor:
+    s = _per_head(slopes, name, scalar=True).to(torch.float32).flatten()  # a number: one slope, one head
     if s.numel() < 1:
         raise ValueError("slopes must hold one value per head")
     if not bool(torch.isfinite(s).all()):
         raise ValueError(f"slopes must be finite, got {s.tolist()}")
     return s
+
+
+def _per_head(values: Any, name: str, scalar: bool = False) -> Tensor:
+    """One real value per head: a 1-D floating tensor (0-D too when `scalar`) kept as given, or numbers (float64)."""
+    if isinstance(values, Tensor):
+        check_tensor(name, values, ndim=(0, 1) if scalar else 1, floating=True)
+        return values
+    if isinstance(values, (str, bytes)) or values is None:
+        raise TypeError(
+            f"{name} must be a number per head (a sequence or a 1-D tensor), got {type(values).__name__}"
+        )
+    try:
+        out = torch.as_tensor(values, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError) as error:
+        raise TypeError(
+            f"{name} must be a number per head (a sequence or a 1-D tensor), got {values!r}"
+        ) from error
+    if out.ndim > 1 or (out.ndim == 0 and not scalar):
+        raise ValueError(f"{name} must hold one number per head, got shape {tuple(out.shape)}")
+    return out
 
 
 def alibi(slopes: Sequence[float] | Tensor) -> ScoreMod:
@@ -384,13 +404,13 @@ def log_n_scaling(
     gets all the weight anyway). A tensor ``s`` (e.g. a learned per-head parameter) keeps its dtype and gradient;
     numbers are held in float64 until they meet the scores' dtype.
     """
-    if isinstance(s, Tensor) and s.is_floating_point():
-        st = s.flatten()
-    else:
-        st = torch.as_tensor(s, dtype=torch.float64).flatten()
+    st = _per_head(s, "s", scalar=True)
+    if not st.requires_grad and not bool(torch.isfinite(st).all()):  # a learned s is the optimizer's to check
+        raise ValueError(f"s must be finite, got {st.tolist()}")
+    st = st.flatten()
     check_int("q_offset", q_offset, low=0)
-    if n_keys is not None and (isinstance(n_keys, bool) or not isinstance(n_keys, int) or n_keys < 1):
-        raise ValueError(f"n_keys must be an int >= 1 or None, got {n_keys!r}")
+    if n_keys is not None:
+        check_int("n_keys (or None)", n_keys, low=1)
 
     def mod(score: Tensor, b: Tensor, h: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
         if causal_len:
@@ -455,8 +475,7 @@ def block_stats(
     mask: Tensor | MaskMod, tq: int | None = None, tk: int | None = None, *, block_size: int = 128
 ) -> BlockStats:
     """Empty / full / partial tile counts of a (tq, tk) mask (a bool matrix, or a mask_mod with the lengths)."""
-    if not isinstance(block_size, int) or block_size < 1:
-        raise ValueError(f"block_size must be an int >= 1, got {block_size!r}")
+    check_int("block_size", block_size, low=1)
     m = _as_2d_mask(mask, tq, tk)
     any_, all_ = _tile_view(m, block_size)
     n_full = int(all_.sum())
@@ -511,8 +530,7 @@ def block_plan(
     mask: Tensor | MaskMod, tq: int | None = None, tk: int | None = None, *, block_size: int = 64
 ) -> BlockPlan:
     """Precompute the tiles of a mask (a (Tq, Tk) bool matrix, or a mask_mod with the lengths) for reuse."""
-    if not isinstance(block_size, int) or isinstance(block_size, bool) or block_size < 1:
-        raise ValueError(f"block_size must be an int >= 1, got {block_size!r}")
+    check_int("block_size", block_size, low=1)
     m = _as_2d_mask(mask, tq, tk)
     tq, tk = m.shape
     any_, all_ = _tile_view(m, block_size)

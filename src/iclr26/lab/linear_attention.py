@@ -56,7 +56,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from iclr26.checks import check_int
+from iclr26.checks import check_int, check_tensor
 
 __all__ = [
     "delta_product_terms",
@@ -84,6 +84,7 @@ def _check(
     for name, t in tensors.items():
         if not isinstance(t, Tensor) or t.ndim != 4:
             raise ValueError(f"{name} must be a 4-D tensor (B, T, H, d), got {getattr(t, 'shape', type(t))}")
+        check_tensor(name, t, floating=True)
     bsz, t_len, heads, dk = q.shape
     expected = {
         "log_f": (bsz, t_len, heads, dk),
@@ -248,8 +249,26 @@ def rank_generalized_chunk(
 
 def gla_terms(k: Tensor, v: Tensor, log_f: Tensor) -> dict[str, Tensor | int]:
     """Arguments for GLA: ``S_t = diag(f_t) S_{t-1} + k_t v_t^T`` (no low-rank term)."""
+    _check_terms(k, k=k, v=v, log_f=log_f)
+    if log_f.shape != k.shape:
+        raise ValueError(f"log_f must have the shape of k {tuple(k.shape)}, got {tuple(log_f.shape)}")
     empty = k.new_zeros(k.shape[0], 0, k.shape[2], k.shape[3])
     return {"k": k, "v": v, "a": empty, "b": empty, "log_f": log_f, "r_ab": 0, "r_kv": 1}
+
+
+def _check_terms(like: Tensor, **tensors: Tensor) -> None:
+    """Floating tensors whose (B, T, H) agree with the first one's: (B, T, H, d) keys and values, (B, T, H)
+    strengths."""
+    for name, t in tensors.items():
+        check_tensor(name, t, floating=True)
+        rank = 3 if name.startswith("beta") else 4
+        if t.ndim != rank or t.shape[:3] != like.shape[:3]:
+            first = next(iter(tensors))
+            want = "(B, T, H)" if rank == 3 else "(B, T, H, d)"
+            raise ValueError(
+                f"{name} must be a {rank}-D tensor {want} matching {first} {tuple(like.shape)} on (B, T, H), "
+                f"got shape {tuple(t.shape)}"
+            )
 
 
 def _gate(log_alpha: Tensor | None, like: Tensor) -> Tensor:
@@ -270,6 +289,7 @@ def delta_rule_terms(
     ``k_hat`` (B, T, H, d_k) should be L2-normalised; ``beta`` (B, T, H) in [0, 2]; ``log_alpha`` (B, T, H) <= 0
     (None for plain DeltaNet, alpha = 1). As DPLR: ``D = alpha I``, ``b = k``, ``a = -alpha beta k``.
     """
+    _check_terms(k_hat, k_hat=k_hat, v=v, beta=beta)
     if beta.shape != k_hat.shape[:3]:
         raise ValueError(
             f"beta must have shape (B, T, H) = {tuple(k_hat.shape[:3])}, got {tuple(beta.shape)}"
@@ -296,6 +316,13 @@ def delta_product_terms(
     ``P = alpha H2 H1 = alpha I + k1 (-alpha beta1 k1)^T + k2 (-alpha beta2 k2 + alpha beta1 beta2 (k2.k1) k1)^T``
     (diagonal plus rank 2) and the two writes are ``(beta1 H2 k1) v1^T`` and ``beta2 k2 v2^T``.
     """
+    _check_terms(k1, k1=k1, k2=k2, v1=v1, v2=v2, beta1=beta1, beta2=beta2)
+    if k2.shape != k1.shape or v2.shape != v1.shape:
+        bad = "k2" if k2.shape != k1.shape else "v2"
+        want = k1.shape if bad == "k2" else v1.shape
+        raise ValueError(
+            f"{bad} must have shape {tuple(want)}, got {tuple((k2 if bad == 'k2' else v2).shape)}"
+        )
     for name, beta in (("beta1", beta1), ("beta2", beta2)):
         if beta.shape != k1.shape[:3]:
             raise ValueError(

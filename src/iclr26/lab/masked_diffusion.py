@@ -44,7 +44,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.checks import check_int
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.lab.training import LoopResult, train_loop
 from iclr26.lab.transformer import Transformer
 
@@ -112,8 +112,7 @@ class MaskedDiffusionTransformer(Transformer):
 
 
 def _check_schedule(schedule: str) -> None:
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    check_choice("schedule", schedule, SCHEDULES)
 
 
 def alpha(t: Tensor | float, schedule: str = "linear") -> Tensor:
@@ -217,8 +216,7 @@ def mdlm_loss(
     """
     mask_id = int(model.mask_id)
     check_mask_id(x0, mask_id, "x0")
-    if not 0.0 <= eps < 1.0:
-        raise ValueError(f"eps must lie in [0, 1), got {eps}")
+    check_float("eps", eps, 0.0, 1.0, high_open=True)
     if t is None:
         t = eps + (1.0 - eps) * torch.rand(x0.shape[0], generator=generator, device=x0.device)
     x_t, masked = mask_tokens(x0, t, mask_id, generator, maskable, schedule)
@@ -246,8 +244,7 @@ def reverse_transition(
     """
     if not 0.0 <= s < t <= 1.0:
         raise ValueError(f"times must satisfy 0 <= s < t <= 1, got t={t}, s={s}")
-    if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
+    check_float("temperature", temperature, low=0.0, low_open=True, finite=False)
     a_t, a_s = float(alpha(t, schedule)), float(alpha(s, schedule))
     logp = subs_log_probs(logits / temperature, x_t, mask_id)
     p_unmask = (a_s - a_t) / (1.0 - a_t)

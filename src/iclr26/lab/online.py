@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
+from iclr26.checks import check_int
 from iclr26.harness.figures import curve_band  # re-exported: it lives with the other figure helpers
 from iclr26.harness.progress import task
 
@@ -70,8 +71,7 @@ def run_many(
     seeds = list(seeds)
     if workers is None:
         workers = min(len(seeds), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an int >= 1 or None, got {workers!r}")
+    check_int("workers (or None)", workers, low=1)
     results: list[Any] = [None] * len(seeds)
     with task(description, total=len(seeds)) as bar:
         if workers == 1 or len(seeds) <= 1:
@@ -91,8 +91,6 @@ def run_many(
 
 def log_spaced_rounds(T: int, n_points: int = 100) -> np.ndarray:
     """Distinct rounds 1..T, roughly log-spaced and always including T, to store a long curve compactly."""
-    if not isinstance(T, int) or T < 1:
-        raise ValueError(f"T must be an int >= 1, got {T!r}")
-    if n_points < 2:
-        raise ValueError(f"n_points must be >= 2, got {n_points}")
+    check_int("T", T, low=1)
+    check_int("n_points", n_points, low=2)
     return np.unique(np.round(np.geomspace(1, T, n_points)).astype(int))

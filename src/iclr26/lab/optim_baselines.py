@@ -27,6 +27,7 @@ import torch
 from pytorch_optimizer import SOAP, GaLore
 from torch import nn
 
+from iclr26.checks import check_choice
 from iclr26.harness.experiment import to_jsonable
 from iclr26.harness.progress import track
 from iclr26.harness.store import atomic_write_text
@@ -135,10 +136,8 @@ def tune_lrs(
     ``ignore``): ``reuse="points"`` lends its measured grid points, ``reuse="optimizers"`` its finished
     optimizers whole.
     """
-    if pick not in ("best_in_window", "best_overall"):
-        raise ValueError(f"pick must be 'best_in_window' or 'best_overall', got {pick!r}")
-    if reuse not in ("points", "optimizers"):
-        raise ValueError(f"reuse must be 'points' or 'optimizers', got {reuse!r}")
+    check_choice("pick", pick, ("best_in_window", "best_overall"))
+    check_choice("reuse", reuse, ("points", "optimizers"))
     data = char_data(max_chars=cfg.max_chars)
     config = to_jsonable(cfg)
     usable = (

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from iclr26.checks import check_choice
+
 __all__ = ["FAMILIES", "Component", "components", "register"]
 
 FAMILIES: Mapping[str, Mapping[str, Any]] = MappingProxyType(
@@ -79,8 +81,7 @@ def register(
     family: str, name: str, cls: Any, case: Callable[..., Any], *, paper: str, **options: Any
 ) -> Component:
     """Declare one component of `family`; re-registering the same (family, paper, name) replaces it."""
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {family!r}")
+    check_choice("family", family, FAMILIES)
     for arg, value in (("name", name), ("paper", paper)):
         if not isinstance(value, str) or not value:
             raise ValueError(f"{arg} must be a non-empty string, got {value!r}")
@@ -114,8 +115,7 @@ def _discover() -> None:
 
 def components(family: str, paper: str | None = None) -> tuple[Component, ...]:
     """Every registered component of `family` (of one `paper` when given), sorted by paper then name."""
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {family!r}")
+    check_choice("family", family, FAMILIES)
     _discover()
     found = [c for (f, p, _), c in _REGISTRY.items() if f == family and (paper is None or p == paper)]
     return tuple(sorted(found, key=lambda c: (c.paper, c.name)))

@@ -44,7 +44,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_int, check_token_ids
+from iclr26.checks import check_float, check_int, check_logits, check_tensor, check_token_ids
 
 __all__ = [
     "CachedLM",
@@ -52,6 +52,7 @@ __all__ = [
     "ExactMatchVerifier",
     "SamplingVerifier",
     "Verifier",
+    "check_verifier_inputs",
     "crop_cache",
     "speculative_decode",
 ]
@@ -122,12 +123,36 @@ class DecodeStats:
         return self.accepted / self.drafted if self.drafted else 0.0
 
 
+def check_verifier_inputs(target_logits: Tensor, draft_logits: Tensor, draft_ids: Tensor) -> int:
+    """Check a verifier's arguments and return K, the number of drafts: ``draft_ids`` (K,) integer ids below V,
+    ``target_logits`` (K + 1, V) and ``draft_logits`` (K, V) floating-point logits without NaN or +inf (-inf, a
+    masked token, is allowed). Each error names the argument."""
+    check_tensor("draft_ids", draft_ids, ndim=1, floating=False)
+    k = draft_ids.numel()
+    check_logits("target_logits", target_logits, ndim=2)
+    if target_logits.shape[0] != k + 1:
+        raise ValueError(
+            f"target_logits must have K + 1 = {k + 1} rows (one per draft in draft_ids, then the bonus row), "
+            f"got shape {tuple(target_logits.shape)}"
+        )
+    check_tensor("draft_logits", draft_logits)
+    if tuple(draft_logits.shape) != (k, target_logits.shape[1]):
+        raise ValueError(
+            f"draft_logits must have shape (K, V) = ({k}, {target_logits.shape[1]}) (K drafts in draft_ids, V the "
+            f"vocabulary of target_logits), got {tuple(draft_logits.shape)}"
+        )
+    check_logits("draft_logits", draft_logits)
+    check_token_ids("draft_ids", draft_ids, target_logits.shape[1])
+    return k
+
+
 class ExactMatchVerifier:
     """Greedy lossless rule: accept drafts while they equal the target's argmax; emit the target's argmax next."""
 
     def __call__(
         self, target_logits: Tensor, draft_logits: Tensor, draft_ids: Tensor, generator: torch.Generator
     ) -> tuple[int, int]:
+        check_verifier_inputs(target_logits, draft_logits, draft_ids)
         greedy = target_logits.argmax(-1)
         n = 0
         while n < draft_ids.numel() and int(draft_ids[n]) == int(greedy[n]):
@@ -143,13 +168,12 @@ class SamplingVerifier:
     """
 
     def __init__(self, temperature: float = 1.0) -> None:
-        if not temperature > 0:
-            raise ValueError(f"temperature must be positive, got {temperature!r}")
-        self.temperature = float(temperature)
+        self.temperature = check_float("temperature", temperature, low=0.0, low_open=True, finite=False)
 
     def __call__(
         self, target_logits: Tensor, draft_logits: Tensor, draft_ids: Tensor, generator: torch.Generator
     ) -> tuple[int, int]:
+        check_verifier_inputs(target_logits, draft_logits, draft_ids)
         p = torch.softmax(target_logits / self.temperature, -1)
         q = torch.softmax(draft_logits / self.temperature, -1)
         for i, x in enumerate(draft_ids.tolist()):

@@ -81,8 +81,7 @@ class CharData:
 
 def text_corpus(max_chars: int = 1_500_000) -> str:
     """The raw training text of the bench: the installed Python standard library's ``.py`` sources."""
-    if not isinstance(max_chars, int) or max_chars < 1:
-        raise ValueError(f"max_chars must be a positive int, got {max_chars!r}")
+    check_int("max_chars", max_chars, low=1)
     return get_corpus("stdlib", max_chars=max_chars)
 
 
@@ -93,10 +92,8 @@ def char_data(max_chars: int = 1_500_000, min_count: int = 50) -> CharData:
     Characters seen fewer than ``min_count`` times in the training split map to the unknown symbol, which keeps
     the vocabulary near a hundred symbols. The result is cached per argument pair within the process.
     """
-    if not isinstance(max_chars, int) or max_chars < 20_000:
-        raise ValueError(f"max_chars must be an int >= 20000, got {max_chars!r}")
-    if not isinstance(min_count, int) or min_count < 1:
-        raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
+    check_int("max_chars", max_chars, low=20_000)
+    check_int("min_count", min_count, low=1)
     parts = split_text(text_corpus(max_chars), seed=0)
     counts = Counter(parts["train"])
     vocab = (UNK, *sorted(c for c, n in counts.items() if n >= min_count and c != UNK))

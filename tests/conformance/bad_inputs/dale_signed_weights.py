@@ -46,7 +46,7 @@ CASES = [
     ),
     (lambda: feature_viz(_LIN, lambda o: o[:, 0].mean(), steps=0), ValueError, ["steps"]),
     (lambda: feature_viz(_LIN, lambda o: o[:, 0].mean(), param="gan"), ValueError, ["param"]),
-    (lambda: make_texture_digits(0, seed=0), ValueError, ["n", "positive"]),
+    (lambda: make_texture_digits(0, seed=0), ValueError, ["n must be an int >= 1", "got 0"]),
     (lambda: spectral_centroid(torch.ones(4)), ValueError, ["images", "2 dims"]),
     (lambda: SmallCNN(8, activation="gelu"), ValueError, ["activation"]),
     (lambda: ZooConfig(lr=INF), ValueError, ["lr", "finite"]),

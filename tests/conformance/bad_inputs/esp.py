@@ -17,7 +17,7 @@ CASES = [
     (lambda: make_dataset(NO_ARCS), ValueError, ["no arcs"]),
     (lambda: mas_exact(complete_digraph(4), method="guess"), ValueError, ["method"]),
     (lambda: AttnOnlyTransformer(1, 0, 8, 6, 4), ValueError, ["n_heads"]),
-    (lambda: construct_2head(complete_digraph(4), d=4), ValueError, ["d must"]),
+    (lambda: construct_2head(complete_digraph(4), d=4), ValueError, ["d (width", "int >= 5", "got 4"]),
     (lambda: train(complete_digraph(3), heads=0, d=8, seed=0, steps=1), ValueError, ["heads"]),
     (lambda: train(K3, 1, 8, 0, steps=2, lr=float("inf")), ValueError, ["lr", "finite"]),
     (lambda: train(K3, 1, 8, 0, steps=2, lr=float("nan")), ValueError, ["lr", "finite"]),
@@ -28,5 +28,5 @@ CASES = [
     (lambda: mas_exact(K3, method="milp", time_limit=-1.0), ValueError, ["time_limit", "> 0"]),
     (lambda: mas_exact(K3, method="milp", time_limit=float("nan")), ValueError, ["time_limit", "finite"]),
     (lambda: stack_models([]), TypeError, ["models", "non-empty"]),
-    (lambda: construct_2head(K3, d=True), ValueError, ["d must"]),
+    (lambda: construct_2head(K3, d=True), ValueError, ["d (width", "must be an int", "got True"]),
 ]

@@ -32,8 +32,8 @@ A5 = make_anchor("mixer", 8, 3, seed=0, n_classes=5)
 X = torch.rand(16, 64)
 
 CASES = [
-    (lambda: StitchedNet(A, A, 4, 1, nn.Linear(8, 8)), ValueError, ["i must", "depth"]),
-    (lambda: StitchedNet(A, A, 1, 7, nn.Linear(8, 8)), ValueError, ["j must", "depth"]),
+    (lambda: StitchedNet(A, A, 4, 1, nn.Linear(8, 8)), ValueError, ["i (", "depth", "<= 3"]),
+    (lambda: StitchedNet(A, A, 1, 7, nn.Linear(8, 8)), ValueError, ["j (", "depth", "<= 3"]),
     (lambda: StitchedNet(A, A5, 1, 1, nn.Linear(8, 8)), ValueError, ["head classes"]),
     (lambda: fit_stitch_ls(torch.randn(5, 3), torch.randn(6, 3)), ValueError, ["H_a", "H_b"]),
     (lambda: kl_similarity_matrix(A, A, X, T=0.0), ValueError, ["T must"]),
@@ -71,7 +71,7 @@ CASES = [
     (lambda: digits_data(-1), ValueError, ["seed", ">= 0"]),
     (lambda: digits_data(0, True), ValueError, ["n_train", "int"]),
     (lambda: noisy_digits_data(0, 10, 10, noise=NAN), ValueError, ["noise", "finite"]),
-    (lambda: noisy_digits_data(0, 10, 10, shift=5), ValueError, ["shift", "[0, 4]"]),
+    (lambda: noisy_digits_data(0, 10, 10, shift=5), ValueError, ["shift", ">= 0 and <= 4"]),
     (lambda: noisy_digits_data(0, 10, 0), ValueError, ["n_test", ">= 1"]),
     (lambda: train_anchor(TinyMixer(4, 1), X, Y, 1, 0, lr=INF), ValueError, ["lr", "finite"]),
     (lambda: train_anchor(TinyMixer(4, 1), X, Y, 1, 0, batch=0), ValueError, ["batch", ">= 1"]),

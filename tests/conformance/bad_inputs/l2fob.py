@@ -32,7 +32,11 @@ CASES = [
     (lambda: L2FOB(GRID, 10.0, 100, 1.8, eta_rho=-0.6), ValueError, ["eta_rho", ">= 0"]),
     (lambda: L2FOB(GRID, 10.0, 100, 1.8, eta_gam=-1.0), ValueError, ["eta_gam", ">= 0"]),
     (lambda: L2FOB(GRID, 10.0, 100, 1.8, queue_mode="leaky"), ValueError, ["queue_mode"]),
-    (lambda: L2FOB(GRID, 10.0, 100, 1.8).bid(1.5), ValueError, ["v must lie in"]),
+    (
+        lambda: L2FOB(GRID, 10.0, 100, 1.8).bid(1.5),
+        ValueError,
+        ["v must be a finite float in [0, 1]", "got 1.5"],
+    ),
     (lambda: WangDualPacing(GRID, -5.0, 100, 1.8), ValueError, ["B", "> 0"]),
     (lambda: EmpiricalCDFOracle(GRID, 100, delta=1.5), ValueError, ["delta", "(0, 1)"]),
     (lambda: RepeatedAuction(0, UNIFORM, UNIFORM), ValueError, ["T", ">= 1"]),

@@ -60,7 +60,7 @@ CASES = [
     (lambda: train_mlp(make_mlp(4, 3, 1), X, Y[:4], 1, 0), ValueError, ["y", "shape"]),
     (lambda: train_mlp(make_mlp(4, 3, 1), X[:0], Y[:0], 1, 0), ValueError, ["x", "at least one"]),
     (lambda: train_mlp(make_mlp(4, 3, 1), X, Y, 1, -1), ValueError, ["seed", ">= 0"]),
-    (lambda: make_mlp(True, 3, 1), ValueError, ["d_in", "positive int"]),
+    (lambda: make_mlp(True, 3, 1), ValueError, ["d_in", "must be an int >= 1"]),
     (lambda: make_mlp(4, 3, 1, seed=1.5), ValueError, ["seed", "int"]),
     (lambda: nll(torch.zeros(4, 2), torch.zeros(4).long(), True), ValueError, ["temperature", "float"]),
     (lambda: nll(torch.zeros(4, 2), torch.full((4,), 5)), ValueError, ["y", "[0, 2)"]),

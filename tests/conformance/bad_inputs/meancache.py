@@ -64,7 +64,11 @@ CASES = [
         ValueError,
         ["threshold", "finite"],
     ),
-    (lambda: tune_teacache(_v, S3, torch.ones(2), None, 100), ValueError, ["budget", "[2, N=3]"]),
+    (
+        lambda: tune_teacache(_v, S3, torch.ones(2), None, 100),
+        ValueError,
+        ["budget", "N = 3", ">= 2 and <= 3"],
+    ),
     (lambda: tune_teacache(_v, S3, torch.ones(2), None, 2, iters=0), ValueError, ["iters", ">= 1"]),
     (lambda: estimate_edge_costs(_v, S, torch.ones(2), [2.5]), ValueError, ["K_values[0]", "int"]),
     (lambda: estimate_edge_costs(_v, S, torch.ones(2).long(), [1]), TypeError, ["calib_inputs", "floating"]),

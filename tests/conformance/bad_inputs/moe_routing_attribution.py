@@ -37,11 +37,15 @@ CASES = [
         ValueError,
         ["tokens", "exceeds", "seq_len"],
     ),
-    (lambda: decompose(_moe(), _T, 5), ValueError, ["layer", "[0, 2)"]),
+    (lambda: decompose(_moe(), _T, 5), ValueError, ["layer (a block index)", "int >= 0 and <= 1", "got 5"]),
     (lambda: decompose(_moe(), _T, 1.0), TypeError, ["layer", "int"]),
     (lambda: decompose(_moe(), torch.zeros(6, dtype=torch.long), 0), ValueError, ["tokens", "shape"]),
     (lambda: aarv(_moe(), _T, "moe1", 1), ValueError, ["component", "does not feed"]),
-    (lambda: rank_change(torch.zeros(3, 4), torch.zeros(3, 4), 5), ValueError, ["k", "[1, 4]"]),
+    (
+        lambda: rank_change(torch.zeros(3, 4), torch.zeros(3, 4), 5),
+        ValueError,
+        ["k must be an int", ">= 1 and <= 4", "got 5"],
+    ),
     (lambda: influence(torch.zeros(3, 1)), ValueError, ["sub", "n_experts"]),
     (lambda: cofiring(torch.zeros(3, 4), torch.zeros(5, 4)), ValueError, ["firing_a", "equal tokens"]),
     (

@@ -24,7 +24,7 @@ CASES = [
     (lambda: RFMLoss(S2)(_net, _X, _X, _T[:1]), ValueError, ["t", "shape"]),
     (lambda: RGVFMLoss(S2, variant="ambient"), ValueError, ["variant", "intrinsic"]),
     (lambda: ManifoldFlowSampler(S2, _net, mode="noise"), ValueError, ["mode", "endpoint"]),
-    (lambda: ManifoldFlowSampler(S2, _net).sample(4, steps=0), ValueError, ["steps", "positive"]),
+    (lambda: ManifoldFlowSampler(S2, _net).sample(4, steps=0), ValueError, ["steps", ">= 1"]),
     (lambda: Sphere(2, radius=-1.0), ValueError, ["radius", "> 0"]),
     (lambda: EndpointMLP(S2, 16, 2, head="linear"), ValueError, ["head"]),
     (lambda: S2.check_point(torch.zeros(3, 4)), ValueError, ["shape", "Sphere"]),

@@ -39,6 +39,7 @@ from iclr26.agents.afd_instruction.templates import (
     understanding_record,
 )
 from iclr26.agents.afd_instruction.tokenizer import CharTokenizer
+from iclr26.checks import check_float, check_int
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import task
@@ -75,10 +76,9 @@ class AFDConfig:
 
     def __post_init__(self) -> None:
         for k, v in asdict(self).items():
-            if isinstance(v, int) and v < 1:
-                raise ValueError(f"{k} must be >= 1, got {v}")
-        if not 0.0 < self.test_frac < 1.0:
-            raise ValueError(f"test_frac must lie in (0, 1), got {self.test_frac}")
+            if isinstance(v, int):  # every int field is a count or a size
+                check_int(k, v, low=1)
+        check_float("test_frac", self.test_frac, 0.0, 1.0, low_open=True, high_open=True)
 
 
 def _model(cfg: AFDConfig, vocab: int) -> TinyGPT:

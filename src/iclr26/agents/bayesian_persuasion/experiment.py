@@ -44,6 +44,7 @@ from iclr26.agents.bayesian_persuasion.value import (
     strategy_tv,
     value,
 )
+from iclr26.checks import check_int
 from iclr26.harness.claims import Claim, Precondition, effect_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import task
@@ -76,8 +77,7 @@ class BPConfig:
     unique_tol: float = 1e-4  # ... on games whose LP optimum is unique to this TV
 
     def __post_init__(self) -> None:
-        if self.n_games < 2:
-            raise ValueError(f"n_games must be >= 2 for a mean over games, got {self.n_games}")
+        check_int("n_games (for a mean over games)", self.n_games, low=2)
         if min(self.state_sizes) < 2 or min(self.action_sizes) < 2:
             raise ValueError(
                 f"state_sizes and action_sizes must be >= 2, got {self.state_sizes}, {self.action_sizes}"

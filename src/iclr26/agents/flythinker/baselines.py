@@ -18,8 +18,8 @@ from torch import nn
 
 from iclr26.agents.flythinker.core import (
     FlyThinkerOutput,
-    _check_ids,
-    _check_pair,
+    check_ids,
+    check_pair,
     fuse,
     greedy,
     hidden_of,
@@ -47,7 +47,7 @@ class SFT(nn.Module):
         self.max_len = max_len_of(model)
 
     def forward(self, input_ids, attention_mask=None, labels=None) -> FlyThinkerOutput:
-        _check_ids(input_ids, attention_mask, self.vocab_size, self.max_len)
+        check_ids(input_ids, attention_mask, self.vocab_size, self.max_len)
         logits = self.model(input_ids=input_ids).logits
         loss = shifted_loss(logits, labels) if labels is not None else None
         return FlyThinkerOutput(loss, logits, logits.new_zeros(0))
@@ -58,7 +58,7 @@ class ThinkThenGenerate(nn.Module):
 
     def __init__(self, generator: nn.Module, reasoner: nn.Module, prompt_len: int, n_prefix: int = 4) -> None:
         super().__init__()
-        _check_pair(generator, reasoner)
+        check_pair(generator, reasoner)
         self.generator, self.reasoner = generator, reasoner
         self.prompt_len = check_int("prompt_len", prompt_len, low=1)
         self.n_prefix = check_int("n_prefix", n_prefix, low=1)
@@ -76,7 +76,7 @@ class ThinkThenGenerate(nn.Module):
         return self.proj(h[:, -1]).view(input_ids.shape[0], self.n_prefix, -1)
 
     def forward(self, input_ids, attention_mask=None, labels=None) -> FlyThinkerOutput:
-        _check_ids(input_ids, attention_mask, self.vocab_size, self.max_len, extra=self.n_prefix)
+        check_ids(input_ids, attention_mask, self.vocab_size, self.max_len, extra=self.n_prefix)
         if input_ids.shape[1] < self.prompt_len:
             raise ValueError(
                 f"input_ids has {input_ids.shape[1]} positions, fewer than prompt_len = {self.prompt_len}"
@@ -95,7 +95,7 @@ class LatentChain(nn.Module):
 
     def __init__(self, generator: nn.Module, reasoner: nn.Module, lam: float = 0.5) -> None:
         super().__init__()
-        _check_pair(generator, reasoner)
+        check_pair(generator, reasoner)
         self.generator, self.reasoner = generator, reasoner
         self.lam = check_float("lam", lam, low=0.0)
         self.vocab_size = vocab_of(generator)
@@ -103,7 +103,7 @@ class LatentChain(nn.Module):
         self.max_len = min(lens) if lens else None
 
     def forward(self, input_ids, attention_mask=None, labels=None) -> FlyThinkerOutput:
-        _check_ids(input_ids, attention_mask, self.vocab_size, self.max_len)
+        check_ids(input_ids, attention_mask, self.vocab_size, self.max_len)
         er = self.reasoner.get_input_embeddings()
         past, lats = None, []
         prev = None
@@ -132,7 +132,7 @@ def decode(model: nn.Module, input_ids: torch.Tensor, max_new_tokens: int, sampl
     n = check_int("max_new_tokens", max_new_tokens, low=1)
     sampler = greedy if sampler is None else sampler
     extra = model.n_prefix if isinstance(model, ThinkThenGenerate) else 0
-    _check_ids(input_ids, None, model.vocab_size, model.max_len, extra=extra + n - 1)
+    check_ids(input_ids, None, model.vocab_size, model.max_len, extra=extra + n - 1)
     g = model.model if isinstance(model, SFT) else model.generator
     emb = g.get_input_embeddings()
     x = emb(input_ids)

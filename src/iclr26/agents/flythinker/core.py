@@ -122,7 +122,7 @@ class FlyThinkerOutput:
     latents: torch.Tensor
 
 
-def _check_pair(generator: nn.Module, reasoner: nn.Module) -> None:
+def check_pair(generator: nn.Module, reasoner: nn.Module) -> None:
     for name, m in (("generator", generator), ("reasoner", reasoner)):
         if not isinstance(m, nn.Module) or not hasattr(m, "get_input_embeddings"):
             raise TypeError(
@@ -141,7 +141,7 @@ def _check_pair(generator: nn.Module, reasoner: nn.Module) -> None:
         )
 
 
-def _check_ids(input_ids, attention_mask, vocab: int, max_len: int | None, extra: int = 0):
+def check_ids(input_ids, attention_mask, vocab: int, max_len: int | None, extra: int = 0):
     check_tensor("input_ids", input_ids, ndim=2, floating=False)
     check_token_ids("input_ids", input_ids, vocab)
     if input_ids.shape[1] < 1:
@@ -181,7 +181,7 @@ class FlyThinker(nn.Module):
 
     def __init__(self, generator: nn.Module, reasoner: nn.Module, lam: float = 0.5, norm_match: bool = True):
         super().__init__()
-        _check_pair(generator, reasoner)
+        check_pair(generator, reasoner)
         self.lam = check_float("lam", lam, low=0.0)
         self.norm_match = check_bool("norm_match", norm_match)
         self.generator = generator
@@ -203,7 +203,7 @@ class FlyThinker(nn.Module):
         labels: torch.Tensor | None = None,
     ) -> FlyThinkerOutput:
         """One parallel pass of R, then one of G on the fused embeddings; loss = shifted CE on labels != -100."""
-        _check_ids(input_ids, attention_mask, self.vocab_size, self.max_len)
+        check_ids(input_ids, attention_mask, self.vocab_size, self.max_len)
         if labels is not None:
             check_tensor("labels", labels, shape=tuple(input_ids.shape), floating=False)
         out_r = self.reasoner(
@@ -272,7 +272,7 @@ def generate(
         raise TypeError(f"model must be a FlyThinker, got {type(model).__name__}")
     n_new = check_int("max_new_tokens", max_new_tokens, low=1)
     parallel = check_bool("parallel", parallel)
-    _check_ids(input_ids, None, model.vocab_size, model.max_len, extra=n_new - 1)
+    check_ids(input_ids, None, model.vocab_size, model.max_len, extra=n_new - 1)
     sampler = greedy if sampler is None else sampler
     if not callable(sampler):
         raise TypeError(f"sampler must be callable as sampler(logits) -> ids, got {sampler!r}")

@@ -34,6 +34,7 @@ from iclr26.agents.flythinker.world import (
     World,
     pref_mask,
 )
+from iclr26.checks import check_float, check_int
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Experiment, Metrics
 from iclr26.harness.progress import task
@@ -68,12 +69,10 @@ class FlyConfig:
 
     def __post_init__(self) -> None:
         for k, v in asdict(self).items():
-            if isinstance(v, int) and v < 1:
-                raise ValueError(f"{k} must be >= 1, got {v}")
-        if not 0 < self.test_frac < 1:
-            raise ValueError(f"test_frac must lie in (0, 1), got {self.test_frac}")
-        if self.lam < 0:
-            raise ValueError(f"lam must be >= 0, got {self.lam}")
+            if isinstance(v, int):  # every int field is a count or a size
+                check_int(k, v, low=1)
+        check_float("test_frac", self.test_frac, 0.0, 1.0, low_open=True, high_open=True)
+        check_float("lam", self.lam, low=0.0)
 
 
 def build(cfg: FlyConfig, method: str, init: int) -> torch.nn.Module:

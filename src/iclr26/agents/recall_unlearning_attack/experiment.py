@@ -36,6 +36,7 @@ from iclr26.agents.recall_unlearning_attack.tiny import (
     styled_digits,
 )
 from iclr26.agents.recall_unlearning_attack.unlearning import METHODS, unlearn
+from iclr26.checks import check_int
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Experiment, Metrics
 from iclr26.harness.progress import task
@@ -69,8 +70,8 @@ class RecallConfig:
 
     def __post_init__(self) -> None:
         for k, v in asdict(self).items():
-            if isinstance(v, int) and not isinstance(v, bool) and v < 1:
-                raise ValueError(f"{k} must be >= 1, got {v}")
+            if isinstance(v, int):  # every int field is a count or a size
+                check_int(k, v, low=1)
         for m in self.methods:
             if m not in METHODS:
                 raise ValueError(f"methods must be drawn from {METHODS}, got {m!r}")

@@ -26,9 +26,10 @@ from iclr26.agents.ssot.claim_check import (
 )
 from iclr26.agents.ssot.extract import rolling_hash_choices, sum_mod_choices
 from iclr26.agents.ssot.figures import jsd_vs_length, scripted_bars
-from iclr26.agents.ssot.pif import _jsd_rows, prng_band, run_pif, task_suite
+from iclr26.agents.ssot.pif import jsd_rows, prng_band, run_pif, task_suite
 from iclr26.agents.ssot.scripted import scripted_ssot_model
 from iclr26.agents.ssot.sources import SOURCES, sample_codes
+from iclr26.checks import check_int
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 
@@ -56,8 +57,10 @@ class SSoTConfig:
     def __post_init__(self) -> None:
         if self.llm is not None and (not isinstance(self.llm, str) or not self.llm.strip()):
             raise ValueError(f"llm must be None or a non-empty endpoint spec (URL@model), got {self.llm!r}")
-        if self.reps < 2 or self.n_samples < 1 or not self.lengths:
-            raise ValueError(f"reps must be >= 2, n_samples >= 1, lengths non-empty; got {self}")
+        check_int("reps", self.reps, low=2)
+        check_int("n_samples", self.n_samples, low=1)
+        if not self.lengths:
+            raise ValueError(f"lengths must be non-empty, got {self.lengths!r}")
         bad = [s for s in self.sources if s not in SOURCES]
         if bad:
             raise ValueError(f"sources must be among {SOURCES}, got {bad}")
@@ -145,7 +148,7 @@ def run(cfg: SSoTConfig, seed: int, device: str) -> Metrics:
                 y = sum_mod_choices(codes, t.n) if t.uniform else rolling_hash_choices(codes, t.probs)
                 counts = np.zeros((cfg.reps, t.n))
                 np.add.at(counts, (np.repeat(np.arange(cfg.reps), cfg.n_samples), y), 1.0)
-                J[ti, li] = _jsd_rows(counts / cfg.n_samples, np.array(t.probs))
+                J[ti, li] = jsd_rows(counts / cfg.n_samples, np.array(t.probs))
         med = np.median(J, axis=2)
         inside = np.array([[bands[t]["lo"] <= med[t, li] <= bands[t]["hi"] for li in range(len(cfg.lengths))]
                            for t in range(len(tasks))])  # fmt: skip

@@ -29,10 +29,10 @@ def jsd(p: Sequence[float], q: Sequence[float]) -> float:
     """
     a = check_probs(p, "p")
     b = check_probs(q, "q", a.size)
-    return float(_jsd_rows(a[None], b)[0])
+    return float(jsd_rows(a[None], b)[0])
 
 
-def _jsd_rows(P: np.ndarray, q: np.ndarray) -> np.ndarray:
+def jsd_rows(P: np.ndarray, q: np.ndarray) -> np.ndarray:
     """JSD (bits) of each row of P against q."""
     m = 0.5 * (P + q[None])
 
@@ -53,7 +53,7 @@ def prng_band(
     reps = check_int("reps", reps, low=2)
     alpha = check_float("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
     counts = np.random.default_rng(seed).multinomial(n_samples, p, size=reps)
-    j = _jsd_rows(counts / n_samples, p)
+    j = jsd_rows(counts / n_samples, p)
     return {
         "lo": float(np.quantile(j, alpha / 2)),
         "median": float(np.median(j)),
@@ -159,7 +159,7 @@ def run_pif(
             if keep_text:
                 texts.append(text)
     valid = int(counts.sum())
-    j = float(_jsd_rows((counts / valid)[None], p)[0]) if valid else float("nan")
+    j = float(jsd_rows((counts / valid)[None], p)[0]) if valid else float("nan")
     full = np.append(counts, invalid) / n_samples
-    j_inv = float(_jsd_rows(full[None], np.append(p, 0.0))[0])
+    j_inv = float(jsd_rows(full[None], np.append(p, 0.0))[0])
     return PIFResult(counts, invalid, j, j_inv, invalid / n_samples, texts)

@@ -118,13 +118,6 @@ def risk_scores(
     return out
 
 
-def _check_ratio(ratio: float) -> float:
-    ratio = check_float("ratio", ratio, low=0.0)
-    if not 0.0 <= ratio < 1.0:
-        raise ValueError(f"ratio must be in [0, 1), got {ratio!r}")
-    return ratio
-
-
 def _check_lengths(scores: Sequence[torch.Tensor], dataset: Sequence[Example] | None) -> None:
     if dataset is None:
         return
@@ -146,7 +139,7 @@ def select(
     """Boolean keep-masks: drop the floor(ratio * N) highest-risk response tokens (``level="global"``) or the
     floor(ratio * n_i) highest in each sample (``level="sample"``). Ties break by position (earlier sample, then
     earlier token, is dropped first), so equal scores give a deterministic mask."""
-    ratio = _check_ratio(ratio)
+    ratio = check_float("ratio", ratio, 0.0, 1.0, high_open=True)
     level = check_choice("level", level, ("global", "sample"))
     if not scores:
         raise ValueError("scores must be a non-empty list of 1-D tensors")
@@ -173,7 +166,7 @@ def select(
 def sample_filter_masks(scores: Sequence[torch.Tensor], ratio: float) -> list[torch.Tensor]:
     """SEAL-like sample filtering at the same *token* budget: rank samples by mean token risk and drop whole
     samples, highest first, until at least floor(ratio * N) tokens are dropped."""
-    ratio = _check_ratio(ratio)
+    ratio = check_float("ratio", ratio, 0.0, 1.0, high_open=True)
     budget = math.floor(ratio * sum(len(s) for s in scores))
     means = np.array([float(s.double().mean()) for s in scores])
     masks = [torch.ones(len(s), dtype=torch.bool) for s in scores]
@@ -188,7 +181,7 @@ def sample_filter_masks(scores: Sequence[torch.Tensor], ratio: float) -> list[to
 
 def random_masks(dataset: Sequence[Example], ratio: float, seed: int) -> list[torch.Tensor]:
     """Drop exactly floor(ratio * N) response tokens chosen uniformly at random."""
-    ratio = _check_ratio(ratio)
+    ratio = check_float("ratio", ratio, 0.0, 1.0, high_open=True)
     rng = np.random.default_rng(seed)
     return select([torch.as_tensor(rng.random(len(e.response))) for e in dataset], ratio)
 

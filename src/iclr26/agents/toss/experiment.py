@@ -34,6 +34,7 @@ from iclr26.agents.toss.core import (
 )
 from iclr26.agents.toss.figures import position_hist, tradeoff
 from iclr26.agents.toss.world import VOCAB_SIZE, World, is_refusal
+from iclr26.checks import check_int
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Experiment, Metrics
 from iclr26.harness.progress import task
@@ -70,8 +71,8 @@ class TOSSConfig:
 
     def __post_init__(self) -> None:
         for k, v in asdict(self).items():
-            if isinstance(v, int) and v < 1:
-                raise ValueError(f"{k} must be >= 1, got {v}")
+            if isinstance(v, int):  # every int field is a count or a size
+                check_int(k, v, low=1)
 
 
 def base_model(cfg: TOSSConfig):

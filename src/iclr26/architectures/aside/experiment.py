@@ -47,10 +47,9 @@ class AsideConfig:
     n_probe_items: int = 100
 
     def __post_init__(self) -> None:
-        for name in ("n_words", "stage1_steps", "sft_steps", "batch", "n_eval", "n_probe_items"):
+        for name in ("n_words", "stage1_steps", "sft_steps", "batch", "n_eval"):
             check_int(name, getattr(self, name), low=1)
-        if self.n_probe_items < 4:
-            raise ValueError(f"n_probe_items must be >= 4 (half train, half test), got {self.n_probe_items}")
+        check_int("n_probe_items (half train, half test)", self.n_probe_items, low=4)
 
 
 def trivial_accuracy(lang: Language, items: list) -> float:

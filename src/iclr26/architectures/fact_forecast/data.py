@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from iclr26.checks import check_choice, check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_tensor
 
 __all__ = ["ForecastData", "make_grid_diffusion", "ordering", "prepare", "time_marks"]
 
@@ -44,8 +44,7 @@ def make_grid_diffusion(
     if isinstance(switch_days, (str, bytes)) or not hasattr(switch_days, "__len__") or len(switch_days) != 2:
         raise ValueError(f"switch_days must be a pair (low, high) of days, got {switch_days!r}")
     check_int("switch_days high", switch_days[1], low=check_int("switch_days low", switch_days[0], low=1))
-    if not isinstance(dynamic, bool):
-        raise TypeError(f"dynamic must be a bool, got {dynamic!r}")
+    check_bool("dynamic", dynamic)
     dt = 0.5
     if dt * (4 * kappa + 2 * speed + decay) > 1:
         raise ValueError(

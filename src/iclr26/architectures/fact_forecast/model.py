@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from iclr26.checks import check_int, check_probability, check_tensor
+from iclr26.checks import check_bool, check_int, check_probability, check_tensor
 
 __all__ = [
     "FACT",
@@ -226,8 +226,7 @@ class FACT(nn.Module):
         check_int("num_kernels", num_kernels, low=1)
         check_probability("core", core)
         check_probability("dropout", dropout)
-        if not isinstance(use_norm, bool):
-            raise TypeError(f"use_norm must be a bool, got {use_norm!r}")
+        check_bool("use_norm", use_norm)
         if block is not None and not callable(block):
             raise TypeError(
                 f"block must be None or a callable (channels, d_ff, n_dilations) -> module, got {block!r}"

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from iclr26.architectures.fact_forecast.data import ForecastData
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_bool, check_float, check_int
 
 __all__ = ["evaluate", "saved_activation_bytes", "step_time", "train_forecaster"]
 
@@ -19,8 +19,7 @@ def _check_model_data(model: object, data: object, use_marks: object) -> None:
         raise TypeError(f"model must be a torch.nn.Module forecaster, got {type(model).__name__}")
     if not isinstance(data, ForecastData):
         raise TypeError(f"data must be a ForecastData (from prepare), got {type(data).__name__}")
-    if not isinstance(use_marks, bool):
-        raise TypeError(f"use_marks must be a bool, got {use_marks!r}")
+    check_bool("use_marks", use_marks)
 
 
 def _check_sizes(batch: int, seq_len: int, n_vars: int, n_mark: int) -> None:

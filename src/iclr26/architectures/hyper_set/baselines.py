@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.architectures.hyper_set.model import TokenHead, TokenStem, _check_heads
+from iclr26.architectures.hyper_set.model import TokenHead, TokenStem, check_heads
 from iclr26.checks import check_bool, check_int
 
 __all__ = ["CRATE", "EnergyTransformer", "VanillaTransformer"]
@@ -65,7 +65,7 @@ class VanillaTransformer(_Recurrent):
         shared: bool = False,
     ) -> None:
         check_int("n_layers", n_layers, low=1, type_error=True)
-        _check_heads(d_model, n_heads)
+        check_heads(d_model, n_heads)
         check_bool("shared", shared)
 
         def layer() -> nn.Module:
@@ -127,7 +127,7 @@ class CRATE(_Recurrent):
         shared: bool = False,
     ) -> None:
         check_int("n_layers", n_layers, low=1, type_error=True)
-        _check_heads(d_model, n_heads)
+        check_heads(d_model, n_heads)
         check_bool("shared", shared)
         count = 1 if shared else n_layers
         layers = nn.ModuleList([_CRATELayer(d_model, n_heads) for _ in range(count)])
@@ -193,7 +193,7 @@ class EnergyTransformer(_Recurrent):
         vocab_size: int | None = None,
     ) -> None:
         check_int("n_iter", n_iter, low=1, type_error=True)
-        _check_heads(d_model, n_heads)
+        check_heads(d_model, n_heads)
         layers = nn.ModuleList([EnergyBlock(d_model, n_heads)])
         super().__init__(
             layers, n_iter, *_stem_head(d_model, n_classes, n_tokens, task, in_features, vocab_size)

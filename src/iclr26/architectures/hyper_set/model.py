@@ -36,7 +36,7 @@ ATTENTIONS = ("bisoftmax", "sigmoid", "linear")
 FF_ACTS = ("relu", "gelu")
 
 
-def _check_heads(d_model: int, n_heads: int) -> None:
+def check_heads(d_model: int, n_heads: int) -> None:
     """Raise ValueError unless both are positive ints and ``n_heads`` divides ``d_model``."""
     check_int("d_model", d_model, low=1, type_error=True)
     check_int("n_heads", n_heads, low=1, type_error=True)
@@ -135,7 +135,7 @@ class HyperSETBlock(nn.Module):
         shared_qkv_norm: bool = False,
     ) -> None:
         super().__init__()
-        _check_heads(d_model, n_heads)
+        check_heads(d_model, n_heads)
         ff_dim = d_model if ff_dim is None else check_int("ff_dim", ff_dim, low=1, type_error=True)
         self.attention = check_choice("attention", attention, ATTENTIONS)
         self.ff_act = check_choice("ff_act", ff_act, FF_ACTS)

@@ -62,12 +62,10 @@ def orthonormal_patterns(
     d: int, M: int, seed: int | None = None, dtype: torch.dtype = torch.float32
 ) -> torch.Tensor:
     """M orthonormal patterns in R^d as rows: the standard basis (seed None) or a random rotation of it."""
-    d, M = check_int("d", d, low=1), check_int("M", M, low=1)
+    d, M = check_int("d", d, low=1), check_int("M (o+ and o- are patterns 1 and 2)", M, low=2)
     _check_dtype(dtype)
     if seed is not None:
         check_int("seed (None or an int)", seed, low=0)
-    if M < 2:
-        raise ValueError(f"M must be >= 2 (o+ and o- are patterns 1 and 2), got {M}")
     if d < M:
         raise ValueError(f"patterns cannot be orthonormal: need d >= M, got d={d} < M={M}")
     if seed is None:
@@ -87,10 +85,6 @@ def _check_patterns(patterns: torch.Tensor | None, d: int, M: int, dtype: torch.
     if not torch.allclose(p @ p.T, torch.eye(M, dtype=torch.float64), atol=1e-5):
         raise ValueError("patterns must have orthonormal rows (P P^T = I)")
     return patterns.to(dtype)
-
-
-def _check_sigma(sigma: float) -> float:
-    return check_float("sigma (token noise std)", sigma, low=0.0)
 
 
 def _count(alpha: float, L: int, name: str) -> int:
@@ -134,7 +128,7 @@ def make_majority_data(
     P = _check_patterns(patterns, d, M, dtype)
     if n_r + n_c < L and M < 3:
         raise ValueError(f"M must be >= 3 when irrelevant positions exist (alpha_r + alpha_c < 1), got {M}")
-    sigma = _check_sigma(sigma)
+    sigma = check_float("sigma (token noise std)", sigma, low=0.0)
     gen = torch.Generator().manual_seed(int(seed))
     y = torch.where(torch.rand(n, generator=gen) < 0.5, 1, -1)
     cons = torch.where(y > 0, 0, 1)[:, None]  # index of o^y
@@ -173,7 +167,7 @@ def make_locality_data(
             f"dL_neg must be < L (distances count from the last token, 0..L-1), got {dL_neg} >= L={L}"
         )
     P = _check_patterns(patterns, d, M, dtype)
-    sigma = _check_sigma(sigma)
+    sigma = check_float("sigma (token noise std)", sigma, low=0.0)
     gen = torch.Generator().manual_seed(int(seed))
     y = torch.where(torch.rand(n, generator=gen) < 0.5, 1, -1)
     cons = torch.where(y > 0, 0, 1)

@@ -29,6 +29,7 @@ _CAP = math.log(32768)
 
 def stick_softplus(x: torch.Tensor) -> torch.Tensor:
     """softplus(x), replaced by the identity above log(32768) (as in the released code)."""
+    check_tensor("x", x, floating=True)
     return torch.where(x < _CAP, F.softplus(x), x)
 
 
@@ -42,6 +43,9 @@ class DyT(nn.Module):
         self.gamma = nn.Parameter(torch.ones(dim))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        check_tensor("x", x, floating=True)
+        if x.ndim < 1 or x.shape[-1] != self.gamma.shape[0]:
+            raise ValueError(f"x must have shape (..., dim={self.gamma.shape[0]}), got {tuple(x.shape)}")
         return self.gamma * torch.tanh(self.alpha * x) + self.beta
 
 

@@ -56,6 +56,9 @@ class SwiGLU(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        check_tensor("x", x, floating=True)
+        if x.ndim < 1 or x.shape[-1] != self.w1.in_features:
+            raise ValueError(f"x must have shape (..., d_model={self.w1.in_features}), got {tuple(x.shape)}")
         return self.w3(self.dropout(F.silu(self.w1(x)) * self.w2(x)))
 
 
@@ -70,6 +73,11 @@ class PHATBlock(nn.Module):
         self.norm1, self.norm2 = DyT(d_model), DyT(d_model)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
+        check_tensor("z", z, floating=True)
+        if z.ndim < 1 or z.shape[-1] != self.ffn.w1.in_features:
+            raise ValueError(
+                f"z must have shape (..., d_model={self.ffn.w1.in_features}), got {tuple(z.shape)}"
+            )
         z = z + self.attn(self.norm1(z))
         return z + self.ffn(self.norm2(z))
 

@@ -53,14 +53,10 @@ def detect_periods(
     return periods, weights
 
 
-def _check_period(P: int) -> int:
-    return check_int("P", P, low=1)
-
-
 def fold(z: torch.Tensor, P: int, layout: str = "paper") -> torch.Tensor:
     """(B, F, d) -> (B, P, N, d), zero-padded to ``N P`` steps (``N = ceil(F / P)``)."""
     check_tensor("z", z, ndim=3, floating=True)
-    P = _check_period(P)
+    P = check_int("P", P, low=1)
     check_choice("layout", layout, LAYOUTS)
     B, T, d = z.shape
     N = math.ceil(T / P)
@@ -82,7 +78,7 @@ def unfold(Z: torch.Tensor, length: int, layout: str = "paper") -> torch.Tensor:
 
 def periodic_distance(P: int, cyclic: bool = True) -> torch.Tensor:
     """(P, P) long: ``min((i - j) mod P, (j - i) mod P)``, or ``|i - j|`` when not `cyclic`."""
-    P = _check_period(P)
+    P = check_int("P", P, low=1)
     check_bool("cyclic", cyclic)
     pos = torch.arange(P)
     d = (pos[:, None] - pos[None, :]).abs()

@@ -23,10 +23,6 @@ __all__ = [
 ]
 
 
-def _check_rate(rate: float, name: str = "rate") -> None:
-    check_float(f"{name} (a missing fraction)", rate, 0.0, 1.0, high_open=True)
-
-
 def _check_shape(shape: tuple[int, ...]) -> tuple[int, int, int]:
     if len(shape) != 3:
         raise ValueError(f"shape must be (N, T, M) with positive sizes, got {shape}")
@@ -132,7 +128,7 @@ def sliding_windows(series: np.ndarray, seq_len: int, stride: int = 1) -> np.nda
 
 def mcar(shape: tuple[int, ...], rate: float, rng: np.random.Generator) -> np.ndarray:
     """Missing completely at random: each entry missing independently with probability `rate` (1 = observed)."""
-    _check_rate(rate)
+    check_float("rate (a missing fraction)", rate, 0.0, 1.0, high_open=True)
     _check_shape(tuple(shape))
     _check_rng(rng)
     return (rng.random(shape) >= rate).astype(np.float32)
@@ -157,7 +153,7 @@ def _block_mask(
 
 def seq_missing(shape: tuple[int, ...], rate: float, seq_len: int, rng: np.random.Generator) -> np.ndarray:
     """Runs of `seq_len` consecutive missing steps in single variables; about `rate` of entries missing."""
-    _check_rate(rate)
+    check_float("rate (a missing fraction)", rate, 0.0, 1.0, high_open=True)
     _, t, _ = _check_shape(tuple(shape))
     check_int(f"seq_len (in [1, T={t}])", seq_len, 1, t)
     _check_rng(rng)
@@ -169,7 +165,7 @@ def block_missing(
     shape: tuple[int, ...], rate: float, block_len: int, block_width: int, rng: np.random.Generator
 ) -> np.ndarray:
     """Blocks of `block_len` steps x `block_width` adjacent variables missing; about `rate` of entries missing."""
-    _check_rate(rate)
+    check_float("rate (a missing fraction)", rate, 0.0, 1.0, high_open=True)
     _, t, m = _check_shape(tuple(shape))
     check_int(f"block_len (in [1, T={t}])", block_len, 1, t)
     check_int(f"block_width (in [1, M={m}])", block_width, 1, m)

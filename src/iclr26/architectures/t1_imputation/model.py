@@ -57,8 +57,8 @@ def check_series(x: torch.Tensor, mask: torch.Tensor, n_vars: int | None = None)
 
 
 def _check_odd(name: str, k: int) -> int:
-    check_int(name, k)
-    if k < 1 or k % 2 == 0:
+    check_int(name, k, low=1)
+    if k % 2 == 0:
         raise ValueError(f"{name} must be a positive odd integer, got {k}")
     return k
 
@@ -382,10 +382,7 @@ class T1Imputer(nn.Module):
         cfg = config or T1Config()
         check_int("n_vars (a positive integer)", n_vars, low=1)
         min_len = cfg.downsample ** (len(cfg.n_blocks) - 1)
-        if not isinstance(seq_len, int) or seq_len < max(2, min_len):
-            raise ValueError(
-                f"seq_len must be an integer >= {max(2, min_len)} (the total downsampling), got {seq_len!r}"
-            )
+        check_int("seq_len (at least 2 and the total downsampling)", seq_len, low=max(2, min_len))
         if init_seed is not None:
             torch.manual_seed(check_int("init_seed (None or an int)", init_seed, low=0))
         self.config, self.n_vars, self.seq_len = cfg, n_vars, seq_len

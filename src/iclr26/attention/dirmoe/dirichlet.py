@@ -72,10 +72,10 @@ def combine_gates(z: Tensor, theta: Tensor, delta: float = 1e-6) -> Tensor:
     check_tensor("z", z, floating=True)
     check_tensor("theta", theta, floating=True, shape=z.shape)
     check_float("delta", delta, low=0.0)
-    return _combine(z, theta, delta)
+    return combine(z, theta, delta)
 
 
-def _combine(z: Tensor, theta: Tensor, delta: float) -> Tensor:
+def combine(z: Tensor, theta: Tensor, delta: float) -> Tensor:
     w = z * theta
     return w / (w.sum(-1, keepdim=True) + delta)
 
@@ -111,7 +111,7 @@ def bernoulli_kl(pi: Tensor, pi0: float | Tensor) -> Tensor:
     if pi.numel() and not bool(((pi >= 0) & (pi <= 1)).all()):
         raise ValueError("pi must hold probabilities in [0, 1] (no NaN)")
     _check_param("pi0", pi0, pi.shape, low=0.0, high=1.0)
-    return _bernoulli_kl(pi, pi0)
+    return bernoulli_kl_unchecked(pi, pi0)
 
 
 def _check_param(
@@ -132,7 +132,7 @@ def _check_param(
         raise ValueError(f"{name} must hold values {what}")
 
 
-def _bernoulli_kl(pi: Tensor, pi0: float | Tensor) -> Tensor:
+def bernoulli_kl_unchecked(pi: Tensor, pi0: float | Tensor) -> Tensor:
     pi0 = torch.as_tensor(pi0, dtype=pi.dtype, device=pi.device)
     return (
         torch.xlogy(pi, pi) - pi * torch.log(pi0) + torch.xlogy(1 - pi, 1 - pi) - (1 - pi) * torch.log1p(-pi0)
@@ -155,10 +155,10 @@ def dirichlet_kl(alpha: Tensor, alpha0: float | Tensor) -> Tensor:
         raise ValueError(
             f"alpha0 must broadcast to alpha's shape {tuple(alpha.shape)}, got {tuple(alpha0.shape)}"
         )
-    return _dirichlet_kl(alpha, alpha0)
+    return dirichlet_kl_unchecked(alpha, alpha0)
 
 
-def _dirichlet_kl(alpha: Tensor, alpha0: float | Tensor) -> Tensor:
+def dirichlet_kl_unchecked(alpha: Tensor, alpha0: float | Tensor) -> Tensor:
     beta = torch.as_tensor(alpha0, dtype=alpha.dtype, device=alpha.device).expand_as(alpha)
     a0, b0 = alpha.sum(-1), beta.sum(-1)
     return (
@@ -182,7 +182,7 @@ def inference_gates(pi: Tensor, alpha: Tensor, k_max: int | None = None) -> Tens
         raise ValueError("alpha must hold concentrations > 0")
     if k_max is not None:
         check_int("k_max", k_max, low=1)
-    return _inference_gates(pi, alpha, k_max)
+    return inference_gates_unchecked(pi, alpha, k_max)
 
 
 def inference_selection(pi: Tensor, k_max: int | None = None) -> Tensor:
@@ -194,10 +194,10 @@ def inference_selection(pi: Tensor, k_max: int | None = None) -> Tensor:
         raise ValueError("pi must hold probabilities in [0, 1] (no NaN)")
     if k_max is not None:
         check_int("k_max", k_max, low=1)
-    return _selection(pi, k_max)
+    return selection_mask(pi, k_max)
 
 
-def _selection(pi: Tensor, k_max: int | None) -> Tensor:
+def selection_mask(pi: Tensor, k_max: int | None) -> Tensor:
     selected = pi > 0.5
     top = F.one_hot(pi.argmax(-1), pi.shape[-1]).bool()
     selected = torch.where(selected.any(-1, keepdim=True), selected, top)
@@ -207,6 +207,6 @@ def _selection(pi: Tensor, k_max: int | None) -> Tensor:
     return selected
 
 
-def _inference_gates(pi: Tensor, alpha: Tensor, k_max: int | None) -> Tensor:
-    w = torch.where(_selection(pi, k_max), alpha, torch.zeros_like(alpha))
+def inference_gates_unchecked(pi: Tensor, alpha: Tensor, k_max: int | None) -> Tensor:
+    w = torch.where(selection_mask(pi, k_max), alpha, torch.zeros_like(alpha))
     return w / w.sum(-1, keepdim=True)

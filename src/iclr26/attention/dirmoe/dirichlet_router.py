@@ -19,15 +19,15 @@ from iclr26.attention.dirmoe.dirichlet import (
     DEFAULT_TAU,
     GATES,
     VARIANTS,
-    _bernoulli_kl,
-    _combine,
-    _dirichlet_kl,
-    _inference_gates,
-    _selection,
+    bernoulli_kl_unchecked,
+    combine,
+    dirichlet_kl_unchecked,
     expected_active,
+    inference_gates_unchecked,
     relaxed_selection,
+    selection_mask,
 )
-from iclr26.attention.dirmoe.spike_slab import PriorParams, SpikeSlabPrior, _spike_slab
+from iclr26.attention.dirmoe.spike_slab import PriorParams, SpikeSlabPrior, spike_slab_mix
 from iclr26.checks import check_bool, check_choice, check_float, check_int
 from iclr26.lab.moe.router import LinearRamp, Router, TauSchedule, as_tau_schedule
 
@@ -116,13 +116,17 @@ class DirichletRouter(Router):
         delta: float = 1e-6,
     ) -> None:
         super().__init__(d_model, n_experts)
-        if isinstance(k_target, bool) or not isinstance(k_target, (int, float)):
-            raise TypeError(f"k_target must be a number, got {type(k_target).__name__}")
-        if not 0 < k_target < self.n_experts:
-            raise ValueError(f"k_target must satisfy 0 < k_target < n_experts={n_experts}, got {k_target!r}")
+        check_float(
+            f"k_target (< n_experts = {self.n_experts})",
+            k_target,
+            0.0,
+            float(self.n_experts),
+            low_open=True,
+            high_open=True,
+            type_error=True,
+        )
         self.variant = check_choice("variant", variant, VARIANTS)
-        if gate not in GATES:
-            raise ValueError(f"gate must be one of {GATES}, got {gate!r}")
+        check_choice("gate", gate, GATES)
         defaults = _DEFAULTS[variant]
         kappa_z = defaults["kappa_z"] if kappa_z is None else kappa_z
         kappa_theta = defaults["kappa_theta"] if kappa_theta is None else kappa_theta
@@ -242,22 +246,22 @@ class DirichletRouter(Router):
         lam_q = prior.scale if self.lambda_q is None else self.lambda_q
         if self.training:
             z = self._relaxed(logits)
-            alpha_q = _spike_slab(z, a_hi, a_lo, lam_q)  # alpha^q = lambda^q (z~ a_hi + (1 - z~) a_lo)
+            alpha_q = spike_slab_mix(z, a_hi, a_lo, lam_q)  # alpha^q = lambda^q (z~ a_hi + (1 - z~) a_lo)
             theta = Dirichlet(alpha_q).rsample()
             if self.gate == "product":
-                gates = _combine(z, theta, self.delta)  # r = normalize(z~ * theta)
+                gates = combine(z, theta, self.delta)  # r = normalize(z~ * theta)
             else:
-                gates = _combine(z, theta, self.delta) if self.straight_through else theta
+                gates = combine(z, theta, self.delta) if self.straight_through else theta
         else:
-            z = _selection(pi, self.k_max).to(pi.dtype)
-            alpha_q = _spike_slab(z, a_hi, a_lo, lam_q)
-            gates = _inference_gates(pi, a_hi, self.k_max)  # E[theta | hard z] renormalised on S
-        alpha_p = _spike_slab(z, prior.high, prior.low, prior.scale)
-        kl_theta = _dirichlet_kl(alpha_q, alpha_p).mean()
+            z = selection_mask(pi, self.k_max).to(pi.dtype)
+            alpha_q = spike_slab_mix(z, a_hi, a_lo, lam_q)
+            gates = inference_gates_unchecked(pi, a_hi, self.k_max)  # E[theta | hard z] renormalised on S
+        alpha_p = spike_slab_mix(z, prior.high, prior.low, prior.scale)
+        kl_theta = dirichlet_kl_unchecked(alpha_q, alpha_p).mean()
         sampled = z.sum(-1)
         sparsity = ((sampled - self.k_target) ** 2).mean()  # on the samples, not on sum pi
         recon = ((self.decoder(gates) - h.detach()) ** 2).mean()  # per-dimension squared error of D r + d
-        kl_z = _bernoulli_kl(pi, self.prior_pi).sum(-1).mean()
+        kl_z = bernoulli_kl_unchecked(pi, self.prior_pi).sum(-1).mean()
         w = self.ramp(self.progress)
         loss = w * (self.kappa_theta * kl_theta + self.lambda_s * sparsity + self.kappa_z * kl_z)
         loss = loss + self.recon_weight * recon
@@ -288,15 +292,15 @@ class DirichletRouter(Router):
         if self.training:
             z = self._relaxed(logits)
             if self.gate == "product":
-                gates = _combine(z, Dirichlet(alpha).rsample(), self.delta)
+                gates = combine(z, Dirichlet(alpha).rsample(), self.delta)
             else:
                 gates = Dirichlet(alpha * z + self.alpha_min).rsample()
                 if self.straight_through:
-                    gates = _combine(z, gates, self.delta)
+                    gates = combine(z, gates, self.delta)
         else:
-            gates = _inference_gates(pi, alpha, self.k_max)
-        kl_z = _bernoulli_kl(pi, self.prior_pi).sum(-1).mean()
-        kl_theta = _dirichlet_kl(alpha, self.prior_alpha).mean()
+            gates = inference_gates_unchecked(pi, alpha, self.k_max)
+        kl_z = bernoulli_kl_unchecked(pi, self.prior_pi).sum(-1).mean()
+        kl_theta = dirichlet_kl_unchecked(alpha, self.prior_alpha).mean()
         active = pi.sum(-1)
         sparsity = ((active - self.k_target) ** 2).mean()
         w = self.ramp(self.progress)

@@ -25,6 +25,7 @@ from iclr26.attention.dirmoe.data import MultiDomainMarkov
 from iclr26.attention.dirmoe.dirichlet_router import DirichletRouter
 from iclr26.attention.dirmoe.figures import active_experts, curves_vs_step, routing_heatmaps, schedule_vs_step
 from iclr26.attention.dirmoe.routing_metrics import active_histogram, load_entropy, routing_heatmap, set_nmi
+from iclr26.checks import check_choice
 from iclr26.harness.claims import Claim, Precondition
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
@@ -91,8 +92,7 @@ def make_router_factory(name: str, k: int, cfg: DirMoEConfig) -> Callable[[int, 
         "relu": lambda d, e: ReLURouter(d, e, k),
         "soft": lambda d, e: SoftMoE(d, e),
     }
-    if name not in factories:
-        raise ValueError(f"router must be one of {ROUTERS}, got {name!r}")
+    check_choice("router", name, factories)
     return factories[name]
 
 

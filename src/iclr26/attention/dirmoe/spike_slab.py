@@ -62,10 +62,10 @@ def spike_slab_concentrations(z: Tensor, high: Tensor | float, low: Tensor | flo
         else:
             check_float(name, value, low=0.0, low_open=True)
     check_float("scale", scale, low=0.0, low_open=True)
-    return _spike_slab(z, high, low, scale)
+    return spike_slab_mix(z, high, low, scale)
 
 
-def _spike_slab(z: Tensor, high: Tensor | float, low: Tensor | float, scale: float) -> Tensor:
+def spike_slab_mix(z: Tensor, high: Tensor | float, low: Tensor | float, scale: float) -> Tensor:
     return scale * (z * high + (1 - z) * low)
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_int, check_tensor
+from iclr26.checks import check_choice, check_int, check_tensor
 from iclr26.lab import flex
 
 __all__ = ["KINDS", "BlockSparseAttention", "block_sparsity", "block_stats", "local_mask"]
@@ -88,11 +88,9 @@ def local_mask(order: Tensor, kind: str, size: int, *, shift: int = 0) -> Tensor
     shift : cyclic shift of shifted-window layers (``window``: grid cells, ``group``: sequence positions).
     """
     order = _check_order(order)
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
+    check_choice("kind", kind, KINDS)
     check_int("size", size, low=1)
-    if isinstance(shift, bool) or not isinstance(shift, int) or shift < 0 or shift >= size:
-        raise ValueError(f"shift must be an int in [0, size), got {shift!r} for size {size}")
+    check_int(f"shift (< size = {size})", shift, low=0, high=size - 1)
     base = KINDS[kind]
     n = order.shape[0]
     y, x = order[:, 0], order[:, 1]
@@ -123,10 +121,6 @@ def local_mask(order: Tensor, kind: str, size: int, *, shift: int = 0) -> Tensor
     return (pos[None, :] >= s[:, None]) & (pos[None, :] < s[:, None] + size)
 
 
-def _check_block(block: int) -> None:
-    check_int("block size", block, low=1)
-
-
 def _check_mask(mask: Tensor) -> None:
     if not isinstance(mask, Tensor) or mask.ndim != 2 or mask.dtype != torch.bool:
         raise ValueError(f"mask must be a 2-D bool tensor, got {getattr(mask, 'dtype', type(mask))}")
@@ -141,7 +135,7 @@ def block_stats(mask: Tensor, block: int = 128) -> dict[str, int]:
     FlexAttention's ``create_block_mask``.
     """
     _check_mask(mask)
-    _check_block(block)
+    check_int("block size", block, low=1)
     s = flex.block_stats(mask, block_size=block)
     return {"empty": s.n_empty, "full": s.n_full, "partial": s.n_partial}
 
@@ -175,11 +169,10 @@ class BlockSparseAttention:
 
     def __init__(self, mask: Tensor, block: int = 128, method: str = "gather") -> None:
         _check_mask(mask)
-        _check_block(block)
+        check_int("block size", block, low=1)
         if mask.shape[0] != mask.shape[1]:
             raise ValueError(f"mask must be square (N, N), got {tuple(mask.shape)}")
-        if method not in ("gather", "loop", "flex"):
-            raise ValueError(f"method must be 'gather', 'loop' or 'flex', got {method!r}")
+        check_choice("method", method, ("gather", "loop", "flex"))
         self.mask = mask.cpu()
         self.block = block
         self.method = method

@@ -30,6 +30,7 @@ from iclr26.attention.hilbert_attention.attention import (
     NeighborhoodAttention2d,
     SwinWindowAttention,
 )
+from iclr26.checks import check_choice, check_int
 
 __all__ = ["VARIANTS", "TinyHierViT", "TrainSettings", "digits_data", "shapes_data", "train_and_evaluate"]
 
@@ -72,8 +73,7 @@ class TinyHierViT(nn.Module):
         image: int = 32,
     ) -> None:
         super().__init__()
-        if variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        check_choice("variant", variant, VARIANTS)
         grid = image // 4
         self.embed = nn.Conv2d(1, dim, 4, 4)
         self.norm0 = nn.LayerNorm(dim)
@@ -150,8 +150,7 @@ def _shape_image(cls: int, rng: np.random.Generator) -> np.ndarray:
 
 def shapes_data(seed: int, n: int = 10_000) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """A generated 10-class shapes-and-textures set at 32x32 (balanced classes, 70/30 split), from ``seed``."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 20:
-        raise ValueError(f"n must be an int >= 20, got {n!r}")
+    check_int("n", n, low=20)
     rng = np.random.default_rng(seed)
     y = np.arange(n) % 10
     rng.shuffle(y)

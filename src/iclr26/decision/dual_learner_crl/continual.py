@@ -33,6 +33,16 @@ __all__ = [
 ]
 
 
+def _real_array(name: str, x: object) -> np.ndarray:
+    """`x` as a float array; a complex, text or missing value is an error naming `name`."""
+    if x is None or isinstance(x, (str, bytes)) or np.iscomplexobj(x):
+        raise TypeError(f"{name} must be a real numeric array, got {type(x).__name__}")
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real numeric array, got {x!r}") from None
+
+
 def catastrophic_forgetting(
     mu_old: np.ndarray, pi_old: np.ndarray, pi_new: np.ndarray, divergence: str = "tv"
 ) -> float:
@@ -40,8 +50,14 @@ def catastrophic_forgetting(
 
     ``divergence``: ``"tv"`` (total variation) or ``"kl"`` (``KL(pi_old || pi_new)``).
     """
-    mu_old, pi_old, pi_new = (np.asarray(x, dtype=float) for x in (mu_old, pi_old, pi_new))
-    if pi_old.shape != pi_new.shape or pi_old.ndim != 2 or mu_old.shape != pi_old.shape[:1]:
+    mu_old, pi_old, pi_new = (
+        _real_array(name, x) for name, x in (("mu_old", mu_old), ("pi_old", pi_old), ("pi_new", pi_new))
+    )
+    if pi_old.ndim != 2:
+        raise ValueError(f"pi_old must be a tabular policy (S, A), got shape {pi_old.shape}")
+    if pi_new.shape != pi_old.shape:
+        raise ValueError(f"pi_new must have the shape of pi_old {pi_old.shape}, got {pi_new.shape}")
+    if mu_old.shape != pi_old.shape[:1]:
         raise ValueError(
             f"mu_old must be (S,) and the policies (S, A), got {mu_old.shape}, {pi_old.shape}, {pi_new.shape}"
         )

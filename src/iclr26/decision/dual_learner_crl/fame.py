@@ -26,7 +26,7 @@ import torch
 from scipy import stats
 from torch.nn import functional as F
 
-from iclr26.checks import check_float, check_int, check_probability, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_probability, check_tensor
 from iclr26.decision.dual_learner_crl.agents import DQNConfig, Finetune, QNetwork, Transition, check_env
 from iclr26.lab.rl import ReplayBuffer, hard_update
 
@@ -60,8 +60,7 @@ class FAMEConfig(DQNConfig):
             raise ValueError(
                 f"random_reference must be 'q_max' or 'random_policy', got {self.random_reference!r}"
             )
-        if not isinstance(self.use_ttest, bool):
-            raise TypeError(f"use_ttest must be a bool, got {self.use_ttest!r}")
+        check_bool("use_ttest", self.use_ttest)
         super().__post_init__()
         for name in ("meta_capacity", "fast2meta", "meta_epochs", "meta_batch"):
             check_int(name, getattr(self, name), low=1)

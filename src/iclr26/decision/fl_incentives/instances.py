@@ -40,7 +40,7 @@ SUM_TOL = 1e-9  # tolerance on sum_x D_i(x) = 1
 CERT_TOL = 1e-9  # relative slack of the union-bound certificate (float round-off only)
 
 
-def _rng(rng: np.random.Generator | int) -> np.random.Generator:
+def as_generator(rng: np.random.Generator | int) -> np.random.Generator:
     """`rng` itself, or a generator seeded by it (an int >= 0)."""
     if isinstance(rng, np.random.Generator):
         return rng
@@ -226,10 +226,8 @@ class Instance:
 def _costs(rng: np.random.Generator, k: int, cost_range: tuple[float, float]) -> np.ndarray:
     if isinstance(cost_range, (str, bytes)) or not hasattr(cost_range, "__len__") or len(cost_range) != 2:
         raise ValueError(f"cost_range must be a pair (low, high), got {cost_range!r}")
-    lo = check_float("cost_range low", cost_range[0])
-    hi = check_float("cost_range high", cost_range[1])
-    if not 0 < lo <= hi:
-        raise ValueError(f"cost_range must satisfy 0 < low <= high, got {cost_range}")
+    lo = check_float("cost_range low", cost_range[0], low=0.0, low_open=True)
+    hi = check_float("cost_range high (at least low)", cost_range[1], low=lo)
     return np.exp(rng.uniform(math.log(lo), math.log(hi), size=k))  # log-uniform unit costs
 
 
@@ -256,7 +254,7 @@ def threshold_instance(
     check_int("k", k, low=1)
     check_int("n_points", n_points, low=1)
     check_probability("floor", floor)
-    rng = _rng(rng)
+    rng = as_generator(rng)
     x = np.arange(n_points)
     H = (x[None, :] >= np.arange(n_points + 1)[:, None]).astype(np.int8)  # row t: 1[x >= t]
     t_star = int(rng.integers(n_points // 4, 3 * n_points // 4 + 1))
@@ -288,7 +286,7 @@ def random_labeling_instance(
     check_int("n_hypotheses", n_hypotheses, low=1)
     check_int("n_points", n_points, low=1)
     check_float("alpha", alpha, low=0.0, low_open=True)
-    rng = _rng(rng)
+    rng = as_generator(rng)
     H = rng.integers(0, 2, size=(n_hypotheses, n_points), dtype=np.int8)
     D = rng.dirichlet(np.full(n_points, alpha), size=k)
     D /= D.sum(axis=1, keepdims=True)
@@ -319,7 +317,7 @@ def halfspace_instance(
     check_int("n_hypotheses", n_hypotheses, low=1)
     check_int("grid", grid, low=2)
     check_probability("floor", floor)
-    rng = _rng(rng)
+    rng = as_generator(rng)
     side = np.linspace(-1.0, 1.0, grid)
     X = np.stack(np.meshgrid(side, side), axis=-1).reshape(-1, 2)
     angle = rng.uniform(0, 2 * np.pi, size=n_hypotheses)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from iclr26.checks import check_float
+from iclr26.checks import check_bool, check_float
 from iclr26.decision.fl_incentives.instances import floats
 
 __all__ = ["Allocation", "integer_optimum", "lower_bound", "round_up", "solve_allocation"]
@@ -91,8 +91,7 @@ def solve_allocation(
     ([1.0, 2.0], 3.0)
     """
     a, c, rhs = _check(a, c, rhs)
-    if not isinstance(integer, (bool, np.bool_)):
-        raise TypeError(f"integer must be a bool, got {integer!r}")
+    check_bool("integer", integer)
     if integer:
         return integer_optimum(a, c, rhs)
     keep = rhs > 0

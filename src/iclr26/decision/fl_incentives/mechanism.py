@@ -26,7 +26,7 @@ import numpy as np
 from iclr26.checks import check_float, check_int
 from iclr26.decision.fl_incentives.baselines import lp_plan
 from iclr26.decision.fl_incentives.game import required_contribution
-from iclr26.decision.fl_incentives.instances import Instance, _rng, check_instance, floats
+from iclr26.decision.fl_incentives.instances import Instance, as_generator, check_instance, floats
 
 __all__ = [
     "PAYMENT_RULES",
@@ -187,7 +187,7 @@ def misreport_search(
         raise ValueError(
             f"rules must be a non-empty mapping of names to payment rules (callables), got {rules!r}"
         )
-    rng = _rng(rng)
+    rng = as_generator(rng)
     m_true = lp_plan(inst).m
     truthful = {name: agent_utility(inst, agent, m_true, pay(inst, m_true)) for name, pay in rules.items()}
     gains = {name: np.empty(n_reports) for name in rules}

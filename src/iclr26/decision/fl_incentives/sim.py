@@ -20,7 +20,7 @@ import numpy as np
 from scipy.stats import beta
 
 from iclr26.checks import check_float, check_int
-from iclr26.decision.fl_incentives.instances import Instance, _rng, check_instance, floats
+from iclr26.decision.fl_incentives.instances import Instance, as_generator, check_instance, floats
 
 __all__ = ["FailureEstimate", "clopper_pearson", "simulate_failures"]
 
@@ -116,7 +116,7 @@ def simulate_failures(
     check_int("n_draws", n_draws, low=1)
     check_float("level", level, 0.0, 1.0, low_open=True, high_open=True)
     check_int("chunk", chunk, low=1)
-    rng = _rng(rng)
+    rng = as_generator(rng)
     m = m.astype(np.int64)
     dis = inst.disagree.T.astype(np.float32)  # (n_x, n_h)
     bad = inst.bad.T.astype(np.float32)  # (n_h, k)

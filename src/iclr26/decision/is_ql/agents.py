@@ -23,7 +23,7 @@ import torch
 from gymnasium import spaces
 
 from iclr26.checks import check_bool, check_float, check_int, check_probability, check_tensor
-from iclr26.decision.is_ql.networks import SharedHeadQNet, _check_hidden, shift_head_rows_
+from iclr26.decision.is_ql.networks import SharedHeadQNet, check_hidden, shift_head_rows_
 from iclr26.harness.progress import track
 from iclr26.lab.rl import (
     Ensemble,
@@ -89,7 +89,7 @@ class ValueAgent:
         self.obs_dim = int(observation_space.shape[0])
         self.n_actions = int(action_space.n)
         self.n_members, self.gamma, self.dtype = n_members, float(gamma), dtype
-        self.hidden, self.layer_norm = _check_hidden(hidden), check_bool("layer_norm", layer_norm)
+        self.hidden, self.layer_norm = check_hidden(hidden), check_bool("layer_norm", layer_norm)
         members = []
         for j in range(n_members):
             with torch.random.fork_rng(devices=[]):

@@ -12,7 +12,7 @@ from iclr26.checks import check_bool, check_int, check_tensor
 __all__ = ["SharedHeadQNet", "mlp_trunk", "shift_head_rows_"]
 
 
-def _check_hidden(hidden: Sequence[int]) -> tuple[int, ...]:
+def check_hidden(hidden: Sequence[int]) -> tuple[int, ...]:
     if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence):
         raise TypeError(f"hidden must be a sequence of layer widths, got {hidden!r}")
     if not hidden:
@@ -23,7 +23,7 @@ def _check_hidden(hidden: Sequence[int]) -> tuple[int, ...]:
 def mlp_trunk(obs_dim: int, hidden: Sequence[int], layer_norm: bool = False) -> nn.Sequential:
     """ReLU MLP feature extractor ``obs_dim -> hidden[0] -> ... -> hidden[-1]`` (optional LayerNorm per layer)."""
     check_int("obs_dim", obs_dim, low=1)
-    hidden = _check_hidden(hidden)
+    hidden = check_hidden(hidden)
     check_bool("layer_norm", layer_norm)
     layers: list[nn.Module] = []
     width = obs_dim

@@ -118,9 +118,7 @@ class Bidder(ABC):
 
     def bid(self, v: float) -> float:
         """The bid for value `v`: 0 after the hard stop, else the grid bid chosen by the method."""
-        v = check_float("v", v)
-        if not 0.0 <= v <= self.v_max:
-            raise ValueError(f"v must lie in [0, v_max={self.v_max:g}], got {v!r}")
+        v = check_float("v", v, 0.0, self.v_max)
         if self.ledger.stopped:
             self._pending = False
             return 0.0

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_bool, check_choice, check_float, check_int
 
 __all__ = ["PRICE_RULES", "AuctionOutcome", "Distribution", "RepeatedAuction"]
 
@@ -49,8 +49,7 @@ class AuctionOutcome:
     def __post_init__(self) -> None:
         for name in ("value", "bid", "reward", "cost"):
             check_float(f"outcome {name}", getattr(self, name), low=0.0)
-        if not isinstance(self.win, (bool, np.bool_)):
-            raise TypeError(f"outcome win must be a bool, got {self.win!r}")
+        check_bool("outcome win", self.win)
         if self.highest_competing is not None:
             check_float(
                 "outcome highest_competing (None under partial feedback)", self.highest_competing, low=0.0

@@ -111,9 +111,7 @@ def lambda_grid(m: int, K: float = 1.0, n: int = 20, lo: float = 1e-2, hi: float
     m, K = _check_m(m), _check_K(K)
     check_int("n (grid size)", n, low=1)
     check_float("lo", lo, low=0.0, low_open=True)
-    check_float("hi", hi, low=0.0, low_open=True)
-    if not 0 < lo <= hi:
-        raise ValueError(f"lambda grid needs 0 < lo <= hi, got lo={lo}, hi={hi}")
+    check_float("hi (at least lo)", hi, low=lo)
     return math.sqrt(8.0 * m) / K * np.geomspace(lo, hi, n)
 
 

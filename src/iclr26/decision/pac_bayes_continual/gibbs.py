@@ -18,11 +18,12 @@ def kl_full_gauss(mu_q: np.ndarray, cov_q: np.ndarray, mu_p: np.ndarray, cov_p: 
     mu_q, cov_q, mu_p, cov_p = (
         check_array(n, v) for n, v in (("mu_q", mu_q), ("cov_q", cov_q), ("mu_p", mu_p), ("cov_p", cov_p))
     )
-    d = mu_q.shape[0] if mu_q.ndim == 1 else -1
-    if cov_q.shape != (d, d) or cov_p.shape != (d, d) or mu_p.shape != (d,):
-        raise ValueError(
-            f"posterior/prior shape mismatch: {mu_q.shape}, {cov_q.shape}, {mu_p.shape}, {cov_p.shape}"
-        )
+    if mu_q.ndim != 1:
+        raise ValueError(f"mu_q must be a mean vector (d,), got shape {mu_q.shape}")
+    d = mu_q.shape[0]
+    for name, arr, shape in (("cov_q", cov_q, (d, d)), ("mu_p", mu_p, (d,)), ("cov_p", cov_p, (d, d))):
+        if arr.shape != shape:
+            raise ValueError(f"{name} must have shape {shape} to match mu_q {mu_q.shape}, got {arr.shape}")
     lq, lp = cholesky("cov_q", cov_q), cholesky("cov_p", cov_p)
     inv_p = np.linalg.inv(cov_p)
     diff = mu_p - mu_q
@@ -32,6 +33,8 @@ def kl_full_gauss(mu_q: np.ndarray, cov_q: np.ndarray, mu_p: np.ndarray, cov_p: 
 
 def check_array(name: str, x: object) -> np.ndarray:
     """`x` as a finite float array (ValueError naming `name` otherwise)."""
+    if np.iscomplexobj(x):
+        raise ValueError(f"{name} must be a real array, got a complex one")
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from iclr26.checks import check_float, check_int
-from iclr26.decision.pac_bayes_continual.posteriors import BayesMLP, EWCLearner, _check_xy
+from iclr26.decision.pac_bayes_continual.posteriors import BayesMLP, EWCLearner, check_xy_tensors
 
 __all__ = ["ReplayLearner", "VILearner"]
 
@@ -61,7 +61,7 @@ class VILearner:
 
     def fit_task(self, X: torch.Tensor, y: torch.Tensor) -> float:
         """Train Q_t on one task's sample from Q_(t-1); returns KL(Q_t || P_t) and sets P_(t+1) = Q_t."""
-        _check_xy(X, y, self.sizes[0], self.sizes[-1])
+        check_xy_tensors(X, y, self.sizes[0], self.sizes[-1])
         opt = torch.optim.Adam(self.posterior.parameters(), lr=self.lr)
         for _ in range(self.epochs):
             for idx in torch.randperm(len(X), generator=self.generator).split(self.batch_size):

@@ -38,7 +38,7 @@ def _check_sizes(sizes: Sequence[int]) -> tuple[int, ...]:
     return tuple(check_int("sizes (each layer width)", s, low=1) for s in sizes)
 
 
-def _check_xy(X: torch.Tensor, y: torch.Tensor, d_in: int, n_classes: int | None = None) -> None:
+def check_xy_tensors(X: torch.Tensor, y: torch.Tensor, d_in: int, n_classes: int | None = None) -> None:
     check_tensor("X", X, floating=True, finite=True)
     if X.ndim != 2 or X.shape[1] != d_in or X.shape[0] < 1:
         raise ValueError(f"X must have shape (n, {d_in}) with n >= 1, got {tuple(X.shape)}")
@@ -229,7 +229,7 @@ class BayesMLP(nn.Module):
         Each row gets its own weight draw (local reparameterisation), which is unbiased for the Gibbs risk
         because the risk is linear in the per-example losses.
         """
-        _check_xy(X, y, self.sizes[0], self.sizes[-1])
+        check_xy_tensors(X, y, self.sizes[0], self.sizes[-1])
         check_int("n_mc", n_mc, low=1)
         _check_generator(generator)
         Xr = X.repeat(n_mc, 1)
@@ -325,7 +325,7 @@ class EWCLearner:
 
     def fit_task(self, X: torch.Tensor, y: torch.Tensor) -> None:
         """Train on one task's sample, then fold its Fisher into the penalty."""
-        _check_xy(X, y, self.sizes[0], self.sizes[-1])
+        check_xy_tensors(X, y, self.sizes[0], self.sizes[-1])
         params = list(self.model.parameters())
         opt = (
             torch.optim.Adam(params, lr=self.lr)
@@ -343,7 +343,7 @@ class EWCLearner:
 
     def empirical_fisher(self, X: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:
         """Diagonal empirical Fisher: mean over examples of squared per-example cross-entropy gradients."""
-        _check_xy(X, y, self.sizes[0], self.sizes[-1])
+        check_xy_tensors(X, y, self.sizes[0], self.sizes[-1])
         params = {k: v.detach() for k, v in self.model.named_parameters()}
 
         def loss(p, x, t):
@@ -359,5 +359,5 @@ class EWCLearner:
     @torch.no_grad()
     def error(self, X: torch.Tensor, y: torch.Tensor) -> float:
         """0-1 error of the point estimate."""
-        _check_xy(X, y, self.sizes[0], self.sizes[-1])
+        check_xy_tensors(X, y, self.sizes[0], self.sizes[-1])
         return float((self.model(X).argmax(1) != y).double().mean())

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from iclr26.checks import check_float, check_int, check_probability, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_probability, check_tensor
 from iclr26.decision.virne.env import CONTEXT_FEATURES, NODE_FEATURES, NodeMappingEnv
 from iclr26.decision.virne.routing import Router, bfs_path, check_router, route_links
 from iclr26.decision.virne.sim import (
@@ -214,8 +214,7 @@ class GCNPolicy(nn.Module):
         super().__init__()
         check_int("layers", layers, low=1)
         check_int("hidden", hidden, low=1)
-        if not isinstance(skip, bool):
-            raise TypeError(f"skip must be a bool, got {skip!r}")
+        check_bool("skip", skip)
         check_tensor("adjacency", adjacency, ndim=2, finite=True)
         if adjacency.shape[0] != adjacency.shape[1] or adjacency.shape[0] < 1:
             raise ValueError(f"adjacency must be a square (n, n) matrix, got shape {tuple(adjacency.shape)}")
@@ -323,8 +322,7 @@ class PPOSolver:
         if n_nodes != pn.n:
             raise ValueError(f"policy was built for {n_nodes} physical nodes, the PhysicalNetwork has {pn.n}")
         for name, flag in (("mask", mask), ("greedy", greedy)):
-            if not isinstance(flag, bool):
-                raise TypeError(f"{name} must be a bool, got {flag!r}")
+            check_bool(name, flag)
         self.policy, self.mask, self.greedy = policy, mask, greedy
         self.env = NodeMappingEnv(pn, router=router)
         self.gen = torch.Generator().manual_seed(check_int("seed", seed, low=0))

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.lab.vision import Box, Element, hue, hue_distance, register_kind, render_design
 from iclr26.lab.vision.render import element_kinds
 
@@ -319,8 +319,7 @@ class ProceduralDesignGenerator:
     def sample(self, seed: int, key: str, perturb: bool, sample_id: str | None = None) -> AesEvalSample:
         """The design drawn from ``seed``, perturbed for ``key`` when ``perturb``; ``gt = {key: [...]}``."""
         rng = np.random.default_rng([check_int("seed", seed, 0), 0xAE5])
-        if key not in OFFLINE_INDICATORS:
-            raise ValueError(f"indicator must be one of {', '.join(OFFLINE_INDICATORS)}, got {key!r}")
+        check_choice("indicator", key, OFFLINE_INDICATORS)
         els, bg, params = self.clean(rng)
         changes: list[dict[str, Any]] = []
         if perturb:

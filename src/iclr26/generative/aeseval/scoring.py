@@ -25,6 +25,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from iclr26.checks import check_choice
+
 __all__ = [
     "BBOX_SUFFIX",
     "CHOICE_PREFIX",
@@ -189,8 +191,7 @@ def aggregate(records: Sequence[Mapping[str, Any]], mode: str) -> dict[str, Any]
     {"accuracy", "sample_level_accuracy"}}`` plus ``"api_failures"`` (when any) and, in bbox mode,
     ``"bbox_non_none_gt_iou_mean"``; dimensions and indicators in order of first appearance.
     """
-    if mode not in EVAL_MODES:
-        raise ValueError(f"eval_mode must be one of {', '.join(EVAL_MODES)}, got {mode!r}")
+    check_choice("eval_mode", mode, EVAL_MODES)
     cells: dict[str, dict[str, list[float]]] = {}
     per_sample: dict[str, list[float]] = {}
     failed = 0

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from iclr26.checks import check_choice
+
 __all__ = [
     "CHARACTERS",
     "CULTURES",
@@ -103,8 +105,7 @@ _GREETING_TEMPLATE = {
 
 def check_language(language: object) -> str:
     """``language`` as one of :data:`LANGUAGES`; anything else is a clear error."""
-    if language not in LANGUAGES:
-        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}")
+    check_choice("language", language, LANGUAGES)
     return str(language)
 
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from iclr26.checks import check_choice, check_int
 from iclr26.harness.claims import Comparison, Decider, Outcome, Rows, Verdict, decider
 from iclr26.harness.stats import bootstrap_interval
 
@@ -84,10 +85,8 @@ def _win(sizes: tuple[str, str], base: str, n_instances: int):
 def gap_decider(method: str, sizes: tuple[str, str] = ("small", "large"), n_instances: int = 6) -> Decider:
     """The brief's rule for DADO minus EDA(`method`) ("ar" or "tree"); `sizes` = (small, large) setting names;
     `n_instances` = instances per seed and size (every judged budget must run exactly that many)."""
-    if method not in BASELINES:
-        raise ValueError(f"method must be one of {sorted(BASELINES)}, got {method!r}")
-    if n_instances < 2:
-        raise ValueError(f"n_instances must be >= 2 (the interval pools runs), got {n_instances}")
+    check_choice("method", method, BASELINES)
+    check_int("n_instances (the interval pools runs)", n_instances, low=2)
     small, large = sizes
     base = BASELINES[method]
     metrics = []

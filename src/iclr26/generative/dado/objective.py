@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 import torch
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_bool, check_choice, check_float, check_int
 
 __all__ = ["JunctionTreeObjective", "TreeStructure", "check_designs", "tree_structure"]
 
@@ -384,8 +384,7 @@ class JunctionTreeObjective:
         check_int("seed", seed, low=0)
         check_float("edge_scale", edge_scale, low=0.0)
         check_float("node_scale", node_scale, low=0.0)
-        if not isinstance(permute, bool):
-            raise TypeError(f"permute must be a bool, got {permute!r}")
+        check_bool("permute", permute)
         rng = np.random.default_rng(seed)
         perm = rng.permutation(n_vars) if permute else np.arange(n_vars)
         cliques: list[tuple[int, ...]] = [tuple(range(width))]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from iclr26.checks import check_bool, check_float, check_int, check_probability
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_probability
 from iclr26.generative.dado.models import AutoregressiveSearchDistribution, TreeSearchDistribution
 from iclr26.generative.dado.objective import JunctionTreeObjective
 from iclr26.generative.dado.values import advantage_weights, effective_sample_size, tree_values
@@ -218,8 +218,7 @@ class EDA(_ModelBased):
         n_final: int = 512,
         keep_samples: bool = True,
     ) -> None:
-        if model not in ("autoregressive", "tree"):
-            raise ValueError(f"model must be 'autoregressive' or 'tree', got {model!r}")
+        check_choice("model", model, ("autoregressive", "tree"))
         self.model_kind = model
         super().__init__(
             beta, lr, n_samples, inner_steps, hidden, relative_beta, weight_decay, seed, n_final, keep_samples

@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 import torch
 
-from iclr26.checks import check_float
-from iclr26.generative.rg_vfm.manifolds import Manifold, Sphere, _bcast
+from iclr26.checks import check_choice, check_float
+from iclr26.generative.rg_vfm.manifolds import Manifold, Sphere, bcast
 
 __all__ = ["CFMLoss", "RFMLoss", "RGVFMLoss", "check_pairs"]
 
@@ -77,11 +77,6 @@ def _reduce(v: torch.Tensor, reduction: str) -> torch.Tensor:
     return v.mean() if reduction == "mean" else v
 
 
-def _check_reduction(reduction: str) -> None:
-    if reduction not in ("mean", "none"):
-        raise ValueError(f"reduction must be 'mean' or 'none', got {reduction!r}")
-
-
 class RGVFMLoss:
     """Riemannian Gaussian VFM loss: E d(mu_theta(x_t, t), x1)^2 (intrinsic) or E ||raw - x1||^2 (extrinsic).
 
@@ -103,9 +98,8 @@ class RGVFMLoss:
     ) -> None:
         if not isinstance(manifold, Manifold):
             raise TypeError(f"manifold must be a Manifold, got {type(manifold).__name__}")
-        if variant not in ("intrinsic", "extrinsic"):
-            raise ValueError(f"variant must be 'intrinsic' or 'extrinsic', got {variant!r}")
-        _check_reduction(reduction)
+        check_choice("variant", variant, ("intrinsic", "extrinsic"))
+        check_choice("reduction", reduction, ("mean", "none"))
         if t_clip is not None:
             t_clip = check_float("t_clip", t_clip, 0.0, 1.0, high_open=True)
         self.manifold, self.variant, self.reduction, self.t_clip = manifold, variant, reduction, t_clip
@@ -146,12 +140,12 @@ class RFMLoss:
     def __init__(self, manifold: Manifold, reduction: str = "mean") -> None:
         if not isinstance(manifold, Manifold):
             raise TypeError(f"manifold must be a Manifold, got {type(manifold).__name__}")
-        _check_reduction(reduction)
+        check_choice("reduction", reduction, ("mean", "none"))
         self.manifold, self.reduction = manifold, reduction
 
     def target(self, x_t: torch.Tensor, x1: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         """Conditional velocity u_t(x_t | x1) = log_{x_t}(x1) / (1 - t)."""
-        return self.manifold.log(x_t, x1) / _bcast(1 - t, x_t)
+        return self.manifold.log(x_t, x1) / bcast(1 - t, x_t)
 
     def from_velocity(
         self, x_t: torch.Tensor, v: torch.Tensor, x1: torch.Tensor, t: torch.Tensor
@@ -169,7 +163,7 @@ class CFMLoss:
     """Euclidean conditional flow matching in the ambient space: E ||v_theta(x_t, t) - (x1 - x0)||^2."""
 
     def __init__(self, reduction: str = "mean") -> None:
-        _check_reduction(reduction)
+        check_choice("reduction", reduction, ("mean", "none"))
         self.reduction = reduction
 
     def __call__(self, model: Callable, x0: torch.Tensor, x1: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
@@ -179,6 +173,6 @@ class CFMLoss:
             )
         if t.dim() != 1 or t.shape[0] != x0.shape[0] or not bool(((t >= 0) & (t < 1)).all()):
             raise ValueError(f"t must have shape (batch,) = ({x0.shape[0]},) with values in [0, 1)")
-        tt = _bcast(t, x0)
+        tt = bcast(t, x0)
         x_t = (1 - tt) * x0 + tt * x1
         return _reduce((model(x_t, t) - (x1 - x0)).flatten(1).pow(2).sum(-1), self.reduction)

@@ -105,7 +105,7 @@ class Manifold(ABC):
 
     def geodesic(self, x0: torch.Tensor, x1: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         """The geodesic interpolant x_t = exp_{x0}(t log_{x0}(x1)), t of shape ``(batch,)``."""
-        return self.exp(x0, _bcast(t, x0) * self.log(x0, x1))
+        return self.exp(x0, bcast(t, x0) * self.log(x0, x1))
 
     def __repr__(self) -> str:
         return self.name
@@ -123,7 +123,7 @@ def _randn(
     return z if device is None else z.to(device)
 
 
-def _bcast(t: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+def bcast(t: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     """Reshape a per-sample scalar of shape (batch,) to broadcast against `like`."""
     return t.reshape(t.shape + (1,) * (like.dim() - 1))
 

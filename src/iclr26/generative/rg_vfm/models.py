@@ -18,6 +18,7 @@ import math
 import torch
 from torch import nn
 
+from iclr26.checks import check_choice, check_int
 from iclr26.generative.rg_vfm.manifolds import Lorentz, Manifold
 
 __all__ = ["EndpointMLP", "VelocityMLP", "time_embedding"]
@@ -41,8 +42,7 @@ class _TimeMLP(nn.Module):
         if not isinstance(manifold, Manifold):
             raise TypeError(f"manifold must be a Manifold, got {type(manifold).__name__}")
         for name, val in (("hidden", hidden), ("depth", depth), ("time_dim", time_dim)):
-            if not isinstance(val, int) or val < 1:
-                raise ValueError(f"{name} must be a positive integer, got {val!r}")
+            check_int(name, val, low=1)
         if time_dim % 2:
             raise ValueError(f"time_dim must be even, got {time_dim}")
         if origin_chart and not isinstance(manifold, Lorentz):
@@ -97,8 +97,7 @@ class EndpointMLP(_TimeMLP):
         origin_chart: bool = False,
     ) -> None:
         super().__init__(manifold, hidden, depth, time_dim, origin_chart)
-        if head not in ("exp", "project"):
-            raise ValueError(f"head must be 'exp' or 'project', got {head!r}")
+        check_choice("head", head, ("exp", "project"))
         self.head = head
 
     def tangent(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:

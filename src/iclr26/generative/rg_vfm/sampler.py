@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import torch
 
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.generative.rg_vfm.manifolds import Manifold
 
 __all__ = ["ManifoldFlowSampler"]
@@ -57,10 +58,8 @@ class ManifoldFlowSampler:
             raise TypeError(f"manifold must be a Manifold, got {type(manifold).__name__}")
         if not callable(model):
             raise TypeError(f"model must be callable (x, t) -> tensor, got {type(model).__name__}")
-        if mode not in ("endpoint", "velocity"):
-            raise ValueError(f"mode must be 'endpoint' or 'velocity', got {mode!r}")
-        if not 0 <= eps < 1:
-            raise ValueError(f"eps must lie in [0, 1), got {eps!r}")
+        check_choice("mode", mode, ("endpoint", "velocity"))
+        check_float("eps", eps, 0.0, 1.0, high_open=True)
         if eps == 0 and mode == "velocity":
             raise ValueError("eps = 0 is only valid in endpoint mode (the velocity target diverges at t = 1)")
         self.manifold, self.model, self.mode, self.eps = manifold, model, mode, float(eps)
@@ -77,8 +76,7 @@ class ManifoldFlowSampler:
     @torch.no_grad()
     def integrate(self, x0: torch.Tensor, steps: int) -> torch.Tensor:
         """Integrate from given start points x0 (batch, *point_shape) over `steps` uniform steps."""
-        if not isinstance(steps, int) or steps < 1:
-            raise ValueError(f"steps must be a positive integer, got {steps!r}")
+        check_int("steps", steps, low=1)
         t_end = 1.0 - self.eps
         h = t_end / steps
         x = x0
@@ -102,7 +100,6 @@ class ManifoldFlowSampler:
         The points are integrated on `device` (the model's device; default: the generator's, else the CPU);
         x0 is drawn on the generator's device and moved, so a CPU generator gives the same x0 on every device.
         """
-        if not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be a positive integer, got {n!r}")
+        check_int("n", n, low=1)
         base = self.base_manifold if self.base_manifold is not None else self.manifold
         return self.integrate(base.random_base(n, generator, dtype, device), steps)

@@ -104,8 +104,7 @@ def train_log_variance(
 
     Returns ``{"loss": per-iteration losses, "log_w_var": per-iteration Var(log w), "b": final baseline}``.
     """
-    if not alpha > 0:
-        raise ValueError(f"alpha must be > 0, got {alpha}")
+    check_float("alpha", alpha, low=0.0, low_open=True, finite=False)
     check_int("steps", steps, low=1)
     check_int("iters", iters, low=1)
     check_int("batch", batch, low=2)

@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.lab.masked_diffusion import SCHEDULES, reverse_transition
 
 __all__ = [
@@ -275,8 +275,7 @@ def tilted_transition(
     The two agree when no position is unmasked (the first step). Restricting the sums to still-masked
     positions is the brief's choice for plain MDLM, where unmasked positions are copied and carry no choice.
     """
-    if mask_mass not in MASK_MASS_RULES:
-        raise ValueError(f"mask_mass must be one of {MASK_MASS_RULES}, got {mask_mass!r}")
+    check_choice("mask_mass", mask_mass, MASK_MASS_RULES)
     base_logq = base_logq.double()
     guidance = guidance.double()
     masked = x_t == mask_id
@@ -307,8 +306,7 @@ def resample_indices(
     log_w: Tensor, method: str = "systematic", generator: torch.Generator | None = None
 ) -> Tensor:
     """Ancestor indices (R, N) drawn ∝ weights per run (row) of ``log_w`` (R, N)."""
-    if method not in RESAMPLERS:
-        raise ValueError(f"resample must be one of {RESAMPLERS}, got {method!r}")
+    check_choice("resample", method, RESAMPLERS)
     probs = torch.softmax(log_w.double(), -1)
     n, dev = probs.shape[-1], probs.device
     if method == "multinomial":
@@ -337,16 +335,10 @@ def _check_args(
     check_int("resample_frequency", resample_frequency, low=1)
     if runs is not None:
         check_int("runs", runs, low=1)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha > 0 or math.isinf(alpha):
-        raise ValueError(f"alpha (the KL weight) must be a finite number > 0, got {alpha!r}")
-    if not tau > 0:
-        raise ValueError(f"tau must be > 0, got {tau!r}")
-    if not 0.0 <= ess_threshold <= 1.0:
-        raise ValueError(
-            f"ess_threshold must lie in [0, 1] (a fraction of num_particles), got {ess_threshold}"
-        )
-    if resample not in RESAMPLERS:
-        raise ValueError(f"resample must be one of {RESAMPLERS}, got {resample!r}")
+    check_float("alpha (the KL weight)", alpha, low=0.0, low_open=True)
+    check_float("tau", tau, low=0.0, low_open=True, finite=False)
+    check_float("ess_threshold (a fraction of num_particles)", ess_threshold, 0.0, 1.0)
+    check_choice("resample", resample, RESAMPLERS)
     lam = torch.ones(steps + 1, dtype=torch.float64) if lambdas is None else torch.as_tensor(lambdas).double()
     if lam.ndim != 1 or lam.numel() != steps + 1:
         raise ValueError(f"lambdas must have length steps + 1 = {steps + 1}, got shape {tuple(lam.shape)}")
@@ -408,10 +400,8 @@ def smc_sample(
     lam = _check_args(
         num_particles, steps, alpha, lambdas, phi, tau, ess_threshold, resample, runs, resample_frequency
     )
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
-    if mask_mass not in MASK_MASS_RULES:
-        raise ValueError(f"mask_mass must be one of {MASK_MASS_RULES}, got {mask_mass!r}")
+    check_choice("schedule", schedule, SCHEDULES)
+    check_choice("mask_mass", mask_mass, MASK_MASS_RULES)
     if not callable(reward_fn):
         raise TypeError("reward_fn must be callable: onehot (B, L, V) -> rewards (B,)")
     if isinstance(proposal, str):

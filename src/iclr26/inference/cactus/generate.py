@@ -13,9 +13,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.inference.cactus.verifiers import BaseVerifier
-from iclr26.lab.speculative import DecodeStats, speculative_decode
+from iclr26.lab.speculative import DecodeStats, check_verifier_inputs, speculative_decode
 
 __all__ = ["LoopVerifier", "TableLM", "speculative_generate", "target_sample"]
 
@@ -61,6 +61,8 @@ class TableLM(nn.Module):
         return self.head
 
     def forward(self, ids: Tensor, use_cache: bool = True, past_key_values: object | None = None) -> _Out:
+        check_tensor("ids", ids, ndim=2, floating=False)
+        check_token_ids("ids", ids, self.log_table.shape[0])
         cache = past_key_values if past_key_values is not None else _TableCache()
         cache.n += ids.shape[1]
         return _Out(self.log_table[ids], cache)
@@ -79,8 +81,7 @@ class LoopVerifier:
             raise TypeError(
                 f"verifier must be a Cactus/SpS/Typical/TopK/Interp verifier, got {type(verifier).__name__}"
             )
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
-            raise ValueError(f"temperature must be a number > 0, got {temperature!r}")
+        check_float("temperature", temperature, low=0.0, low_open=True, finite=False)
         self.verifier, self.temperature = verifier, float(temperature)
 
     def __repr__(self) -> str:
@@ -89,8 +90,8 @@ class LoopVerifier:
     def __call__(
         self, target_logits: Tensor, draft_logits: Tensor, draft_ids: Tensor, generator: torch.Generator
     ) -> tuple[int, int]:
+        k = check_verifier_inputs(target_logits, draft_logits, draft_ids)
         q = torch.softmax(target_logits.double() / self.temperature, -1)
-        k = draft_ids.numel()
         if k > 0:
             p = torch.softmax(draft_logits.double() / self.temperature, -1)
             accepted, residual = self.verifier.verify(q[None, :k], p[None], draft_ids[None].long(), generator)
@@ -134,10 +135,8 @@ def speculative_generate(
         raise TypeError(
             f"verifier must be a Cactus/SpS/Typical/TopK/Interp verifier, got {type(verifier).__name__}"
         )
-    if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
-        raise ValueError(f"gamma must be an int >= 1, got {gamma!r}")
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
-        raise ValueError(f"temperature must be a number > 0, got {temperature!r}")
+    check_int("gamma", gamma, low=1)
+    check_float("temperature", temperature, low=0.0, low_open=True, finite=False)
     return speculative_decode(
         target,
         drafter,

@@ -27,12 +27,10 @@ True
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_float, check_probability
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_probability, check_tensor
 
 __all__ = [
     "BaseVerifier",
@@ -69,20 +67,25 @@ def check_probs(x: object, name: str) -> Tensor:
     return x
 
 
-def _check_delta(delta: object) -> float:
-    if (
-        isinstance(delta, bool)
-        or not isinstance(delta, (int, float))
-        or not math.isfinite(delta)
-        or delta < 0
-    ):
-        raise ValueError(f"delta must be a finite number >= 0, got {delta!r}")
-    return float(delta)
+def _bernoulli_parameter(name: str, x: Tensor | float) -> Tensor:
+    """`x` as a float64 tensor of probabilities in [0, 1] (a NaN is refused)."""
+    if isinstance(x, Tensor):
+        check_tensor(name, x, floating=True)
+    elif isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise TypeError(f"{name} must be a floating-point tensor or a number, got {type(x).__name__}")
+    x = torch.as_tensor(x, dtype=torch.float64)
+    if x.numel() and not bool(((x >= 0) & (x <= 1)).all()):
+        raise ValueError(f"{name} must hold probabilities in [0, 1] (no NaN)")
+    return x
 
 
 def binary_kl(a: Tensor, b: Tensor) -> Tensor:
     """KL(Bernoulli(a) || Bernoulli(b)) elementwise, with 0 log 0 = 0."""
-    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
+    a, b = _bernoulli_parameter("a", a), _bernoulli_parameter("b", b)
+    try:
+        torch.broadcast_shapes(a.shape, b.shape)
+    except RuntimeError as error:
+        raise ValueError(f"a {tuple(a.shape)} and b {tuple(b.shape)} must broadcast: {error}") from None
 
     def term(x: Tensor, y: Tensor) -> Tensor:
         return torch.where(x > 0, x * (torch.log(x.clamp_min(1e-300)) - torch.log(y.clamp_min(1e-300))), 0.0)
@@ -120,9 +123,8 @@ def cactus_h(q: Tensor, n: Tensor, delta: float, solver: str = "taylor") -> Tens
     solver : "taylor" or "exact".
     """
     check_probs(q, "q")
-    delta = _check_delta(delta)
-    if solver not in ("taylor", "exact"):
-        raise ValueError(f"solver must be 'taylor' or 'exact', got {solver!r}")
+    delta = check_float("delta", delta, low=0.0)
+    check_choice("solver", solver, ("taylor", "exact"))
     if not isinstance(n, Tensor) or n.dtype in (torch.float16, torch.float32, torch.float64, torch.bool):
         raise TypeError("n must be an integer tensor of token ids")
     if tuple(n.shape) != tuple(q.shape[:-1]):
@@ -227,9 +229,8 @@ class CactusVerifier(BaseVerifier):
     """Constrained acceptance speculative sampling: SpS against ``h = cactus_h(q, n, delta, solver)``."""
 
     def __init__(self, delta: float = 1.0, solver: str = "taylor") -> None:
-        self.delta = _check_delta(delta)
-        if solver not in ("taylor", "exact"):
-            raise ValueError(f"solver must be 'taylor' or 'exact', got {solver!r}")
+        self.delta = check_float("delta", delta, low=0.0)
+        check_choice("solver", solver, ("taylor", "exact"))
         self.solver = solver
 
     def rule(self, q: Tensor, p: Tensor, n: Tensor) -> tuple[Tensor, Tensor]:
@@ -271,10 +272,8 @@ class TopKVerifier(BaseVerifier):
     """
 
     def __init__(self, k: int = 5, exact_k: bool = False) -> None:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"k must be an int >= 1, got {k!r}")
-        if not isinstance(exact_k, bool):
-            raise TypeError(f"exact_k must be a bool, got {exact_k!r}")
+        check_int("k", k, low=1)
+        check_bool("exact_k", exact_k)
         self.k = k
         self.exact_k = exact_k
 

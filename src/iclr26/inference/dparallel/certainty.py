@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.harness.progress import task
 from iclr26.inference.dparallel.decoding import resolve_mask_id
 
@@ -82,12 +83,9 @@ def semi_ar_masks(
         disjoint and their union is the segment.
     """
     _check_ids(input_ids)
-    if mask_id is None or isinstance(mask_id, bool) or not isinstance(mask_id, int) or mask_id < 0:
-        raise ValueError(f"mask_id must be a non-negative int, got {mask_id!r}")
-    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
-        raise ValueError(f"block_size must be an int >= 1, got {block_size!r}")
-    if not 0.0 <= float(rate) <= 1.0:
-        raise ValueError(f"rate must lie in [0, 1], got {rate!r}")
+    check_int("mask_id", mask_id, low=0)
+    check_int("block_size", block_size, low=1)
+    check_float("rate", rate, 0.0, 1.0)
     if not 0.0 <= float(eps) < 1.0:
         raise ValueError(f"eps must lie in [0, 1), got {eps!r}")
     if bool((input_ids == mask_id).any()):
@@ -118,6 +116,7 @@ def semi_ar_masks(
 
 def tempered_entropy(logits: Tensor, temperature: float = 0.5) -> Tensor:
     """Entropy of ``softmax(logits / T)`` over the last axis (exact, no log offset)."""
+    check_tensor("logits", logits, floating=True)
     logp = F.log_softmax(logits / temperature, dim=-1)
     return -(logp.exp() * logp).sum(-1)
 
@@ -138,6 +137,9 @@ def certainty_forcing_loss(
         raise ValueError(
             f"logits must have shape (batch, length, vocab), got {getattr(logits, 'shape', None)}"
         )
+    check_tensor("logits", logits, floating=True)
+    check_tensor("labels", labels, floating=False)
+    check_tensor("mask", mask)
     if labels.shape != logits.shape[:2] or mask.shape != logits.shape[:2]:
         raise ValueError(
             f"labels and mask must have shape {tuple(logits.shape[:2])}, got {tuple(labels.shape)} and "
@@ -267,10 +269,8 @@ class CertaintyForcingTrainer:
         ``data`` must be on the model's device; the shuffles and masks are drawn on a CPU generator either way.
         """
         _check_ids(data)
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-            raise ValueError(f"steps must be an int >= 1, got {steps!r}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+        check_int("steps", steps, low=1)
+        check_int("batch_size", batch_size, low=1)
         gen = torch.Generator().manual_seed(int(seed))
         plen = torch.as_tensor(prompt_len, dtype=torch.long)
         result = DistillResult()

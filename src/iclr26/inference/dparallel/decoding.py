@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int, check_tensor
 from iclr26.lab.masked_diffusion import check_mask_id
 
 __all__ = [
@@ -61,15 +62,7 @@ def resolve_mask_id(model: object, mask_id: int | None) -> int:
         mask_id = getattr(model, "mask_id", None)
         if mask_id is None:
             raise ValueError("mask_id must be given when the model has no mask_id attribute")
-    if isinstance(mask_id, bool) or not isinstance(mask_id, int) or mask_id < 0:
-        raise ValueError(f"mask_id must be a non-negative int, got {mask_id!r}")
-    return int(mask_id)
-
-
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    return value
+    return check_int("mask_id", mask_id, low=0)
 
 
 def check_decode_args(
@@ -80,13 +73,13 @@ def check_decode_args(
     confidence_threshold: float | None,
 ) -> int:
     """Validate the decoding arguments; return the number of blocks."""
-    _positive_int("gen_len", gen_len)
-    _positive_int("block_size", block_size)
+    check_int("gen_len", gen_len, low=1)
+    check_int("block_size", block_size, low=1)
     if gen_len % block_size:
         raise ValueError(f"gen_len ({gen_len}) must be divisible by block_size ({block_size})")
     n_blocks = gen_len // block_size
     if steps is not None:
-        _positive_int("steps", steps)
+        check_int("steps", steps, low=1)
         if steps % n_blocks:
             raise ValueError(f"steps ({steps}) must be divisible by the number of blocks ({n_blocks})")
         if steps > gen_len:
@@ -102,9 +95,11 @@ def check_decode_args(
 
 def predictive_entropy(logits: Tensor) -> Tensor:
     """Entropy of ``softmax(logits)`` over the last axis in float64, clamped at >= 0 (exactly 0 for one-hots)."""
+    check_tensor("logits", logits, floating=True)
     logp = torch.log_softmax(logits.double(), dim=-1)
     p = logp.exp()
-    h = -(torch.where(p > 0, p * logp, torch.zeros_like(p))).sum(-1)
+    # 0 log 0 = 0, written so that a NaN (from a NaN or +inf logit) stays NaN instead of becoming a silent 0
+    h = -(torch.where(p == 0, torch.zeros_like(p), p * logp)).sum(-1)
     return h.clamp_min(0.0)
 
 

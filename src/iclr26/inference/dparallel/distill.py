@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int
 from iclr26.harness.progress import track
 from iclr26.inference.dparallel.decoding import decode, resolve_mask_id
 
@@ -56,8 +57,7 @@ def self_distill_dataset(
     mask_id = resolve_mask_id(teacher, mask_id)
     if not torch.is_tensor(prompts) or prompts.ndim != 2 or prompts.shape[0] == 0:
         raise ValueError("prompts must be a non-empty (N, P) integer tensor")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    check_int("batch_size", batch_size, low=1)
     was = teacher.training
     teacher.eval()
     outs = []

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int
 from iclr26.lab.masked_diffusion import MaskedDiffusionLM
 
 __all__ = ["LLADA_MASK_ID", "HFMaskedDiffusionAdapter", "MaskedDiffusionLM"]
@@ -48,13 +49,10 @@ class HFMaskedDiffusionAdapter(nn.Module):
             raise TypeError(f"model must be a callable module, got {type(model).__name__}")
         if mask_id is None:
             mask_id = getattr(getattr(model, "config", None), "mask_token_id", None)
-        if mask_id is None or isinstance(mask_id, bool) or not isinstance(mask_id, int) or mask_id < 0:
-            raise ValueError(
-                f"mask_id must be a non-negative int (pass it, or use a model whose config has mask_token_id), "
-                f"got {mask_id!r}"
-            )
         self.model = model
-        self.mask_id = int(mask_id)
+        self.mask_id = check_int(
+            "mask_id (pass it, or use a model whose config has mask_token_id)", mask_id, low=0
+        )
 
     @classmethod
     def from_pretrained(

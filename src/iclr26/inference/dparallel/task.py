@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_int, check_probability
+from iclr26.checks import check_choice, check_int, check_probability
 
 __all__ = ["OPS", "SymbolTask"]
 
@@ -39,8 +39,7 @@ class SymbolTask:
     pad_to: int = 32  # running_max only: gen_len
 
     def __post_init__(self) -> None:
-        if self.op not in OPS:
-            raise ValueError(f"op must be one of {OPS}, got {self.op!r}")
+        check_choice("op", self.op, OPS)
         check_int("n_values", self.n_values, low=2)
         check_int("n_segments", self.n_segments, low=1)
         check_int("segment_len", self.segment_len, low=2)

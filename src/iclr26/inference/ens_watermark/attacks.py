@@ -17,20 +17,15 @@ import inspect
 import numpy as np
 import torch
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["paraphrase_attack", "regenerate_tokens", "smoothing_attack", "substitution_attack"]
 
 
 def _check_ids(ids: torch.Tensor, start: int) -> None:
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
         raise ValueError(f"ids must be a (batch, seq) LongTensor, got {getattr(ids, 'shape', type(ids))}")
-    if isinstance(start, bool) or not isinstance(start, int) or not 1 <= start <= ids.shape[1]:
-        raise ValueError(f"start must be an int in [1, seq={ids.shape[1]}], got {start!r}")
-
-
-def _check_eps(eps: float) -> float:
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0.0 <= float(eps) <= 1.0:
-        raise ValueError(f"eps must be a number in [0, 1], got {eps!r}")
-    return float(eps)
+    check_int("start (at most seq)", start, low=1, high=ids.shape[1])
 
 
 def _cache_kwarg(model: torch.nn.Module) -> str:
@@ -99,7 +94,7 @@ def substitution_attack(
     The draws are made on the CPU (the same on every device) and moved to the device of `ids`.
     """
     _check_ids(ids, start)
-    eps = _check_eps(eps)
+    eps = check_float("eps", eps, 0.0, 1.0)
     gen = torch.Generator().manual_seed(seed)
     hit = torch.rand(ids.shape, generator=gen) < eps
     hit[:, :start] = False
@@ -118,7 +113,7 @@ def smoothing_attack(
 ) -> torch.Tensor:
     """Resample each token at positions >= start, with probability eps, from `model` at `temperature`/`top_k`."""
     _check_ids(ids, start)
-    eps = _check_eps(eps)
+    eps = check_float("eps", eps, 0.0, 1.0)
     gen = torch.Generator().manual_seed(seed)
     mask = torch.rand(ids.shape, generator=gen) < eps
     mask[:, :start] = False
@@ -130,9 +125,8 @@ def paraphrase_attack(
 ) -> torch.Tensor:
     """Regenerate round(eps * blocks) random blocks of `span` tokens (per text) after `start` with `model`."""
     _check_ids(ids, start)
-    eps = _check_eps(eps)
-    if isinstance(span, bool) or not isinstance(span, int) or span < 1:
-        raise ValueError(f"span must be an int >= 1, got {span!r}")
+    eps = check_float("eps", eps, 0.0, 1.0)
+    check_int("span", span, low=1)
     rng = np.random.default_rng(seed)
     n_blocks = (ids.shape[1] - start) // span
     k = int(round(eps * n_blocks))

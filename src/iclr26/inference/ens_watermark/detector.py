@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from scipy.stats import norm
 
+from iclr26.checks import check_float, check_int
 from iclr26.inference.ens_watermark.keys import KeyedPermutations, green_list_size, validate_secrets
 
 __all__ = ["DetectionResult", "ENSDetector"]
@@ -66,16 +67,9 @@ class ENSDetector:
         cache_size: int = 8192,
     ) -> None:
         secrets = validate_secrets(secret_keys)
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 2:
-            raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
-        if (
-            isinstance(gamma_g, bool)
-            or not isinstance(gamma_g, (int, float))
-            or not 0.0 < float(gamma_g) < 1.0
-        ):
-            raise ValueError(f"gamma_g must be a number in (0, 1), got {gamma_g!r}")
-        if isinstance(context_width, bool) or not isinstance(context_width, int) or context_width < 1:
-            raise ValueError(f"context_width must be an int >= 1, got {context_width!r}")
+        check_int("vocab_size", vocab_size, low=2)
+        check_float("gamma_g", gamma_g, 0.0, 1.0, low_open=True, high_open=True)
+        check_int("context_width", context_width, low=1)
         self.vocab_size = vocab_size
         self.gamma_g = float(gamma_g)
         self.context_width = context_width
@@ -116,8 +110,7 @@ class ENSDetector:
         arr = self._as_ids(ids)
         h = self.context_width
         start = h if start is None else start
-        if isinstance(start, bool) or not isinstance(start, int) or start < h:
-            raise ValueError(f"start must be an int >= context_width={h}, got {start!r}")
+        check_int("start (at least context_width)", start, low=h)
         seen: set[tuple[int, ...]] = set()
         rows = []
         cut = self.vocab_size - self.n_green

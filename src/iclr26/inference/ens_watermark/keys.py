@@ -17,6 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from iclr26.checks import check_int
+
 __all__ = ["KeyedPermutations", "context_seed", "green_list_size", "keyed_permutation", "validate_secrets"]
 
 
@@ -68,10 +70,8 @@ class KeyedPermutations:
 
     def __init__(self, secret_keys: Sequence[bytes], vocab_size: int, cache_size: int = 4096) -> None:
         self._secrets = validate_secrets(secret_keys)
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 2:
-            raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
-        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
-            raise ValueError(f"cache_size must be an int >= 0, got {cache_size!r}")
+        check_int("vocab_size", vocab_size, low=2)
+        check_int("cache_size", cache_size, low=0)
         self.vocab_size = vocab_size
         self.cache_size = cache_size
         self._perm: OrderedDict[tuple, torch.Tensor] = OrderedDict()

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import torch
 from transformers import LogitsProcessor
 
-from iclr26.checks import check_int, check_token_ids
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.inference.ens_watermark.keys import KeyedPermutations, green_list_size, validate_secrets
 from iclr26.inference.ens_watermark.reweight import DiPmarkReweight, GammaReweight
 
@@ -45,21 +45,9 @@ def ens_distribution(
     return out
 
 
-def _check_width(context_width: int) -> int:
-    if isinstance(context_width, bool) or not isinstance(context_width, int) or context_width < 1:
-        raise ValueError(f"context_width must be an int >= 1, got {context_width!r}")
-    return context_width
-
-
-def _check_vocab(vocab_size: int | None) -> int | None:
-    if vocab_size is not None and (
-        isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 2
-    ):
-        raise ValueError(f"vocab_size must be an int >= 2 or None, got {vocab_size!r}")
-    return vocab_size
-
-
 def _check_scores(input_ids: torch.Tensor, scores: torch.Tensor, vocab_size: int | None, width: int) -> None:
+    check_tensor("input_ids", input_ids, floating=False)
+    check_tensor("scores", scores, floating=True)
     if scores.dim() != 2 or input_ids.dim() != 2 or scores.shape[0] != input_ids.shape[0]:
         raise ValueError(
             f"expected input_ids (batch, seq) and scores (batch, V) with the same batch, got "
@@ -117,8 +105,8 @@ class ENSLogitsProcessor(LogitsProcessor):
         self._secrets = validate_secrets(secret_keys)
         self.base = base
         self.reweight = make_reweight(base, alpha)
-        self.context_width = _check_width(context_width)
-        self.vocab_size = _check_vocab(vocab_size)
+        self.context_width = check_int("context_width", context_width, low=1)
+        self.vocab_size = None if vocab_size is None else check_int("vocab_size", vocab_size, low=2)
         self.cache_size = check_int("cache_size", cache_size, low=0)
         self._keys: KeyedPermutations | None = None
 
@@ -168,13 +156,11 @@ class KGWLogitsProcessor(LogitsProcessor):
         vocab_size: int | None = None,
     ) -> None:
         self._secrets = validate_secrets([secret_key], "secret_key")
-        if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 < float(gamma) < 1.0:
-            raise ValueError(f"gamma must be a number in (0, 1), got {gamma!r}")
-        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not float(delta) >= 0.0:
-            raise ValueError(f"delta must be a number >= 0, got {delta!r}")
+        check_float("gamma", gamma, 0.0, 1.0, low_open=True, high_open=True)
+        check_float("delta", delta, low=0.0, finite=False)
         self.gamma, self.delta = float(gamma), float(delta)
-        self.context_width = _check_width(context_width)
-        self.vocab_size = _check_vocab(vocab_size)
+        self.context_width = check_int("context_width", context_width, low=1)
+        self.vocab_size = None if vocab_size is None else check_int("vocab_size", vocab_size, low=2)
         self._keys: KeyedPermutations | None = None
 
     def __repr__(self) -> str:

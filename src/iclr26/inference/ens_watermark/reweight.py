@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import torch
 
+from iclr26.checks import check_float
+
 __all__ = ["DiPmarkReweight", "GammaReweight", "dipmark_cdf"]
 
 
@@ -38,8 +40,7 @@ class DiPmarkReweight:
     """
 
     def __init__(self, alpha: float = 0.45) -> None:
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 <= float(alpha) <= 0.5:
-            raise ValueError(f"alpha must be a number in [0, 0.5], got {alpha!r}")
+        check_float("alpha", alpha, 0.0, 0.5)
         self.alpha = float(alpha)
 
     def __repr__(self) -> str:

@@ -20,7 +20,7 @@ from transformers import PreTrainedModel
 
 from iclr26.checks import check_float, check_tensor
 from iclr26.inference.equilibrium_lm.fixed_point import (
-    _check_group,
+    check_group,
     check_model_ids,
     decoder_layers,
     replace_group,
@@ -65,7 +65,7 @@ def group_activations(model: PreTrainedModel, batch: torch.Tensor) -> list[torch
 def block_influence(model: PreTrainedModel, batch: torch.Tensor, group_len: int) -> torch.Tensor:
     """``1 - mean cos(h_s, h_{s+G})`` for every start ``s`` in ``0..L-G`` on the calibration ``batch``."""
     hs = group_activations(model, batch)
-    _check_group(len(hs) - 1, 0, group_len, min_len=1)
+    check_group(len(hs) - 1, 0, group_len, min_len=1)
     scores = [
         1 - torch.nn.functional.cosine_similarity(hs[s], hs[s + group_len], dim=-1).mean()
         for s in range(len(hs) - group_len)
@@ -90,7 +90,7 @@ def single_layer_replacement(
     model: PreTrainedModel, start: int, group_len: int
 ) -> tuple[PreTrainedModel, nn.Module]:
     """The group replaced by one copy of layer ``start``; return the model and that layer."""
-    _check_group(len(getattr(*decoder_layers(model))), start, group_len, min_len=1)
+    check_group(len(getattr(*decoder_layers(model))), start, group_len, min_len=1)
     layer = copy.deepcopy(getattr(*decoder_layers(model))[start])
     return replace_group(model, start, group_len, layer), layer
 
@@ -116,7 +116,7 @@ def linear_replacement(
 ) -> PreTrainedModel:
     """The group replaced by the least-squares affine map ``h_s -> h_{s+G}`` on ``calibration`` token ids."""
     n_layers = len(getattr(*decoder_layers(model)))
-    _check_group(n_layers, start, group_len, min_len=1)
+    check_group(n_layers, start, group_len, min_len=1)
     check_float("ridge", ridge, low=0.0)
     hs = group_activations(model, calibration)
     x = hs[start].reshape(-1, hs[start].shape[-1]).double()

@@ -58,7 +58,7 @@ from iclr26.inference.equilibrium_lm.fixed_point import (
     make_elm,
 )
 from iclr26.inference.equilibrium_lm.gppo import GPPOSearch
-from iclr26.inference.equilibrium_lm.training import DistillTrainer, ELMTrainer, _Tap
+from iclr26.inference.equilibrium_lm.training import DistillTrainer, ELMTrainer, Tap
 from iclr26.lab.tinylm import TinyLMConfig, corpus_splits, evaluate_loss, load_or_train, unigram_loss
 from iclr26.lab.tinylm.evaluation import encode_text
 
@@ -197,7 +197,7 @@ def run(cfg: ELMConfig, seed: int, device: str) -> Metrics:
 
 
 def _group_output(model, windows: torch.Tensor) -> torch.Tensor:
-    tap = _Tap(find_fixed_point_block(model))
+    tap = Tap(find_fixed_point_block(model))
     try:
         with torch.no_grad():
             model(input_ids=windows, use_cache=False)

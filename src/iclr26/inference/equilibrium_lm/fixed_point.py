@@ -25,7 +25,7 @@ from torch import nn
 from transformers import PreTrainedModel
 from transformers.cache_utils import Cache
 
-from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
+from iclr26.checks import check_choice, check_float, check_int, check_tensor, check_token_ids
 
 __all__ = [
     "FixedPointBlock",
@@ -39,7 +39,7 @@ __all__ = [
 CACHE_MODES = ("one_step",)
 
 
-def _check_module(name: str, value: object) -> nn.Module:
+def check_module(name: str, value: object) -> nn.Module:
     if not isinstance(value, nn.Module):
         raise TypeError(
             f"{name} must be a torch.nn.Module (a Hugging Face causal LM), got {type(value).__name__}"
@@ -68,7 +68,7 @@ def decoder_layers(model: nn.Module) -> tuple[nn.Module, str]:
     ValueError
         When no such ``nn.ModuleList`` is found (unsupported architecture).
     """
-    _check_module("model", model)
+    check_module("model", model)
     for outer, attr in (("model", "layers"), ("transformer", "h")):
         parent = getattr(model, outer, None)
         layers = getattr(parent, attr, None) if parent is not None else None
@@ -84,10 +84,9 @@ def _attention_modules(layer: nn.Module) -> list[nn.Module]:
     return [m for m in layer.modules() if hasattr(m, "layer_idx")]
 
 
-def _check_group(n_layers: int, start: object, group_len: object, min_len: int = 2) -> None:
+def check_group(n_layers: int, start: object, group_len: object, min_len: int = 2) -> None:
     for name, value in (("start", start), ("group_len", group_len)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        check_int(name, value, type_error=True)
     if group_len < min_len:
         raise ValueError(
             f"group_len must be >= {min_len} (a group of one layer is not compressed), got {group_len}"
@@ -114,7 +113,7 @@ def replace_group(
         )
     parent, attr = decoder_layers(model)
     n_layers = len(getattr(parent, attr))
-    _check_group(n_layers, start, group_len, min_len=1)
+    check_group(n_layers, start, group_len, min_len=1)
     if replacement is not None and not isinstance(replacement, nn.Module):
         raise TypeError(f"replacement must be an nn.Module or None, got {type(replacement).__name__}")
     new = copy.deepcopy(model)
@@ -247,8 +246,7 @@ class FixedPointBlock(nn.Module):
         **kwargs: object,
     ) -> torch.Tensor:
         """Iterate ``z_{k+1} = T_phi(W [z_k ; x] + b)`` from ``z_0 = 0``; return the last iterate."""
-        if cache_mode not in CACHE_MODES:
-            raise ValueError(f"cache_mode must be one of {CACHE_MODES}, got {cache_mode!r}")
+        check_choice("cache_mode", cache_mode, CACHE_MODES)
         if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != self.d_model:
             shape = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
             raise ValueError(f"x must be a (batch, seq, {self.d_model}) tensor, got {shape}")
@@ -317,7 +315,7 @@ class _LazySlot:
 
 def find_fixed_point_block(model: nn.Module) -> FixedPointBlock:
     """The (single) :class:`FixedPointBlock` of an ELM model."""
-    _check_module("model", model)
+    check_module("model", model)
     blocks = [m for m in model.modules() if isinstance(m, FixedPointBlock)]
     if len(blocks) != 1:
         raise ValueError(f"model must contain exactly one FixedPointBlock, found {len(blocks)}")
@@ -364,7 +362,7 @@ def make_elm(
     3
     """
     parent, attr = decoder_layers(model)
-    _check_group(len(getattr(parent, attr)), start, group_len)
+    check_group(len(getattr(parent, attr)), start, group_len)
     if max_iter is not None:
         check_int("max_iter", max_iter, low=1)
     check_int("seed", seed, low=0)
@@ -393,6 +391,6 @@ def count_parameters(modules: Sequence[nn.Module] | nn.Module) -> int:
         raise TypeError(f"modules must be an nn.Module or a sequence of them, got {type(modules).__name__}")
     mods = [modules] if isinstance(modules, nn.Module) else list(modules)
     for i, m in enumerate(mods):
-        _check_module(f"modules[{i}]", m)
+        check_module(f"modules[{i}]", m)
     seen = {id(p): p.numel() for m in mods for p in m.parameters()}
     return sum(seen.values())

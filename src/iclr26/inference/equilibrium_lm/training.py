@@ -22,8 +22,8 @@ from transformers import PreTrainedModel
 
 from iclr26.checks import check_choice, check_float, check_int
 from iclr26.inference.equilibrium_lm.fixed_point import (
-    _check_module,
     check_model_ids,
+    check_module,
     decoder_layers,
     find_fixed_point_block,
 )
@@ -41,8 +41,7 @@ def lm_weight(progress: float, schedule: str = "official") -> float:
     >>> lm_weight(0.25), lm_weight(1.0), lm_weight(0.25, "constant")
     (0.0, 1.0, 1.0)
     """
-    if schedule not in LM_SCHEDULES:
-        raise ValueError(f"schedule must be one of {LM_SCHEDULES}, got {schedule!r}")
+    check_choice("schedule", schedule, LM_SCHEDULES)
     check_float("progress", progress, 0.0, 1.0)
     if schedule == "constant":
         return 1.0
@@ -51,7 +50,7 @@ def lm_weight(progress: float, schedule: str = "official") -> float:
     return math.sin(math.pi / 2 * min(1.0, (progress - 0.5) / 0.5))
 
 
-class _Tap:
+class Tap:
     """Captures a module's output tensor on each forward."""
 
     def __init__(self, module: nn.Module) -> None:
@@ -108,7 +107,7 @@ class DistillTrainer:
             ("student_tap", student_tap),
             ("teacher_tap", teacher_tap),
         ):
-            _check_module(name, module)
+            check_module(name, module)
         check_int("steps", steps, low=1)
         check_float("lr", lr, low=0.0, low_open=True)
         check_float("clip", clip, low=0.0, low_open=True)
@@ -142,7 +141,7 @@ class DistillTrainer:
 
         self.schedule = torch.optim.lr_scheduler.LambdaLR(self.optimizer, factor)
         self.generator = torch.Generator().manual_seed(seed)
-        self.student_tap, self.teacher_tap = _Tap(student_tap), _Tap(teacher_tap)
+        self.student_tap, self.teacher_tap = Tap(student_tap), Tap(teacher_tap)
         self.step_count = 0
         self.history: list[dict[str, float]] = []
 
@@ -246,7 +245,7 @@ class ELMTrainer(DistillTrainer):
         **kwargs: object,
     ) -> None:
         fp = find_fixed_point_block(elm)
-        _check_module("dense", dense)
+        check_module("dense", dense)
         check_int("max_nograd", max_nograd, low=0)
         check_int("max_grad", max_grad, low=1)
         start, group_len = elm.config.elm_group

@@ -17,13 +17,9 @@ import torch
 from torch import Tensor, nn
 
 from iclr26.checks import check_bool, check_float, check_int, check_tensor, check_token_ids
-from iclr26.lab.speculative import crop_cache, speculative_decode
+from iclr26.lab.speculative import check_verifier_inputs, crop_cache, speculative_decode
 
 __all__ = ["FlyStats", "FlyVerifier", "NgramDrafter", "generate", "ngram_propose", "top_k_entropy", "verify"]
-
-
-def _check_threshold(value: object) -> float:
-    return check_float("entropy_threshold", value, low=0.0)
 
 
 def _check_logits(name: str, logits: Tensor) -> None:
@@ -81,7 +77,7 @@ def verify(
     check_token_ids("draft_ids", draft_ids, target_logits.shape[-1])
     if window is not None:
         check_int("window", window, low=2)
-    theta = _check_threshold(entropy_threshold)
+    theta = check_float("entropy_threshold", entropy_threshold, low=0.0)
     check_int("topk_entropy", topk_entropy, low=1)
     b, k = draft_ids.shape
     recovered = target_logits.argmax(-1)
@@ -158,7 +154,7 @@ class FlyVerifier:
             check_int("window", window, low=2)
         self.kw = dict(
             window=window,
-            entropy_threshold=_check_threshold(entropy_threshold),
+            entropy_threshold=check_float("entropy_threshold", entropy_threshold, low=0.0),
             topk_entropy=check_int("topk_entropy", topk_entropy, low=1),
             use_gate=check_bool("use_gate", use_gate),
             use_window=check_bool("use_window", use_window),
@@ -170,7 +166,7 @@ class FlyVerifier:
     def __call__(
         self, target_logits: Tensor, draft_logits: Tensor, draft_ids: Tensor, generator: torch.Generator
     ) -> tuple[int, int]:
-        k = draft_ids.numel()
+        k = check_verifier_inputs(target_logits, draft_logits, draft_ids)
         acc, rec = verify(target_logits[None, :k], draft_ids[None].long(), **self.kw)
         n = int(acc[0].sum())
         match = (rec[0] == draft_ids).tolist()

@@ -14,19 +14,19 @@ from transformers.pytorch_utils import Conv1D
 
 from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.inference.hyperprune.layers import (
-    _gram_hook,
     block_linears,
     check_calib_ids_for,
     find_blocks,
     get_weight,
+    gram_hook,
     run_sequential,
     set_weight,
 )
 from iclr26.inference.hyperprune.masks import (
-    _check_matrix,
-    _check_nm,
     anneal_tau,
     apply_nm_mask,
+    check_matrix,
+    check_nm,
     gumbel_pattern_mask,
     nm_mask_from_scores,
     nm_patterns,
@@ -45,8 +45,8 @@ __all__ = [
 Masks = dict[str, torch.Tensor]
 
 
-def _check_model_nm(model: nn.Module, n: int, m: int) -> list[tuple[str, nn.Module]]:
-    _check_nm(n, m)
+def check_model_nm(model: nn.Module, n: int, m: int) -> list[tuple[str, nn.Module]]:
+    check_nm(n, m)
     blocks = find_blocks(model)
     out = []
     prefix = next(name for name, mod in model.named_modules() if mod is blocks)
@@ -59,14 +59,14 @@ def _check_model_nm(model: nn.Module, n: int, m: int) -> list[tuple[str, nn.Modu
     return out
 
 
-def _check_gram(weight: torch.Tensor, gram: torch.Tensor) -> None:
+def check_gram(weight: torch.Tensor, gram: torch.Tensor) -> None:
     """``gram`` must be the (d_in, d_in) input Gram matrix of a (d_out, d_in) ``weight``, finite."""
     check_tensor("weight", weight, ndim=2, floating=True)
     d_in = weight.shape[1]
     check_tensor("gram", gram, floating=True, shape=(d_in, d_in), finite=True)
 
 
-def _check_tau(tau: object) -> tuple[float, float]:
+def check_tau(tau: object) -> tuple[float, float]:
     """A (tau_start, tau_end) pair of finite temperatures > 0."""
     if not isinstance(tau, (tuple, list)) or len(tau) != 2:
         raise ValueError(f"tau must be a (tau_start, tau_end) pair, got {tau!r}")
@@ -76,7 +76,7 @@ def _check_tau(tau: object) -> tuple[float, float]:
     )
 
 
-def _qualified(model: nn.Module, idx: int, name: str) -> str:
+def qualified_name(model: nn.Module, idx: int, name: str) -> str:
     blocks = find_blocks(model)
     prefix = next(n for n, mod in model.named_modules() if mod is blocks)
     return f"{prefix}.{idx}.{name}"
@@ -84,7 +84,7 @@ def _qualified(model: nn.Module, idx: int, name: str) -> str:
 
 def wanda_scores(weight: torch.Tensor, gram: torch.Tensor) -> torch.Tensor:
     """Wanda importance ``|W_ij| * ||X_j||_2`` from the input Gram matrix ``X^T X / N`` (scale-free)."""
-    _check_gram(weight, gram)
+    check_gram(weight, gram)
     return weight.abs() * gram.diagonal().clamp_min(0).sqrt()[None, :]
 
 
@@ -92,7 +92,7 @@ def wanda_scores(weight: torch.Tensor, gram: torch.Tensor) -> torch.Tensor:
 def magnitude_prune(model: nn.Module, n: int = 2, m: int = 4) -> Masks:
     """Keep the ``n`` largest-|w| weights of every group of ``m`` input weights (no calibration)."""
     masks = {}
-    for qname, mod in _check_model_nm(model, n, m):
+    for qname, mod in check_model_nm(model, n, m):
         w = get_weight(mod)
         masks[qname] = nm_mask_from_scores(w.abs(), n, m)
         set_weight(mod, apply_nm_mask(w, masks[qname]))
@@ -102,14 +102,14 @@ def magnitude_prune(model: nn.Module, n: int = 2, m: int = 4) -> Masks:
 @torch.no_grad()
 def wanda_prune(model: nn.Module, calib_ids: torch.Tensor, n: int = 2, m: int = 4) -> Masks:
     """Wanda n:m: per row and group keep the top-``n`` of ``|W_ij| * ||X_j||`` (sequential calibration)."""
-    _check_model_nm(model, n, m)
+    check_model_nm(model, n, m)
     masks: Masks = {}
 
     def fn(idx: int, _block: nn.Module, linears: list, grams: dict) -> None:
         for name, mod in linears:
             w = get_weight(mod)
             mask = nm_mask_from_scores(wanda_scores(w, grams[name]), n, m)
-            masks[_qualified(model, idx, name)] = mask
+            masks[qualified_name(model, idx, name)] = mask
             set_weight(mod, apply_nm_mask(w, mask))
 
     run_sequential(model, check_calib_ids_for(model, calib_ids), fn)
@@ -135,12 +135,12 @@ def sparsegpt_matrix(
     applied once per block. ``prune_mask`` (True = prune) fixes the mask instead (any pattern; all-False keeps
     every weight and returns ``weight`` unchanged).
     """
-    _check_matrix(weight, m)
+    check_matrix(weight, m)
     check_tensor("weight", weight, floating=True)
     check_int("blocksize", blocksize, low=1)
     check_float("percdamp", percdamp, low=0.0)
     if prune_mask is None:
-        _check_nm(n, m)
+        check_nm(n, m)
         if blocksize % m:
             raise ValueError(f"blocksize must be a multiple of m={m}, got {blocksize}")
     else:
@@ -201,13 +201,13 @@ def sparsegpt_prune(
     percdamp: float = 0.01,
 ) -> Masks:
     """SparseGPT n:m with OBS weight reconstruction on every linear of every block (sequential calibration)."""
-    _check_model_nm(model, n, m)
+    check_model_nm(model, n, m)
     masks: Masks = {}
 
     def fn(idx: int, _block: nn.Module, linears: list, grams: dict) -> None:
         for name, mod in linears:
             w_new, keep = sparsegpt_matrix(get_weight(mod), grams[name], n, m, blocksize, percdamp)
-            masks[_qualified(model, idx, name)] = keep
+            masks[qualified_name(model, idx, name)] = keep
             set_weight(mod, apply_nm_mask(w_new, keep))
 
     run_sequential(model, check_calib_ids_for(model, calib_ids), fn)
@@ -239,13 +239,13 @@ def maskllm_lite_prune(
     ``batch_size`` calibration sequences for ``steps`` steps (tau annealed geometrically). The final mask is the
     argmax pattern; weights are not updated.
     """
-    named = _check_model_nm(model, n, m)
+    named = check_model_nm(model, n, m)
     calib_ids = check_calib_ids_for(model, calib_ids)
     check_int("steps", steps, low=0)
     check_float("lr", lr, low=0.0, low_open=True)
     check_float("prior_scale", prior_scale)
     check_int("batch_size", batch_size, low=1)
-    tau = _check_tau(tau)
+    tau = check_tau(tau)
     check_int("seed", seed, low=0)
     pats = nm_patterns(n, m)
     grams: dict[str, torch.Tensor] = {}
@@ -253,7 +253,7 @@ def maskllm_lite_prune(
 
     was_training = model.training
     model.eval()
-    hooks = [mod.register_forward_pre_hook(_gram_hook(q, grams, counts)) for q, mod in named]
+    hooks = [mod.register_forward_pre_hook(gram_hook(q, grams, counts)) for q, mod in named]
     with torch.no_grad():
         model(input_ids=calib_ids, use_cache=False)
     for h in hooks:

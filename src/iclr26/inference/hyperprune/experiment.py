@@ -30,7 +30,7 @@ from iclr26.harness.claims import Claim, difference_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.inference.hyperprune.baselines import (
-    _check_model_nm,
+    check_model_nm,
     magnitude_prune,
     maskllm_lite_prune,
     sparsegpt_prune,
@@ -95,7 +95,7 @@ def _hidden_states(model: nn.Module, ids: torch.Tensor) -> list[torch.Tensor]:
 
 @torch.no_grad()
 def _input_norms(model: nn.Module, ids: torch.Tensor, m: int) -> dict[str, torch.Tensor]:
-    named = _check_model_nm(model, 1, m)
+    named = check_model_nm(model, 1, m)
     norms: dict[str, torch.Tensor] = {}
 
     def make(q: str) -> Callable:
@@ -173,7 +173,7 @@ def run(cfg: HyperPruneConfig, seed: int, device: str) -> Metrics:
         values[p + f"logppl_{name}"] = loss
         values[p + f"ppl_{name}"] = math.exp(loss)
         artifacts["seconds"][p + name] = sec  # wall time: an artifact, not a (deterministic) metric
-        nm_ok &= all(is_nm_sparse(get_weight(mod), n, m) for _, mod in _check_model_nm(model, n, m))
+        nm_ok &= all(is_nm_sparse(get_weight(mod), n, m) for _, mod in check_model_nm(model, n, m))
         errs = []
         for h_ref, h in zip(ref_h, _hidden_states(model, calib)):
             errs.append(float(((h - h_ref) ** 2).sum() / (h_ref**2).sum()))

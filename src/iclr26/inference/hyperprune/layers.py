@@ -110,7 +110,7 @@ def check_calib_ids_for(model: nn.Module, calib_ids: Any) -> torch.Tensor:
     return calib_ids
 
 
-def _gram_hook(name: str, grams: dict, counts: dict) -> Callable:
+def gram_hook(name: str, grams: dict, counts: dict) -> Callable:
     """Forward pre-hook accumulating ``X^T X`` and the token count of a linear's input under ``name``."""
 
     def hook(_mod: nn.Module, inp: tuple) -> None:
@@ -169,7 +169,7 @@ def run_sequential(model: nn.Module, calib_ids: torch.Tensor, fn: BlockFn) -> No
         grams: dict[str, torch.Tensor] = {}
         counts: dict[str, int] = {}
 
-        hooks = [mod.register_forward_pre_hook(_gram_hook(name, grams, counts)) for name, mod in linears]
+        hooks = [mod.register_forward_pre_hook(gram_hook(name, grams, counts)) for name, mod in linears]
         try:
             block(*args, **kwargs)
         finally:

@@ -25,17 +25,13 @@ __all__ = [
 ]
 
 
-def _check_nm(n: int, m: int) -> None:
-    for name, v in (("n", n), ("m", m)):
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"{name} must be an int, got {type(v).__name__}")
-    if m < 2:
-        raise ValueError(f"m must be >= 2, got {m}")
-    if not 1 <= n < m:
-        raise ValueError(f"n must satisfy 1 <= n < m (n >= m keeps everything), got n={n}, m={m}")
+def check_nm(n: int, m: int) -> None:
+    check_int("n", n, type_error=True)
+    check_int("m", m, low=2, type_error=True)
+    check_int(f"n (< m = {m}: n >= m keeps everything)", n, low=1, high=m - 1)
 
 
-def _check_matrix(weight: torch.Tensor, m: int, name: str = "weight") -> None:
+def check_matrix(weight: torch.Tensor, m: int, name: str = "weight") -> None:
     if not isinstance(weight, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(weight).__name__}")
     if weight.dim() != 2:
@@ -56,7 +52,7 @@ def nm_patterns(n: int, m: int) -> torch.Tensor:
     >>> nm_patterns(2, 4)[0].tolist()
     [1.0, 1.0, 0.0, 0.0]
     """
-    _check_nm(n, m)
+    check_nm(n, m)
     combos = list(itertools.combinations(range(m), n))
     out = torch.zeros(len(combos), m)
     for k, keep in enumerate(combos):
@@ -67,8 +63,8 @@ def nm_patterns(n: int, m: int) -> torch.Tensor:
 
 def pattern_logits_from_scores(scores: torch.Tensor, n: int, m: int) -> torch.Tensor:
     """Per group, the sum of ``scores`` over the kept positions of every pattern: ``(d_out, d_in/m, C(m,n))``."""
-    _check_nm(n, m)
-    _check_matrix(scores, m, "scores")
+    check_nm(n, m)
+    check_matrix(scores, m, "scores")
     if bool(scores.isnan().any()):
         raise ValueError("scores must hold no NaN (a NaN score would pick the first pattern silently)")
     pats = nm_patterns(n, m).to(scores.dtype)
@@ -99,8 +95,8 @@ def is_nm_sparse(weight: torch.Tensor, n: int, m: int) -> bool:
     >>> is_nm_sparse(torch.tensor([[1.0, 0.0, 0.0, 2.0]]), 2, 4)
     True
     """
-    _check_nm(n, m)
-    _check_matrix(weight, m)
+    check_nm(n, m)
+    check_matrix(weight, m)
     nz = (weight.detach() != 0).reshape(weight.shape[0], -1, m).sum(-1)
     return bool((nz == n).all())
 

@@ -28,18 +28,18 @@ from torch import nn
 
 from iclr26.checks import check_choice, check_float, check_int, check_tensor
 from iclr26.inference.hyperprune.baselines import (
-    _check_gram,
-    _check_model_nm,
-    _check_tau,
-    _qualified,
+    check_gram,
+    check_model_nm,
+    check_tau,
+    qualified_name,
     wanda_scores,
 )
 from iclr26.inference.hyperprune.layers import check_calib_ids_for, get_weight, run_sequential, set_weight
 from iclr26.inference.hyperprune.masks import (
-    _check_matrix,
-    _check_nm,
     anneal_tau,
     apply_nm_mask,
+    check_matrix,
+    check_nm,
     gumbel_pattern_mask,
     nm_patterns,
     pattern_logits_from_scores,
@@ -72,9 +72,9 @@ def group_features(
     For each weight: standardised ``log|w|``, ``log(|w| ||X_j||)`` and ``log ||X_j||`` (standardised over the
     matrix); the prior is each pattern's sum of the standardised log-Wanda scores of its kept positions.
     """
-    _check_nm(n, m)
-    _check_matrix(weight, m)
-    _check_gram(weight, gram)
+    check_nm(n, m)
+    check_matrix(weight, m)
+    check_gram(weight, gram)
     xn = gram.diagonal().clamp_min(0).sqrt()
     f1 = _standardize(torch.log(weight.abs() + 1e-12))
     f2 = _standardize(torch.log(wanda_scores(weight, gram) + 1e-12))
@@ -88,7 +88,7 @@ def reconstruction_error(weight: torch.Tensor, keep: torch.Tensor, gram: torch.T
     """``||(W - M o W) X||^2 / ||W X||^2`` from the Gram matrix ``X^T X / N`` (differentiable in ``keep``)."""
     check_tensor("weight", weight, ndim=2, floating=True)
     check_tensor("keep", keep, shape=tuple(weight.shape))
-    _check_gram(weight, gram)
+    check_gram(weight, gram)
     d = weight * (1 - keep.to(weight.dtype))
     return ((d @ gram) * d).sum() / ((weight @ gram) * weight).sum().clamp_min(1e-30)
 
@@ -112,7 +112,7 @@ def outlier_retention(
     """
     check_tensor("weight", weight, ndim=2, floating=True)
     check_tensor("keep", keep, shape=tuple(weight.shape))
-    _check_gram(weight, gram)
+    check_gram(weight, gram)
     energy = weight**2 * gram.diagonal().clamp_min(0)[None, :]  # W_ij^2 E[x_j^2]
     kept = (energy * keep.to(weight.dtype)).sum()
     return kept / energy.sum().clamp_min(1e-30) if normalize else kept
@@ -247,7 +247,7 @@ class HyperPruner:
         scorer: Scorer | None = None,
         seed: int = 0,
     ) -> None:
-        self.named = _check_model_nm(model, n, m)
+        self.named = check_model_nm(model, n, m)
         if calib_ids is None:
             raise ValueError("calib_ids is required: a non-empty (n_seq, seq_len) tensor of token ids")
         self.calib_ids = check_calib_ids_for(model, calib_ids)
@@ -259,7 +259,7 @@ class HyperPruner:
         check_float("lr", lr, low=0.0, low_open=True)
         check_float("row_fraction", row_fraction, 0.0, 1.0, low_open=True)
         self.outlier_reg = check_choice("outlier_reg", outlier_reg, OUTLIER_REGS)
-        tau = _check_tau(tau)
+        tau = check_tau(tau)
         check_int("replay", replay, low=0)
         check_int("seed", seed, low=0)
         if scorer is not None and not callable(scorer):
@@ -306,7 +306,7 @@ class HyperPruner:
             out_kept, out_total = 0.0, 0.0
             for name, mod in linears:
                 keep = keeps[name]
-                masks[_qualified(self.model, idx, name)] = keep
+                masks[qualified_name(self.model, idx, name)] = keep
                 rec.rec_error[name] = float(reconstruction_error(weights[name], keep, grams[name]))
                 out = self._outliers(grams[name])
                 out_kept += float(keep[:, out].sum())

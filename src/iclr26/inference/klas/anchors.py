@@ -44,10 +44,8 @@ def digits_data(seed: int, n_train: int = 1200) -> DigitsData:
     from sklearn.datasets import load_digits
 
     check_int("seed", seed, low=0)
-    check_int("n_train", n_train)
     x, y = load_digits(return_X_y=True)
-    if not 0 < n_train < len(x):
-        raise ValueError(f"n_train must lie in (0, {len(x)}), got {n_train}")
+    check_int("n_train", n_train, 1, len(x) - 1)
     perm = np.random.default_rng(seed).permutation(len(x))
     xt = torch.tensor(x[perm] / 16.0, dtype=torch.float32)
     yt = torch.tensor(y[perm], dtype=torch.long)
@@ -82,9 +80,7 @@ def noisy_digits_data(
     check_int("n_train", n_train, low=1)
     check_int("n_test", n_test, low=1)
     check_float("noise", noise, low=0.0)
-    check_int("shift", shift, low=0)
-    if shift > 4:
-        raise ValueError(f"shift must lie in [0, 4] pixels, got {shift}")
+    check_int("shift (pixels)", shift, 0, 4)
     x, y = load_digits(return_X_y=True)
     xt = torch.tensor(x / 16.0, dtype=torch.float32)
     yt = torch.tensor(y, dtype=torch.long)

@@ -77,12 +77,8 @@ class StitchedNet(nn.Module):
         super().__init__()
         _check_pair(anchor_a, anchor_b)
         n_a, n_b = len(anchor_a.blocks), len(anchor_b.blocks)
-        check_int("i", i)
-        check_int("j", j)
-        if not 0 <= i <= n_a:
-            raise ValueError(f"i must lie in [0, {n_a}] (anchor_a's depth), got {i}")
-        if not 0 <= j <= n_b:
-            raise ValueError(f"j must lie in [0, {n_b}] (anchor_b's depth), got {j}")
+        check_int("i (at most anchor_a's depth)", i, 0, n_a)
+        check_int("j (at most anchor_b's depth)", j, 0, n_b)
         if not isinstance(stitch, nn.Linear):
             raise TypeError(f"stitch must be an nn.Linear, got {type(stitch).__name__}")
         d_a, d_b = getattr(anchor_a, "width", None), getattr(anchor_b, "width", None)
@@ -217,8 +213,7 @@ def kl_similarity_matrix(
     """
     _check_pair(anchor_a, anchor_b)
     check_choice("variant", variant, ("repr", "head"))
-    if isinstance(T, bool) or not isinstance(T, (int, float)) or not 0 < T < float("inf"):
-        raise ValueError(f"T must be > 0 and finite (a temperature), got {T!r}")
+    check_float("T", T, low=0.0, low_open=True)  # a temperature
     check_float("ridge", ridge, low=0.0)
     x = _stack(calib_loader)
     fa, fb = anchor_a.features(x), anchor_b.features(x)

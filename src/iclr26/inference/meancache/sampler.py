@@ -65,9 +65,7 @@ def check_sigmas(sigmas: Sequence[float]) -> list[float]:
 def uniform_schedule(n_steps: int, budget: int) -> list[bool]:
     """Compute `budget` steps spread evenly over 0..N-1 (first and last step included)."""
     check_int("n_steps", n_steps, low=1)
-    check_int("budget", budget)
-    if not 1 <= budget <= n_steps:
-        raise ValueError(f"budget must lie in [1, n_steps={n_steps}], got {budget}")
+    check_int("budget", budget, 1, n_steps)
     idx = {int(round(x)) for x in np.linspace(0, n_steps - 1, budget)}
     return [i in idx for i in range(n_steps)]
 
@@ -104,16 +102,16 @@ class CacheLog:
         return (self.v[i0] - u_avg) / span
 
 
-def _check_velocity_fn(velocity_fn: object) -> None:
+def check_velocity_fn(velocity_fn: object) -> None:
     if not callable(velocity_fn):
         raise ValueError("velocity_fn must be callable v(z, sigma, cond)")
 
 
-def _check_z(name: str, z: object) -> torch.Tensor:
+def check_z(name: str, z: object) -> torch.Tensor:
     return check_tensor(name, z, floating=True)
 
 
-def _velocity(velocity_fn: VelocityFn, z: torch.Tensor, sigma: float, cond: Any) -> torch.Tensor:
+def checked_velocity(velocity_fn: VelocityFn, z: torch.Tensor, sigma: float, cond: Any) -> torch.Tensor:
     """``velocity_fn(z, sigma, cond)``, refused unless it is a tensor shaped like ``z``."""
     v = velocity_fn(z, sigma, cond)
     if not isinstance(v, torch.Tensor) or v.shape != z.shape:
@@ -177,7 +175,7 @@ class MeanCacheSampler:
         schedule: Sequence[bool],
         jvp_window: Sequence[int] | None = None,
     ) -> None:
-        _check_velocity_fn(velocity_fn)
+        check_velocity_fn(velocity_fn)
         self.velocity_fn = velocity_fn
         self.sigmas = check_sigmas(sigmas)
         self.n_steps = len(self.sigmas) - 1
@@ -186,13 +184,13 @@ class MeanCacheSampler:
 
     def sample(self, z_init: torch.Tensor, cond: Any = None) -> tuple[torch.Tensor, int]:
         """Integrate from `z_init` at sigma_0 to sigma_N; return (z_N, number of network evaluations)."""
-        _check_z("z_init", z_init)
+        check_z("z_init", z_init)
         self.log = log = CacheLog()
         z, nfe, sig = z_init, 0, self.sigmas
         for i in range(self.n_steps):
             dt = sig[i + 1] - sig[i]
             if self.schedule[i]:
-                v = _velocity(self.velocity_fn, z, sig[i], cond)
+                v = checked_velocity(self.velocity_fn, z, sig[i], cond)
                 nfe += 1
             else:
                 k = self.jvp_window[i]
@@ -212,12 +210,12 @@ def euler_sample(
     velocity_fn: VelocityFn, sigmas: Sequence[float], z_init: torch.Tensor, cond: Any = None
 ) -> tuple[torch.Tensor, int]:
     """Plain Euler over `sigmas` (every step computed); returns (z_N, N)."""
-    _check_velocity_fn(velocity_fn)
+    check_velocity_fn(velocity_fn)
     sig = check_sigmas(sigmas)
-    z = _check_z("z_init", z_init)
+    z = check_z("z_init", z_init)
     for i in range(len(sig) - 1):
         dt = sig[i + 1] - sig[i]
-        z = z + dt * _velocity(velocity_fn, z, sig[i], cond)
+        z = z + dt * checked_velocity(velocity_fn, z, sig[i], cond)
     return z, len(sig) - 1
 
 
@@ -232,14 +230,14 @@ def taylorseer_sample(
 
     (a, b) are the last two computed steps; with one computed step so far, plain reuse.
     """
-    _check_velocity_fn(velocity_fn)
+    check_velocity_fn(velocity_fn)
     sig = check_sigmas(sigmas)
     sched, _ = _check_schedule(schedule, None, len(sig) - 1)
-    z, nfe, hist = _check_z("z_init", z_init), 0, []  # hist: (sigma, v) of computed steps
+    z, nfe, hist = check_z("z_init", z_init), 0, []  # hist: (sigma, v) of computed steps
     for i in range(len(sig) - 1):
         dt = sig[i + 1] - sig[i]
         if sched[i]:
-            v = _velocity(velocity_fn, z, sig[i], cond)
+            v = checked_velocity(velocity_fn, z, sig[i], cond)
             nfe += 1
             hist = (hist + [(sig[i], v)])[-2:]
         elif len(hist) == 1:
@@ -260,17 +258,17 @@ def teacache_sample(
 ) -> tuple[torch.Tensor, int]:
     """TeaCache-style adaptive reuse: recompute when the accumulated relative L1 change of the network input
     (z_t, over the batch) since the last computed step exceeds `threshold`; first and last step always computed."""
-    _check_velocity_fn(velocity_fn)
+    check_velocity_fn(velocity_fn)
     sig = check_sigmas(sigmas)
     check_float("threshold", threshold, low=0.0)
     n = len(sig) - 1
-    z, nfe, acc, v, z_prev = _check_z("z_init", z_init), 0, 0.0, None, None
+    z, nfe, acc, v, z_prev = check_z("z_init", z_init), 0, 0.0, None, None
     for i in range(n):
         dt = sig[i + 1] - sig[i]
         if z_prev is not None:
             acc += float((z - z_prev).abs().mean() / z_prev.abs().mean().clamp_min(1e-12))
         if v is None or i == n - 1 or acc >= threshold:
-            v = _velocity(velocity_fn, z, sig[i], cond)
+            v = checked_velocity(velocity_fn, z, sig[i], cond)
             nfe += 1
             acc = 0.0
         z_prev = z
@@ -288,11 +286,7 @@ def tune_teacache(
 ) -> tuple[float, torch.Tensor, int]:
     """Bisect the TeaCache threshold for the largest NFE <= `budget`; returns (threshold, z_N, nfe)."""
     n = len(check_sigmas(sigmas)) - 1
-    check_int("budget", budget)
-    if not 2 <= budget <= n:
-        raise ValueError(
-            f"budget must lie in [2, N={n}] (TeaCache always computes the first and last step), got {budget}"
-        )
+    check_int(f"budget (N = {n}; TeaCache always computes the first and last step)", budget, 2, n)
     check_int("iters", iters, low=1)
     lo, hi = 0.0, 1.0
     while teacache_sample(velocity_fn, sigmas, z_init, cond, hi)[1] > budget:

@@ -23,10 +23,10 @@ from iclr26.checks import check_float, check_int
 from iclr26.inference.meancache.sampler import (
     CacheLog,
     VelocityFn,
-    _check_velocity_fn,
-    _check_z,
-    _velocity,
     check_sigmas,
+    check_velocity_fn,
+    check_z,
+    checked_velocity,
 )
 
 __all__ = [
@@ -52,7 +52,7 @@ def estimate_edge_costs(
     the reference history up to step i; 0 for j = i + 1; inf for j <= i or when K exceeds the i + 1 logged steps.
     Only the N reference network calls are made (estimated steps need none).
     """
-    _check_velocity_fn(velocity_fn)
+    check_velocity_fn(velocity_fn)
     sig = check_sigmas(sigmas)
     if isinstance(K_values, (str, bytes)):
         raise ValueError(f"K_values must be a non-empty list of ints >= 1, got {K_values!r}")
@@ -63,9 +63,9 @@ def estimate_edge_costs(
         check_int(f"K_values[{i}]", k, low=1)
     n = len(sig) - 1
     ref = CacheLog()
-    z = _check_z("calib_inputs", calib_inputs)
+    z = check_z("calib_inputs", calib_inputs)
     for i in range(n):
-        v = _velocity(velocity_fn, z, sig[i], cond)
+        v = checked_velocity(velocity_fn, z, sig[i], cond)
         z_next = z + (sig[i + 1] - sig[i]) * v
         ref.add(z, z_next, sig[i], sig[i + 1], v, True)
         z = z_next
@@ -114,9 +114,7 @@ def _prepare(C: Any, budget: int, gamma: float) -> tuple[np.ndarray, np.ndarray,
     upper = c[np.triu_indices(n + 1, 1)]
     if np.isnan(upper).any() or (upper < 0).any():
         raise ValueError("C must hold non-negative costs (inf marks a missing edge; NaN is not allowed)")
-    check_int("budget", budget)
-    if not 2 <= budget <= n:
-        raise ValueError(f"budget must lie in [2, N={n}] network calls, got {budget}")
+    check_int(f"budget (network calls, N = {n})", budget, 2, n)
     check_float("gamma", gamma, low=0.0, low_open=True)
     best_k = c.argmin(axis=2)
     w = np.take_along_axis(c, best_k[:, :, None], axis=2)[:, :, 0] ** gamma

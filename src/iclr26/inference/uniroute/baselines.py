@@ -166,15 +166,12 @@ class KNNRouter(PoolRouter):
     def fit(self, val_prompt_emb: Any) -> KNNRouter:
         """Store the validation prompts S_val (every LLM is described by its errors on them, in this order)."""
         V = self._embed(val_prompt_emb, "val_prompt_emb")
-        if (
-            isinstance(self.n_neighbors, bool)
-            or not isinstance(self.n_neighbors, (int, np.integer))
-            or not 1 <= self.n_neighbors <= V.shape[0]
-        ):
-            raise ValueError(
-                f"n_neighbors must be an int in [1, N = {V.shape[0]}] (the number of validation prompts), "
-                f"got {self.n_neighbors!r}"
-            )
+        check_int(
+            f"n_neighbors (at most N = {V.shape[0]}, the number of validation prompts)",
+            self.n_neighbors,
+            1,
+            V.shape[0],
+        )
         self.n_features_in_ = V.shape[1]
         self.val_emb_ = V
         self._reset_pool(V.shape[0], V.shape[0])

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics.pairwise import euclidean_distances
 
+from iclr26.checks import check_int
+
 __all__ = ["nearest", "sq_distances"]
 
 
@@ -19,8 +21,7 @@ def sq_distances(X: np.ndarray, C: np.ndarray) -> np.ndarray:
 
 def nearest(X: np.ndarray, C: np.ndarray, k: int = 1, chunk: int = 4096) -> np.ndarray:
     """Indices (n, k) of the k rows of C nearest to each row of X, closest first; ties go to the lower index."""
-    if not 1 <= k <= C.shape[0]:
-        raise ValueError(f"k must lie in [1, {C.shape[0]}] (the number of reference rows), got {k}")
+    check_int("k (at most the number of reference rows)", k, 1, C.shape[0])
     out = np.empty((X.shape[0], k), dtype=int)
     for start in range(0, X.shape[0], chunk):
         d2 = sq_distances(X[start : start + chunk], C)

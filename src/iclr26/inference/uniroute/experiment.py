@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.harness import Claim, Curve, Experiment, Metrics
 from iclr26.inference.uniroute.claim_check import ROUTING_CAN_HELP, uniroute_claim
 from iclr26.inference.uniroute.evaluation import ROUTERS, best_llm_point, evaluate_split, make_splits
@@ -58,18 +59,15 @@ class UniRouteConfig:
     share_points: int = 40  # lambdas kept for the traffic-share figure
 
     def __post_init__(self) -> None:
-        if self.pool not in POOLS:
-            raise ValueError(f"pool must be one of {POOLS}, got {self.pool!r}")
+        check_choice("pool", self.pool, POOLS)
         if self.pool == "table" and not self.data_path:
             raise ValueError("pool='table' needs data_path (a routing table file)")
-        if not isinstance(self.n_splits, int) or self.n_splits < 1:
-            raise ValueError(f"n_splits must be an int >= 1, got {self.n_splits!r}")
+        check_int("n_splits", self.n_splits, low=1)
         if not self.k_grid or not self.knn_grid or not self.k_sweep or not self.n_sweep:
             raise ValueError("k_grid, knn_grid, k_sweep and n_sweep must be non-empty")
         if any(not 0 < f <= 1 for f in self.n_sweep):
             raise ValueError(f"n_sweep holds fractions of S_val in (0, 1], got {self.n_sweep}")
-        if not 0 < self.tune_fraction < 1:
-            raise ValueError(f"tune_fraction must lie in (0, 1), got {self.tune_fraction}")
+        check_float("tune_fraction", self.tune_fraction, 0.0, 1.0, low_open=True, high_open=True)
 
 
 def make_data(cfg: UniRouteConfig, pool_seed: int) -> RoutingData:

@@ -79,10 +79,8 @@ class RoutingData:
 def split_llms(n_llms: int, n_train: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A random split of LLM indices into `n_train` training LLMs and the rest (unseen test LLMs), sorted."""
     check_int("n_llms", n_llms, low=2)
-    check_int("n_train", n_train)
+    check_int(f"n_train (of {n_llms} LLMs)", n_train, 1, n_llms - 1)
     check_rng(rng)
-    if not 1 <= n_train < n_llms:
-        raise ValueError(f"n_train must lie in [1, {n_llms - 1}] for {n_llms} LLMs, got {n_train}")
     perm = rng.permutation(n_llms)
     return np.sort(perm[:n_train]), np.sort(perm[n_train:])
 

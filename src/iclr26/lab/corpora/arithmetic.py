@@ -9,8 +9,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from iclr26.checks import check_int
-from iclr26.lab.corpora.checks import _check_max_chars
+from iclr26.checks import check_choice, check_int
+from iclr26.lab.corpora.checks import check_max_chars
 
 __all__ = [
     "ARITHMETIC_STYLES",
@@ -54,8 +54,7 @@ class ArithmeticProblem:
     op: str
 
     def __post_init__(self) -> None:
-        if self.op not in _OP_WORDS:
-            raise ValueError(f"op must be one of {sorted(_OP_WORDS)}, got {self.op!r}")
+        check_choice("op", self.op, _OP_WORDS)
 
     @property
     def answer(self) -> int:
@@ -163,7 +162,7 @@ def arithmetic_text(
     >>> arithmetic_text(n_problems=2, seed=0, styles=("qa",)).splitlines()[0].startswith("Q: ")
     True
     """
-    _check_max_chars(max_chars)
+    check_max_chars(max_chars)
     styles = tuple(styles)
     if not styles or any(s not in ARITHMETIC_STYLES for s in styles):
         raise ValueError(f"styles must be a non-empty subset of {ARITHMETIC_STYLES}, got {styles!r}")

@@ -6,7 +6,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from iclr26.checks import check_int
+from iclr26.checks import check_float, check_int
 
 __all__ = ["SPLIT_NAMES", "chunk_text", "split_text"]
 
@@ -80,12 +80,13 @@ def split_text(
     ['test', 'train', 'val']
     """
     fractions = tuple(fractions)
-    if len(fractions) != 3 or any(not isinstance(f, (int, float)) or isinstance(f, bool) for f in fractions):
+    if len(fractions) != 3:
         raise ValueError(f"fractions must be three numbers for (train, val, test), got {fractions!r}")
-    if any(not f > 0 for f in fractions) or not math.isclose(sum(fractions), 1.0, abs_tol=1e-9):
+    for i, f in enumerate(fractions):
+        check_float(f"fractions[{i}] (train, val, test)", f, low=0.0, low_open=True, finite=False)
+    if not math.isclose(sum(fractions), 1.0, abs_tol=1e-9):
         raise ValueError(f"fractions must be positive and sum to 1, got {fractions!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed must be an int, got {seed!r}")
+    check_int("seed", seed)
     chunks = chunk_text(text, chunk_chars)
     n = len(chunks)
     if n < 3:

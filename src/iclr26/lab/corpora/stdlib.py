@@ -13,7 +13,7 @@ import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 
-from iclr26.lab.corpora.checks import _check_max_chars
+from iclr26.lab.corpora.checks import check_max_chars
 
 __all__ = ["EXCLUDED_STDLIB_DIRS", "stdlib_files", "stdlib_text"]
 
@@ -117,7 +117,7 @@ def stdlib_text(max_chars: int | None = None, docstrings_only: bool = False) -> 
     >>> len(text)
     1000
     """
-    _check_max_chars(max_chars)
+    check_max_chars(max_chars)
     parts: list[str] = []
     total = 0
     for _, path in _stdlib_files(sysconfig.get_paths()["stdlib"]):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
-from iclr26.checks import check_int
+from iclr26.checks import check_choice, check_int
 from iclr26.lab.corpora.splits import chunk_text
 
 __all__ = ["SPECIAL_TOKENS", "TOKENIZER_KINDS", "train_tokenizer"]
@@ -60,8 +60,7 @@ def train_tokenizer(text: str, vocab_size: int = 2048, kind: str = "bpe") -> Pre
     """
     if not isinstance(text, str) or not text:
         raise ValueError("text must be a non-empty str")
-    if kind not in TOKENIZER_KINDS:
-        raise ValueError(f"kind must be one of {TOKENIZER_KINDS}, got {kind!r}")
+    check_choice("kind", kind, TOKENIZER_KINDS)
     specials = list(SPECIAL_TOKENS.values())
     if kind == "char":
         vocab = {token: i for i, token in enumerate(specials + sorted(set(text) - set(specials)))}

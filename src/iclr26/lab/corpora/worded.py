@@ -20,8 +20,8 @@ import random
 import re
 from dataclasses import dataclass
 
-from iclr26.checks import check_int
-from iclr26.lab.corpora.checks import _check_max_chars
+from iclr26.checks import check_float, check_int
+from iclr26.lab.corpora.checks import check_max_chars
 from iclr26.lab.corpora.stdlib import stdlib_text
 
 __all__ = [
@@ -164,10 +164,9 @@ def worded_arithmetic_text(
     >>> all(parse_answer(line) is not None for line in text.splitlines())
     True
     """
-    _check_max_chars(max_chars)
+    check_max_chars(max_chars)
     check_int("n_problems", n_problems, low=0)
-    if not 0.0 <= text_fraction < 1.0:
-        raise ValueError(f"text_fraction must lie in [0, 1), got {text_fraction}")
+    check_float("text_fraction", text_fraction, 0.0, 1.0, high_open=True)
     problems = random.Random(f"worded-{seed}")
     wording = random.Random(f"worded-forms-{seed}")
     mixing = random.Random(f"worded-mix-{seed}")

@@ -8,14 +8,13 @@ only on this module, so a scripted, cached, local or remote backend can be swapp
 
 from __future__ import annotations
 
-import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from iclr26.checks import check_int
+from iclr26.checks import check_choice, check_float, check_int
 
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 
@@ -48,8 +47,7 @@ class Message:
     content: str
 
     def __post_init__(self) -> None:
-        if self.role not in ROLES:
-            raise ValueError(f"message role must be one of {', '.join(ROLES)}, got {self.role!r}")
+        check_choice("message role", self.role, ROLES)
         if not isinstance(self.content, str):
             raise ValueError(f"message content must be a str, got {type(self.content).__name__}")
 
@@ -136,15 +134,12 @@ def make_request(
         raise ValueError("messages must be non-empty")
     msgs = tuple(as_message(m) for m in messages)
     check_int("max_tokens", max_tokens, low=1)
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
-        raise ValueError(f"temperature must be a finite float >= 0, got {temperature!r}")
-    if not math.isfinite(temperature) or temperature < 0:
-        raise ValueError(f"temperature must be a finite float >= 0, got {temperature!r}")
+    temperature = check_float("temperature", temperature, low=0.0)
     stops = (stop,) if isinstance(stop, str) else tuple(stop or ())
     if any(not isinstance(s, str) or s == "" for s in stops):
         raise ValueError(f"stop must be a non-empty str or a sequence of non-empty str, got {stop!r}")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
+    if seed is not None:
+        check_int("seed (or None)", seed, low=0)
     return ChatRequest(msgs, max_tokens, float(temperature), stops, seed)
 
 

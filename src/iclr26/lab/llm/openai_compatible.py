@@ -18,7 +18,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from iclr26.checks import check_int
+from iclr26.checks import check_float, check_int
 from iclr26.lab.llm.base import ChatRequest, Completion, LLMBackend, LLMError
 from iclr26.lab.llm.redact import redact_secrets
 
@@ -131,11 +131,9 @@ class OpenAICompatibleBackend(LLMBackend):
             )
         if not isinstance(model, str) or not model:
             raise ValueError(f"model must be a non-empty str, got {model!r}")
-        if not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        check_float("timeout (seconds)", timeout, low=0.0, low_open=True, finite=False)
         check_int("max_retries", max_retries, low=0)
-        if not isinstance(backoff_s, (int, float)) or backoff_s < 0:
-            raise ValueError(f"backoff_s must be a number of seconds >= 0, got {backoff_s!r}")
+        check_float("backoff_s (seconds)", backoff_s, low=0.0, finite=False)
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.timeout = float(timeout)

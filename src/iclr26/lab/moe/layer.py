@@ -36,8 +36,7 @@ class ExpertBank(nn.Module):
         self.d_hidden = check_int("d_hidden", d_hidden, low=1)
         self.n_experts = check_int("n_experts", n_experts, low=1)
         bias = check_bool("bias", bias)
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
+        check_choice("activation", activation, ACTIVATIONS)
         self.activation = activation
         width = 2 * d_hidden if activation == "swiglu" else d_hidden
         self.w_in = nn.Parameter(torch.empty(n_experts, d_model, width))
@@ -119,8 +118,7 @@ class MoEFFN(nn.Module):
             raise ValueError(
                 f"router n_experts={router.n_experts} does not match the MoE n_experts={n_experts}"
             )
-        if dispatch not in DISPATCH:
-            raise ValueError(f"dispatch must be one of {DISPATCH}, got {dispatch!r}")
+        check_choice("dispatch", dispatch, DISPATCH)
         check_int("layer", layer, low=0)
         self.d_model, self.n_experts, self.layer, self.dispatch = d_model, n_experts, layer, dispatch
         self.router = router

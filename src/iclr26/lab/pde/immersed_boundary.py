@@ -30,7 +30,8 @@ def peskin_delta(r: torch.Tensor) -> torch.Tensor:
     """Peskin's 4-point cosine kernel phi(r) = (1 + cos(pi r / 2)) / 4 for |r| < 2, else 0 (r in grid units);
     it sums to 1 over any unit-spaced set of points."""
     check_tensor("r", r, floating=True)
-    return torch.where(r.abs() < 2, 0.25 * (1 + torch.cos(0.5 * math.pi * r)), torch.zeros_like(r))
+    # |r| >= 2 -> 0, written so that a NaN r stays NaN (NaN >= 2 is False) instead of becoming a silent 0
+    return torch.where(r.abs() >= 2, torch.zeros_like(r), 0.25 * (1 + torch.cos(0.5 * math.pi * r)))
 
 
 def enclosed_area(ring: torch.Tensor) -> torch.Tensor:
@@ -44,6 +45,10 @@ def enclosed_area(ring: torch.Tensor) -> torch.Tensor:
 
 def spectral_divergence(u: torch.Tensor, v: torch.Tensor, length: float = 2 * math.pi) -> torch.Tensor:
     """max |du/dx + dv/dy| of periodic fields (..., n, n) [y, x] on [0, length)^2, by Fourier differentiation."""
+    check_tensor("u", u, floating=True)
+    if u.ndim < 2 or u.shape[-1] != u.shape[-2]:
+        raise ValueError(f"u must be a periodic field (..., n, n), got shape {tuple(u.shape)}")
+    check_tensor("v", v, floating=True, shape=tuple(u.shape))
     n = u.shape[-1]
     kx, ky = wavenumbers(n, length, u.dtype, u.device)
     div = torch.fft.irfft2(1j * kx * torch.fft.rfft2(u) + 1j * ky * torch.fft.rfft2(v), s=(n, n))

@@ -6,20 +6,20 @@ import numpy as np
 import torch
 from torch import nn
 
+from iclr26.checks import check_int, check_probability
+
 __all__ = ["epsilon_greedy", "hard_update", "linear_schedule", "td_targets"]
 
 
 def linear_schedule(start: float, end: float, duration: int, t: int) -> float:
     """``start`` at t = 0, linearly to ``end`` at t = ``duration``, then constant."""
-    if duration < 1:
-        raise ValueError(f"duration must be >= 1, got {duration!r}")
+    check_int("duration", duration, low=1)
     return end + (start - end) * max(0.0, 1.0 - t / duration)
 
 
 def epsilon_greedy(q_values: torch.Tensor, epsilon: float, rng: np.random.Generator) -> np.ndarray:
     """Greedy actions of ``q_values`` (..., A), each replaced by a uniform action with probability ``epsilon``."""
-    if not 0.0 <= epsilon <= 1.0:
-        raise ValueError(f"epsilon must lie in [0, 1], got {epsilon!r}")
+    check_probability("epsilon", epsilon)
     greedy = q_values.argmax(-1).cpu().numpy()
     explore = rng.random(greedy.shape) < epsilon
     random = rng.integers(0, q_values.shape[-1], size=greedy.shape)
@@ -30,8 +30,7 @@ def td_targets(
     rewards: torch.Tensor, next_values: torch.Tensor, terminated: torch.Tensor, gamma: float
 ) -> torch.Tensor:
     """One-step targets ``r + gamma (1 - terminated) V(s')`` without gradient (truncation is not termination)."""
-    if not 0.0 <= gamma <= 1.0:
-        raise ValueError(f"gamma must lie in [0, 1], got {gamma!r}")
+    check_probability("gamma", gamma)
     return (rewards + gamma * (1.0 - terminated) * next_values).detach()
 
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int
+
 __all__ = ["IGNORE_INDEX", "SyntheticTask", "Vocabulary"]
 
 IGNORE_INDEX = -100
@@ -70,8 +72,7 @@ class SyntheticTask(ABC):
 
     def generate(self, seed: int = 0) -> tuple[Tensor, Tensor]:
         """The task's ``(tokens, targets)`` for `seed`, checked for shape, dtype and id range."""
-        if not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+        check_int("seed", seed, low=0)
         tokens, targets = self._generate(torch.Generator().manual_seed(seed))
         check_batch(tokens, targets, len(self.vocabulary), self.seq_len)
         return tokens, targets

@@ -23,17 +23,14 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["complete_digraph", "planted_fas_digraph", "random_dag", "transitive_tournament"]
-
-
-def _check_n(n: int, low: int = 1) -> None:
-    if not isinstance(n, int) or isinstance(n, bool) or n < low:
-        raise ValueError(f"n must be an int >= {low}, got {n!r}")
 
 
 def transitive_tournament(n: int) -> nx.DiGraph:
     """T_n on vertices 0..n-1 with an arc i -> j for every i < j (acyclic)."""
-    _check_n(n)
+    check_int("n", n, low=1)
     G = nx.DiGraph(name=f"T{n}")
     G.add_nodes_from(range(n))
     G.add_edges_from((i, j) for i in range(n) for j in range(i + 1, n))
@@ -42,7 +39,7 @@ def transitive_tournament(n: int) -> nx.DiGraph:
 
 def complete_digraph(n: int) -> nx.DiGraph:
     """K_n on vertices 0..n-1 with arcs i -> j and j -> i for every pair (every pair is a 2-cycle)."""
-    _check_n(n)
+    check_int("n", n, low=1)
     G = nx.DiGraph(name=f"K{n}")
     G.add_nodes_from(range(n))
     G.add_edges_from((i, j) for i in range(n) for j in range(n) if i != j)
@@ -51,9 +48,8 @@ def complete_digraph(n: int) -> nx.DiGraph:
 
 def random_dag(n: int, p: float = 0.5, seed: int = 0) -> nx.DiGraph:
     """A DAG on 0..n-1: each arc along a hidden random order is present with probability `p`."""
-    _check_n(n)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must lie in [0, 1], got {p}")
+    check_int("n", n, low=1)
+    check_float("p", p, 0.0, 1.0)
     rng = np.random.default_rng(seed)
     order = [int(v) for v in rng.permutation(n)]
     G = nx.DiGraph(name=f"DAG{n}", order=order)
@@ -73,9 +69,8 @@ def planted_fas_digraph(n: int, k: int, p: float = 0.5, seed: int = 0, max_tries
     ValueError
         if `k` is negative or no such graph is found in `max_tries` draws (k too large for n and p).
     """
-    _check_n(n, 2)
-    if not isinstance(k, int) or k < 0:
-        raise ValueError(f"k must be a non-negative int, got {k!r}")
+    check_int("n", n, low=2)
+    check_int("k", k, low=0)
     if k > n * (n - 1) // 2:
         raise ValueError(f"k={k} exceeds the n(n-1)/2={n * (n - 1) // 2} vertex pairs of n={n}")
     rng = np.random.default_rng(seed)

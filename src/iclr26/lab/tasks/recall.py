@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_int
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.lab.tasks.base import IGNORE_INDEX
 
 __all__ = [
@@ -251,10 +251,8 @@ def regression_prompts(
     check_int("d", d, 1)
     check_int("d_out", d_out, 1)
     check_int("n_segments", n_segments, 1)
-    if family not in REGRESSION_FAMILIES:
-        raise ValueError(f"family must be one of {REGRESSION_FAMILIES}, got {family!r}")
-    if not noise >= 0:
-        raise ValueError(f"noise must be >= 0, got {noise!r}")
+    check_choice("family", family, REGRESSION_FAMILIES)
+    check_float("noise", noise, low=0.0, finite=False)
     gen = _gen(seed)
     xs = torch.randn(n, n_points, d, generator=gen)
     if family == "linear":

@@ -10,7 +10,7 @@ import json
 import math
 from dataclasses import dataclass
 
-from iclr26.checks import check_int
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.lab.corpora import TOKENIZER_KINDS, list_corpora
 
 __all__ = ["ARCHS", "FORMAT_VERSION", "SMOKE_CONFIG", "TinyLMConfig", "config_hash"]
@@ -65,7 +65,7 @@ class TinyLMConfig:
     >>> TinyLMConfig(arch="mamba")
     Traceback (most recent call last):
     ...
-    ValueError: arch must be one of ('llama', 'gpt2'), got 'mamba'
+    ValueError: arch must be one of 'llama', 'gpt2', got 'mamba'
     """
 
     arch: str = "llama"
@@ -86,10 +86,8 @@ class TinyLMConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.arch not in ARCHS:
-            raise ValueError(f"arch must be one of {ARCHS}, got {self.arch!r}")
-        if self.tokenizer not in TOKENIZER_KINDS:
-            raise ValueError(f"tokenizer must be one of {TOKENIZER_KINDS}, got {self.tokenizer!r}")
+        check_choice("arch", self.arch, ARCHS)
+        check_choice("tokenizer", self.tokenizer, TOKENIZER_KINDS)
         if self.corpus not in list_corpora():
             raise ValueError(f"corpus must be one of {list_corpora()}, got {self.corpus!r}")
         minimums = {"corpus_chars": 1, "vocab_size": 260, "d_model": 1, "n_layers": 1, "n_heads": 1}
@@ -110,12 +108,8 @@ class TinyLMConfig:
             if self.warmup > self.steps:
                 raise ValueError(f"warmup must be <= steps={self.steps} (or None), got {self.warmup}")
         for name, positive in (("lr", True), ("weight_decay", False)):
-            value = getattr(self, name)
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-            if not ok or value < 0 or (positive and value == 0):
-                bound = "> 0" if positive else ">= 0"
-                raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
-            object.__setattr__(self, name, float(value))  # lr=1 and lr=1.0 are one config, one hash
+            value = check_float(name, getattr(self, name), low=0.0, low_open=positive)
+            object.__setattr__(self, name, value)  # lr=1 and lr=1.0 are one config, one hash
 
     @property
     def warmup_steps(self) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from iclr26.checks import check_int
 from iclr26.lab.corpora import WordedProblem, worded_problems
 from iclr26.lab.tinylm.cache import load_or_train
 from iclr26.lab.tinylm.config import TinyLMConfig
@@ -83,8 +84,7 @@ class DraftTargetPair:
 
     def heldout(self, n: int, seed: int = 1) -> list[WordedProblem]:
         """``n`` problems whose prompts never occur in the pair's training text (seed 0 made the corpus)."""
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 1:
-            raise ValueError(f"seed must be an int >= 1 (seed 0 generated the training corpus), got {seed!r}")
+        check_int("seed (seed 0 generated the training corpus)", seed, low=1)
         train = corpus_splits(self.target.config)["train"]
         out: list[WordedProblem] = []
         for problem in worded_problems(20 * n + 100, seed=seed):

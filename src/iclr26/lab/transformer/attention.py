@@ -21,6 +21,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int, check_tensor
 from iclr26.lab.transformer.checks import check_sequence_input
 from iclr26.lab.transformer.hooks import HookPoint
 
@@ -47,8 +48,7 @@ class MultiHeadAttention(nn.Module):
     ) -> None:
         super().__init__()
         for name, value in (("d_model", d_model), ("n_heads", n_heads), ("d_head", d_head)):
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            check_int(name, value, low=1)
         self.d_model, self.n_heads, self.d_head, self.causal = d_model, n_heads, d_head, causal
         self.W_Q = nn.Parameter(torch.empty(n_heads, d_model, d_head))
         self.W_K = nn.Parameter(torch.empty(n_heads, d_model, d_head))
@@ -76,7 +76,8 @@ class MultiHeadAttention(nn.Module):
         return out if b is None else out + b
 
     def forward(self, x: Tensor, score_bias: Tensor | None = None) -> Tensor:
-        """x: (batch, seq, d_model); score_bias: (heads, seq, seq) or None. Returns (batch, seq, d_model)."""
+        """x: (batch, seq, d_model); score_bias: (heads, seq, seq) (a leading batch axis and heads = 1 broadcast) or
+        None. Returns (batch, seq, d_model)."""
         check_sequence_input(x, self.d_model)
         seq = x.shape[1]
         q = self.hook_q(self._project(x, self.W_Q, self.b_Q))
@@ -85,6 +86,16 @@ class MultiHeadAttention(nn.Module):
         # scores_h = q_h k_h^T / sqrt(d_head) + bias_h
         scores = torch.einsum("bqhe,bkhe->bhqk", q, k) * self.d_head**-0.5
         if score_bias is not None:
+            check_tensor("score_bias", score_bias, floating=True)
+            if (
+                score_bias.ndim not in (3, 4)
+                or tuple(score_bias.shape[-2:]) != (seq, seq)
+                or (score_bias.shape[-3] not in (1, self.n_heads))
+            ):
+                raise ValueError(
+                    f"score_bias must have shape (heads={self.n_heads} or 1, seq={seq}, seq={seq}), optionally "
+                    f"with a leading batch axis, got {tuple(score_bias.shape)}"
+                )
             scores = scores + score_bias
         if self.causal:
             mask = torch.ones(seq, seq, dtype=torch.bool, device=x.device).triu(1)

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int
 from iclr26.lab.transformer.attention import MultiHeadAttention
-from iclr26.lab.transformer.checks import check_sequence_input
+from iclr26.lab.transformer.checks import check_features, check_sequence_input
 from iclr26.lab.transformer.hooks import HookPoint
 
 __all__ = [
@@ -67,8 +68,8 @@ class MLP(nn.Module):
 
     def __init__(self, d_model: int, d_mlp: int, bias: bool = True) -> None:
         super().__init__()
-        if d_mlp < 1:
-            raise ValueError(f"d_mlp must be >= 1, got {d_mlp}")
+        check_int("d_mlp", d_mlp, low=1)
+        self.d_model = d_model  # the input width forward checks (W_in may be wrapped, e.g. by LoRA)
         self.W_in = nn.Linear(d_model, d_mlp, bias=bias)
         self.W_out = nn.Linear(d_mlp, d_model, bias=bias)
         self.hook_post = HookPoint()
@@ -83,6 +84,7 @@ class MLP(nn.Module):
                     lin.bias.zero_()
 
     def forward(self, x: Tensor) -> Tensor:
+        check_features(x, self.d_model)
         return self.W_out(self.hook_post(nn.functional.gelu(self.W_in(x))))
 
 
@@ -96,8 +98,10 @@ class SwiGLU(nn.Module):
 
     def __init__(self, d_model: int, d_mlp: int, bias: bool = False) -> None:
         super().__init__()
-        if d_mlp < 1:
-            raise ValueError(f"d_mlp must be >= 1, got {d_mlp}")
+        check_int("d_mlp", d_mlp, low=1)
+        self.d_model = (
+            d_model  # the input width forward checks (the projections may be wrapped, e.g. by LoRA)
+        )
         self.W_gate = nn.Linear(d_model, d_mlp, bias=bias)
         self.W_up = nn.Linear(d_model, d_mlp, bias=bias)
         self.W_down = nn.Linear(d_mlp, d_model, bias=bias)
@@ -113,6 +117,7 @@ class SwiGLU(nn.Module):
                     lin.bias.zero_()
 
     def forward(self, x: Tensor) -> Tensor:
+        check_features(x, self.d_model)
         return self.W_down(self.hook_post(nn.functional.silu(self.W_gate(x)) * self.W_up(x)))
 
 
@@ -128,6 +133,7 @@ class Block(nn.Module):
         self, spec: BlockSpec, mixer: ModuleFactory = softmax_attention, ffn: ModuleFactory | None = gelu_mlp
     ) -> None:
         super().__init__()
+        self.d_model = spec.d_model
         self.ln1 = nn.LayerNorm(spec.d_model, bias=spec.bias)
         # the mixer is stored as `attn` whatever it is, so hook names stay uniform across mixers
         self.attn = mixer(spec)
@@ -139,6 +145,7 @@ class Block(nn.Module):
             self.hook_mlp_in, self.hook_mlp_out = HookPoint(), HookPoint()
 
     def forward(self, x: Tensor, score_bias: Tensor | None = None) -> Tensor:
+        check_features(x, self.d_model)
         x = self.hook_resid_pre(x)
         # resid_mid = resid_pre + mixer(LN_1(resid_pre))
         attn_out = self.hook_attn_out(self.attn(self.hook_attn_in(self.ln1(x)), score_bias))

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from torch import Tensor
 
-__all__ = ["check_sequence_input"]
+__all__ = ["check_features", "check_sequence_input"]
+
+
+def check_features(x: Tensor, d_model: int, name: str = "x") -> None:
+    """Raise unless ``x`` is a floating (..., d_model) tensor: the check of the position-wise layers (the FFNs, a
+    block's norms), which map over any leading axes."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}")
+    if x.ndim < 1 or x.shape[-1] != d_model:
+        raise ValueError(f"{name} must have shape (..., d_model={d_model}), got {tuple(x.shape)}")
 
 
 def check_sequence_input(x: Tensor, d_model: int, name: str = "x") -> None:

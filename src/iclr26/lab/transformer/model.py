@@ -25,7 +25,7 @@ import inspect
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_int
+from iclr26.checks import check_int, check_tensor
 from iclr26.lab.transformer.blocks import Block, BlockSpec, ModuleFactory, gelu_mlp, softmax_attention
 from iclr26.lab.transformer.hooks import HookedModule, HookPoint
 from iclr26.lab.transformer.positions import (
@@ -172,6 +172,7 @@ class Transformer(HookedModule):
         ``validate=False`` skips the id-range check, which reads values and so cannot run under ``torch.vmap``;
         check the ids beforehand (:meth:`check_tokens`) when using it.
         """
+        check_tensor("tokens", tokens)
         if tokens.ndim != 2:
             raise ValueError(f"tokens must have shape (batch, seq), got {tuple(tokens.shape)}")
         if validate:

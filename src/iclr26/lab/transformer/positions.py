@@ -21,6 +21,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_int
+
 __all__ = ["LearnedAbsolutePositions", "NoPositions", "PositionScheme", "RelativePositionBias"]
 
 
@@ -64,8 +66,7 @@ class RelativePositionBias(PositionScheme):
 
     def __init__(self, n_heads: int, max_distance: int) -> None:
         super().__init__()
-        if max_distance < 1:
-            raise ValueError(f"max_distance must be >= 1, got {max_distance}")
+        check_int("max_distance", max_distance, low=1)
         self.max_distance = max_distance
         self.bias = nn.Parameter(torch.zeros(n_heads, 2 * max_distance + 1))
 

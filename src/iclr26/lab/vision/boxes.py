@@ -13,10 +13,11 @@ parsed from a model's reply are compared the same way.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from iclr26.checks import check_float
 
 __all__ = ["Box", "as_box", "iou", "pixel_box"]
 
@@ -35,9 +36,7 @@ class Box:
     def __post_init__(self) -> None:
         vals = (self.left, self.top, self.width, self.height)
         for name, v in zip(("left", "top", "width", "height"), vals, strict=True):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
-                raise ValueError(f"box {name} must be a finite number, got {v!r}")
-            object.__setattr__(self, name, float(v))
+            object.__setattr__(self, name, check_float(f"box {name}", v))
         ok = (
             self.width > 0
             and self.height > 0

@@ -13,16 +13,16 @@ from __future__ import annotations
 import colorsys
 from collections.abc import Sequence
 
+from iclr26.checks import check_int
+
 __all__ = ["check_rgb", "contrast_ratio", "hue", "hue_distance", "relative_luminance"]
 
 
 def check_rgb(name: str, value: object) -> tuple[int, int, int]:
     """``value`` as an ``(r, g, b)`` tuple of ints in [0, 255]; errors name the argument and the value."""
-    ok = isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 3
-    ok = ok and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value)
-    if not ok:
+    if not (isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 3):
         raise ValueError(f"{name} must be an (r, g, b) tuple of ints in [0, 255], got {value!r}")
-    return tuple(int(c) for c in value)  # type: ignore[return-value]
+    return tuple(check_int(f"{name}[{i}] (r, g, b)", c, 0, 255) for i, c in enumerate(value))  # type: ignore[return-value]
 
 
 def _linear(c: int) -> float:

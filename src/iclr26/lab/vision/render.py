@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.lab.vision.boxes import Box, as_box
 from iclr26.lab.vision.colour import check_rgb
 
@@ -72,8 +72,7 @@ class Element:
     attrs: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        if self.kind not in _KINDS:
-            raise ValueError(f"element kind must be one of {', '.join(sorted(_KINDS))}, got {self.kind!r}")
+        check_choice("element kind", self.kind, _KINDS)
         object.__setattr__(self, "box", as_box(self.box, "element box"))
         object.__setattr__(self, "fill", check_rgb("element fill", self.fill))
         if self.outline is not None:

@@ -283,8 +283,7 @@ def make_prosqa_like(
             f"n_nodes must be >= 2 * (depth + 1) = {2 * (depth + 1)} for two components, got {n_nodes}"
         )
     n_edges = round(4 * n_nodes / 3) if n_edges is None else check_int("n_edges", n_edges, low=1)
-    if n_edges < n_nodes - 2:
-        raise ValueError(f"n_edges must be >= n_nodes - 2 = {n_nodes - 2} (the tree arcs), got {n_edges}")
+    check_int("n_edges (at least n_nodes - 2, the tree arcs)", n_edges, low=n_nodes - 2)
     rng = np.random.default_rng(seed)
     rows = [_one_graph(n_nodes, depth, n_edges, n_node_tokens, rng) for _ in range(n_graphs)]
     out = {k: torch.from_numpy(np.stack([r[k] for r in rows])) for k in rows[0]}

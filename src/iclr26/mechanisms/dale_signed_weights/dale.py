@@ -179,8 +179,7 @@ def feature_viz(
     """
     if param not in ("fourier", "pixel"):
         raise ValueError(f"param must be 'fourier' or 'pixel', got {param!r}")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive int, got {steps!r}")
+    check_int("steps", steps, low=1)
     if not callable(objective):
         raise TypeError("objective must be callable: objective(model_output) -> scalar")
     if not isinstance(model, nn.Module):

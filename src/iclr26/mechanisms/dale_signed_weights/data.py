@@ -56,15 +56,10 @@ def make_texture_digits(n: int, seed: int, size: int = 32, mask_threshold: float
     The digit's intensity alpha in [0, 1] blends it (value 1) over the background; ``mask`` is alpha >
     ``mask_threshold``.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
+    check_int("n", n, low=1)
     check_int("seed", seed, low=0)
-    check_int("size", size)
+    check_int("size", size, low=max(SCALES))
     check_float("mask_threshold", mask_threshold, 0.0, 1.0, low_open=True, high_open=True)
-    if size < max(SCALES):
-        raise ValueError(f"size must be >= {max(SCALES)}, got {size}")
-    if not 0.0 < mask_threshold < 1.0:
-        raise ValueError(f"mask_threshold must lie in (0, 1), got {mask_threshold}")
     gen = torch.Generator().manual_seed(int(seed))
     digits = load_digits()
     src = torch.tensor(digits.images, dtype=torch.float32) / 16.0

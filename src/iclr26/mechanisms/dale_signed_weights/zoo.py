@@ -20,8 +20,7 @@ class SmallCNN(nn.Module):
         self, width: int = 16, activation: str = "relu", n_classes: int = 10, in_ch: int = 1
     ) -> None:
         super().__init__()
-        if isinstance(width, bool) or not isinstance(width, int) or width < 1:
-            raise ValueError(f"width must be a positive int, got {width!r}")
+        check_int("width", width, low=1)
         if activation not in ("relu", "tanh"):
             raise ValueError(f"activation must be 'relu' or 'tanh', got {activation!r}")
         check_int("n_classes", n_classes, low=2)

@@ -327,11 +327,10 @@ def interchange(
     if len(os_) != len(cs):
         raise ValueError(f"o and c must pair one to one, got {len(os_)} and {len(cs)} prompts")
     layer = check_int("layer", layer, low=0, high=model.n_layers - 1, type_error=True)
-    if isinstance(pos, bool) or not isinstance(pos, int):
-        raise TypeError(f"pos must be an int, got {type(pos).__name__}")
+    check_int("pos", pos, type_error=True)
     to, tc = _stack(os_, "o").to(_device(model)), _stack(cs, "c").to(_device(model))
-    if not -to.shape[1] <= pos < to.shape[1] or not -tc.shape[1] <= pos < tc.shape[1]:
-        raise ValueError(f"pos must index a token of both prompts, got {pos}")
+    n_tok = min(to.shape[1], tc.shape[1])
+    check_int("pos (a token index into both prompts)", pos, -n_tok, n_tok - 1)
     site = Site("resid_pre", layer)
     _, cache = model.run_with_cache(tc, [site])
     value = cache[site.name][:, pos]

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_float
+from iclr26.checks import check_float, check_int
 
 __all__ = ["MECHANISMS", "SIGMA_MIN", "MixCausalModel", "agreement", "js_divergence"]
 
@@ -83,8 +83,7 @@ class MixCausalModel(torch.nn.Module):
 
     def __init__(self, n: int, mechanisms: Sequence[str] = MECHANISMS) -> None:
         super().__init__()
-        if isinstance(n, bool) or not isinstance(n, int) or n < 2:
-            raise ValueError(f"n must be an int >= 2, got {n!r}")
+        check_int("n", n, low=2)
         mechanisms = tuple(mechanisms)
         if (
             not mechanisms
@@ -151,10 +150,8 @@ class MixCausalModel(torch.nn.Module):
         t = self._targets(targets)
         if q.ndim != 2 or q.shape != (t.shape[0], self.n):
             raise ValueError(f"dists must have shape ({t.shape[0]}, {self.n}), got {tuple(q.shape)}")
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-            raise ValueError(f"steps must be an int >= 1, got {steps!r}")
-        if not lr > 0:
-            raise ValueError(f"lr must be positive, got {lr!r}")
+        check_int("steps", steps, low=1)
+        check_float("lr", lr, low=0.0, low_open=True)
         check_float("lr", lr, low=0.0, low_open=True)
         opt = torch.optim.Adam(self.parameters(), lr=lr)
         losses = []

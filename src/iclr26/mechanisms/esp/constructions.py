@@ -34,6 +34,7 @@ import networkx as nx
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int
 from iclr26.lab.transformer import AttnOnlyTransformer
 from iclr26.mechanisms.esp.mas import mas_exact
 from iclr26.mechanisms.esp.task import SEQ_LEN, check_graph
@@ -68,11 +69,6 @@ def _blank_model(n: int, heads: int, d: int, d_head: int) -> AttnOnlyTransformer
     return model
 
 
-def _check_d(d: int, low: int, what: str) -> None:
-    if isinstance(d, bool) or not isinstance(d, int) or d < low:
-        raise ValueError(f"d must be an int >= {low} for {what}, got {d!r}")
-
-
 def construct_2head(G: nx.DiGraph, d: int = 5) -> AttnOnlyTransformer:
     """A 1-layer, 2-head attention-only model that solves ESP on any directed graph `G` (100% accuracy).
 
@@ -89,7 +85,7 @@ def construct_2head(G: nx.DiGraph, d: int = 5) -> AttnOnlyTransformer:
     1.0
     """
     check_graph(G)
-    _check_d(d, 5, "the two-head construction")
+    check_int("d (width of the two-head construction)", d, low=5)
     n = G.number_of_nodes()
     b1, b2, b3, b4 = mean_zero_basis(d, 4)
     model = _blank_model(n, heads=2, d=d, d_head=2)
@@ -142,7 +138,7 @@ def construct_1head_dag(
     nodes = list(G.nodes)
     n = len(nodes)
     d = n + 4 if d is None else d
-    _check_d(d, n + 4, f"the one-head construction on n={n} vertices")
+    check_int(f"d (width of the one-head construction on n={n} vertices)", d, low=n + 4)
     if order is None:
         order = list(nx.topological_sort(G)) if nx.is_directed_acyclic_graph(G) else list(mas_exact(G).order)
     elif sorted(map(str, order)) != sorted(map(str, nodes)) or len(set(order)) != n:

@@ -130,8 +130,7 @@ def train_many(
         raise ValueError(
             f"graphs must all have the same number of vertices to share a vocabulary, got {sizes}"
         )
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-        raise ValueError(f"steps must be a non-negative int, got {steps!r}")
+    check_int("steps", steps, low=0)
     check_int("eval_every", eval_every, low=1)
     check_float("lr", lr, low=0.0, low_open=True)
     check_float("lr_min", lr_min, low=0.0)

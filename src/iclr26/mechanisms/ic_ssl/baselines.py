@@ -131,14 +131,9 @@ def laplacian_eigenmap(x: np.ndarray, n_components: int, n_neighbors: int | None
     if x.ndim != 2 or not np.all(np.isfinite(x)):
         raise ValueError(f"x must be a finite (n, d) array, got shape {x.shape}")
     n = x.shape[0]
-    check_int("n_components", n_components)
-    if n_neighbors is not None:
-        check_int("n_neighbors", n_neighbors)
-    if not 1 <= n_components < n:
-        raise ValueError(f"n_components must lie in [1, {n - 1}] for {n} points, got {n_components}")
+    check_int(f"n_components (for {n} points)", n_components, 1, n - 1)
     n_neighbors = max(n // 10, 1) if n_neighbors is None else n_neighbors
-    if not 1 <= n_neighbors <= n:
-        raise ValueError(f"n_neighbors must lie in [1, {n}] for {n} points, got {n_neighbors}")
+    check_int(f"n_neighbors (for {n} points)", n_neighbors, 1, n)
     knn = kneighbors_graph(x, n_neighbors, include_self=True).toarray()
     adj = 0.5 * (knn + knn.T)
     deg = adj.sum(1)

@@ -222,10 +222,8 @@ class ICSSLTransformer(nn.Module):
     ) -> None:
         super().__init__()
         for name, v, low in (("d", d, 1), ("n_classes", n_classes, 1), ("k", k, 2), ("n_gd", n_gd, 1)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {v!r}")
-        if isinstance(n_power, bool) or not isinstance(n_power, int) or n_power < 0:
-            raise ValueError(f"n_power must be an int >= 0, got {n_power!r}")
+            check_int(name, v, low=low)
+        check_int("n_power", n_power, low=0)
         check_float("eta", eta, 0.0, 1.0, low_open=True, high_open=True)
         check_float("lr", lr, low=0.0, low_open=True)
         self.d, self.n_classes, self.k = d, n_classes, k

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_float, check_tensor
+from iclr26.checks import check_float, check_int, check_tensor
 
 __all__ = [
     "bma",
@@ -47,14 +47,6 @@ __all__ = [
     "uniform_parent_predict",
     "unigram_predict",
 ]
-
-
-def _int_at_least(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
 
 
 def check_kernel(pi: Tensor | np.ndarray, name: str = "pi", atol: float = 1e-6) -> Tensor:
@@ -77,14 +69,10 @@ def sample_task(d: int, alpha: float = 1.0, eps: float = 0.1, seed: int = 0) -> 
     The mixing with the uniform kernel gives every entry at least ``eps / d`` (the lower-bound assumption of the
     paper's analysis). Returns a float64 tensor of shape (d, d), rows summing to 1.
     """
-    d = _int_at_least("d", d, 2)
-    if not isinstance(alpha, (int, float)) or not alpha > 0 or not np.isfinite(alpha):
-        raise ValueError(f"alpha must be a finite number > 0, got {alpha!r}")
-    if not isinstance(eps, (int, float)) or not 0.0 <= eps < 1.0:
-        raise ValueError(f"eps must lie in [0, 1), got {eps!r}")
+    d = check_int("d", d, low=2, type_error=True)
     check_float("alpha", alpha, low=0.0, low_open=True)
     check_float("eps", eps, 0.0, 1.0, high_open=True)
-    rng = np.random.default_rng(_int_at_least("seed", seed, 0))
+    rng = np.random.default_rng(check_int("seed", seed, low=0, type_error=True))
     rows = rng.dirichlet(np.full(d, float(alpha)), size=d)
     rows = (1.0 - eps) * rows + eps / d
     rows /= rows.sum(1, keepdims=True)
@@ -100,11 +88,11 @@ def sample_contexts(
     ``parents[:, 0] = -1`` and ``parents[:, h]`` uniform on ``0..h-1``.
     """
     p = check_kernel(pi)
-    batch = _int_at_least("batch", batch, 1)
-    L = _int_at_least("L", L, 1)
-    H = _int_at_least("H", H, 2)
+    batch = check_int("batch", batch, low=1, type_error=True)
+    L = check_int("L", L, low=1, type_error=True)
+    H = check_int("H", H, low=2, type_error=True)
     d = p.shape[0]
-    gen = torch.Generator().manual_seed(_int_at_least("seed", seed, 0))
+    gen = torch.Generator().manual_seed(check_int("seed", seed, low=0, type_error=True))
     cdf = p.cumsum(1)
     cdf[:, -1] = 1.0
     tokens = torch.empty(batch, L + 1, H, dtype=torch.int64)
@@ -263,8 +251,6 @@ def unigram_predict(tokens: Tensor, pi: Tensor, prior: float = 0.5) -> Tensor:
     """Position-wise in-context unigram: counts of ``x^l_h`` over the L examples plus `prior` per symbol."""
     p = check_kernel(pi)
     t, _, _ = _tokens(tokens, p.shape[0])
-    if not prior > 0:
-        raise ValueError(f"prior must be > 0, got {prior!r}")
     check_float("prior", prior, low=0.0, low_open=True)
     counts = torch.nn.functional.one_hot(t[:, :-1], p.shape[0]).sum(1).to(torch.float64) + prior
     return counts / counts.sum(-1, keepdim=True)

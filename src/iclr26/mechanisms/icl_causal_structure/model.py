@@ -200,8 +200,6 @@ def construct_bma_transformer(
 ) -> DisentangledRPETransformer:
     """Hand-built weights implementing BMA (float64): copy heads at offset (k, 0), W = log pi, W_OV = log pi."""
     p = check_kernel(pi)
-    if not rpe_scale > 0:
-        raise ValueError(f"rpe_scale must be > 0, got {rpe_scale!r}")
     check_float("rpe_scale", rpe_scale, low=0.0, low_open=True)
     d = p.shape[0]
     model = DisentangledRPETransformer(d, L, H, readout=readout).double()

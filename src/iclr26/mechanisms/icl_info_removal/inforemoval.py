@@ -58,19 +58,8 @@ ABLATIONS = ("mean", "zero")
 
 
 def _check_rank(d: int, r: int) -> None:
-    for name, value in (("d", d), ("r", r)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{name} must be an int, got {value!r}")
-    if d < 1:
-        raise ValueError(f"d must be >= 1, got {d}")
-    if r < 1 or r > d:
-        raise ValueError(f"rank r must satisfy 1 <= r <= d={d}, got r={r}")
-
-
-def _check_layer(model: Transformer, layer: int) -> int:
-    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < model.n_layers:
-        raise ValueError(f"layer must be an int in [0, {model.n_layers}), got {layer!r}")
-    return layer
+    check_int("d", d, low=1)
+    check_int("rank r (at most d)", r, low=1, high=d)
 
 
 class LowRankFilter(nn.Module):
@@ -105,6 +94,8 @@ class LowRankFilter(nn.Module):
         )
         if mean.shape != (d,):
             raise ValueError(f"h_mean must have shape ({d},), got {tuple(mean.shape)}")
+        if not bool(torch.isfinite(mean).all()):
+            raise ValueError("h_mean must be finite, but holds NaN or infinite values")
         self.register_buffer("h_mean", mean)
         self.to(mean.device)  # the filter lives where its centre does (U is drawn on the CPU first)
 
@@ -154,7 +145,7 @@ def run_filtered(
     model: Transformer, tokens: Tensor, layer: int, filt: LowRankFilter, pos: int = -1
 ) -> Tensor:
     """Logits with the filter applied to the residual stream entering block `layer` at position `pos`."""
-    _check_layer(model, layer)
+    check_int("layer", layer, 0, model.n_layers - 1)
     if not isinstance(filt, LowRankFilter):
         raise TypeError(f"filt must be a LowRankFilter, got {type(filt).__name__}")
     _check_pos(tokens, pos)
@@ -164,7 +155,7 @@ def run_filtered(
 
 def hidden_states(model: Transformer, tokens: Tensor, layer: int, pos: int = -1) -> tuple[Tensor, Tensor]:
     """(logits at `pos` (n, vocab), residual stream entering block `layer` at `pos` (n, d))."""
-    _check_layer(model, layer)
+    check_int("layer", layer, 0, model.n_layers - 1)
     _check_pos(tokens, pos)
     site = Site("resid_pre", layer)
     with torch.no_grad():
@@ -184,9 +175,7 @@ def learn_filter(
     seed: int = 0,
 ) -> LowRankFilter:
     """Learn U (rank r) minimising the cross-entropy of `targets` at the last position, model frozen."""
-    _check_layer(model, layer)
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
+    check_int("layer", layer, 0, model.n_layers - 1)
     check_int("steps", steps, low=1)
     check_float("lr", lr, low=0.0, low_open=True)
     check_int("seed", seed, low=0)
@@ -238,8 +227,11 @@ def pca_filter(hidden: Tensor, r: int, h_mean: Tensor) -> LowRankFilter:
 
 def off_subspace_ratio(hidden: Tensor, U: Tensor, h_mean: Tensor) -> Tensor:
     """Per row: ||(I - U U^T)(h - h_mean)||^2 / ||h - h_mean||^2 (energy outside span U)."""
+    check_tensor("hidden", hidden, floating=True)
+    check_tensor("U", U, floating=True, finite=True)  # an infinite direction would clamp to a silent 0 or 1
     if hidden.ndim != 2 or U.ndim != 2 or U.shape[0] != hidden.shape[1]:
         raise ValueError(f"hidden (n, d) and U (d, r) disagree: {tuple(hidden.shape)}, {tuple(U.shape)}")
+    check_tensor("h_mean", h_mean, floating=True, shape=(hidden.shape[1],))
     c = hidden - h_mean
     inside = (c @ U).pow(2).sum(-1)
     total = c.pow(2).sum(-1).clamp_min(1e-12)
@@ -248,6 +240,8 @@ def off_subspace_ratio(hidden: Tensor, U: Tensor, h_mean: Tensor) -> Tensor:
 
 def selectivity(probs: Tensor, label_sets: Tensor, tasks: Tensor | int) -> Tensor:
     """Per row: probability of the intended task's label set over that of all label sets."""
+    check_tensor("probs", probs, floating=True)
+    check_tensor("label_sets", label_sets, floating=False)
     if probs.ndim != 2 or label_sets.ndim != 2:
         raise ValueError(
             f"probs must be (n, vocab) and label_sets (tasks, labels), got {tuple(probs.shape)}, "
@@ -258,6 +252,14 @@ def selectivity(probs: Tensor, label_sets: Tensor, tasks: Tensor | int) -> Tenso
         raise ValueError(
             f"label_sets hold token ids up to {int(label_sets.max())}, beyond probs' vocab of {probs.shape[1]}"
         )
+    if isinstance(tasks, torch.Tensor):
+        check_tensor("tasks", tasks, ndim=(0, 1), floating=False)
+        if tasks.ndim == 1 and tasks.shape[0] not in (1, probs.shape[0]):
+            raise ValueError(
+                f"tasks must hold one task per row of probs ({probs.shape[0]}), got {tasks.shape[0]}"
+            )
+    else:
+        check_int("tasks", tasks, low=0)
     if bool(probs.isnan().any()):
         raise ValueError("probs must hold no NaN")
     tasks = torch.as_tensor(tasks, device=probs.device).long().expand(probs.shape[0])
@@ -273,6 +275,8 @@ def alignment(fewshot: Tensor, filtered_zero: Tensor, fewshot_mean: Tensor, h_me
     """Per row: cosine between the centred few-shot state and the centred filtered zero-shot state."""
     check_tensor("fewshot", fewshot, ndim=2, floating=True)
     check_tensor("filtered_zero", filtered_zero, floating=True, shape=tuple(fewshot.shape))
+    check_tensor("fewshot_mean", fewshot_mean, floating=True, shape=(fewshot.shape[1],))
+    check_tensor("h_mean", h_mean, floating=True, shape=(fewshot.shape[1],))
     return nn.functional.cosine_similarity(fewshot - fewshot_mean, filtered_zero - h_mean, dim=-1)
 
 
@@ -311,9 +315,8 @@ def _check_heads(model: Transformer, heads: Sequence[tuple[int, int]]) -> list[t
         if not (isinstance(item, tuple) and len(item) == 2):
             raise ValueError(f"heads must be (layer, head) pairs, got {item!r}")
         layer, head = item
-        _check_layer(model, layer)
-        if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < model.n_heads:
-            raise ValueError(f"head must be an int in [0, {model.n_heads}), got {head!r}")
+        check_int("layer", layer, 0, model.n_layers - 1)
+        check_int("head", head, 0, model.n_heads - 1)
         out.append((layer, head))
     return out
 
@@ -389,7 +392,7 @@ def head_scan(
         raise ValueError(f"ablation must be one of {ABLATIONS}, got {ablation!r}")
     tokens, tasks, targets = prompts.tokens, prompts.tasks, prompts.targets
     if layer is not None:
-        _check_layer(model, layer)
+        check_int("layer", layer, 0, model.n_layers - 1)
     means = head_means(model, tokens) if means is None else means
 
     def measure(heads: list[tuple[int, int]]) -> tuple[float, float, float]:

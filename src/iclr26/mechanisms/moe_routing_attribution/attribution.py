@@ -57,10 +57,7 @@ def _router(model: nn.Module, layer: object) -> tuple[nn.Module, Tensor, Tensor 
     blocks = getattr(model, "blocks", None)
     if blocks is None:
         raise TypeError(f"model must be a lab Transformer with .blocks, got {type(model).__name__}")
-    if isinstance(layer, bool) or not isinstance(layer, int):
-        raise TypeError(f"layer must be an int block index, got {layer!r}")
-    if not 0 <= layer < len(blocks):
-        raise ValueError(f"layer must lie in [0, {len(blocks)}), got {layer}")
+    check_int("layer (a block index)", layer, 0, len(blocks) - 1, type_error=True)
     block = blocks[layer]
     mlp = getattr(block, "mlp", None)
     gate = getattr(getattr(mlp, "router", None), "gate", None)
@@ -297,8 +294,7 @@ def rank_change(scores: Tensor, sub: Tensor, k: int) -> Tensor:
         raise ValueError(
             f"scores and sub must be equal (tokens, n_experts) shapes, got {scores.shape}, {sub.shape}"
         )
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= scores.shape[1]:
-        raise ValueError(f"k must be an int in [1, {scores.shape[1]}], got {k!r}")
+    check_int("k", k, 1, scores.shape[1])
     check_tensor("scores", scores, floating=True, finite=True)
     check_tensor("sub", sub, floating=True, finite=True)
     before, after = _ranks(scores), _ranks(scores - sub)

@@ -40,18 +40,6 @@ __all__ = [
 MODES = ("greedy", "sample", "soft", "dirichlet", "gumbel")
 
 
-def _positive(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    return check_float(name, value, low=0.0, low_open=True)
-
-
-def _check_k(k: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k must be an int, got {type(k).__name__}")
-    return check_int("k (top-k support size)", k, low=1)
-
-
 def as_embedding_lm(model: nn.Module) -> tuple[Tensor, Callable[[Tensor], Tensor]]:
     """The input-embedding matrix (V, d) and an ``embeds (B, T, d) -> logits (B, T, V)`` function of `model`.
 
@@ -81,10 +69,8 @@ def soft_weights(
 
     Weights are sorted in decreasing order; entries cut by top-p get weight 0 (at least the top-1 is kept).
     """
-    k = _check_k(k)
-    temperature = _positive("temperature", temperature)
-    if not 0 < top_p <= 1:
-        raise ValueError(f"top_p must lie in (0, 1], got {top_p!r}")
+    k = check_int("k (top-k support size)", k, low=1, type_error=True)
+    temperature = check_float("temperature", temperature, low=0.0, low_open=True, type_error=True)
     check_float("top_p", top_p, 0.0, 1.0, low_open=True)
     check_tensor("logits", logits, floating=True)
     if logits.ndim < 1 or logits.shape[-1] < 1 or bool(logits.isnan().any()):
@@ -110,7 +96,7 @@ def _check_dist(p: Tensor, generator: object) -> None:
 
 def dirichlet_weights(p: Tensor, beta: float = 4.0, generator: torch.Generator | None = None) -> Tensor:
     """q ~ Dir(beta * p) over the support of `p` (zero-weight entries stay 0); larger beta: closer to p."""
-    beta = _positive("beta", beta)
+    beta = check_float("beta", beta, low=0.0, low_open=True, type_error=True)
     _check_dist(p, generator)
     support = p > 0
     # Gamma(alpha, 1) draws normalised give a Dirichlet, drawn from the global generator seeded from `generator`.
@@ -129,7 +115,7 @@ def dirichlet_weights(p: Tensor, beta: float = 4.0, generator: torch.Generator |
 
 def gumbel_weights(p: Tensor, tau: float = 0.5, generator: torch.Generator | None = None) -> Tensor:
     """q = softmax((log p + g) / tau), g ~ Gumbel(0, 1), over the support of `p` (zero-weight entries stay 0)."""
-    tau = _positive("tau", tau)
+    tau = check_float("tau", tau, low=0.0, low_open=True, type_error=True)
     _check_dist(p, generator)
     u = torch.rand(p.shape, generator=generator, dtype=torch.float64).clamp(1e-300, 1 - 1e-16)
     g = -torch.log(-torch.log(u))
@@ -210,13 +196,12 @@ def soft_decode(
     table, logits_fn = as_embedding_lm(model)
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    k = _check_k(k)
-    _positive("tau", tau)
-    _positive("beta", beta)
-    _positive("temperature", temperature)
+    k = check_int("k (top-k support size)", k, low=1, type_error=True)
+    check_float("tau", tau, low=0.0, low_open=True, type_error=True)
+    check_float("beta", beta, low=0.0, low_open=True, type_error=True)
+    check_float("temperature", temperature, low=0.0, low_open=True, type_error=True)
     for name, v in (("max_think", max_think), ("max_answer", max_answer)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ValueError(f"{name} must be an int >= 0, got {v!r}")
+        check_int(name, v, low=0)
     if not isinstance(prompt, Tensor) or prompt.ndim != 2 or prompt.dtype not in (torch.int64, torch.int32):
         raise ValueError("prompt must be an integer tensor of shape (batch, seq)")
     n_vocab = table.shape[0]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_float, check_tensor
 from iclr26.mechanisms.soft_thinking.decode import as_embedding_lm, mix_embeddings
 
 __all__ = ["DominanceProbe", "js_divergence", "layer_overlap", "swap_test", "top1_dominance"]
@@ -23,6 +24,8 @@ __all__ = ["DominanceProbe", "js_divergence", "layer_overlap", "swap_test", "top
 
 def js_divergence(p: Tensor, q: Tensor) -> Tensor:
     """Jensen-Shannon divergence (natural log) between distributions along the last axis; in [0, ln 2]."""
+    check_tensor("p", p, floating=True)
+    check_tensor("q", q, floating=True)
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same shape, got {tuple(p.shape)} and {tuple(q.shape)}")
     for name, t in (("p", p), ("q", q)):
@@ -139,8 +142,7 @@ def layer_overlap(
         raise TypeError(
             f"model must be the lab Transformer (blocks, unembed) for the logit lens, got {type(model).__name__}"
         )
-    if not 0 < weight < 1:
-        raise ValueError(f"weight must lie in (0, 1), got {weight!r}")
+    check_float("weight", weight, 0.0, 1.0, low_open=True, high_open=True)
     table = model.W_E
     _check_prefix(prefix, table.shape[1])
     batch = prefix.shape[0]

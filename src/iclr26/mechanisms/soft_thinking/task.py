@@ -167,8 +167,7 @@ def make_problems(n: int, kind: str, seed: int) -> list[Problem]:
     """`n` problems of `kind` ('dag' or 'mod'), deterministic in `seed`."""
     if kind not in ("dag", "mod"):
         raise ValueError(f"kind must be 'dag' or 'mod', got {kind!r}")
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be an int >= 1, got {n!r}")
+    check_int("n", n, low=1)
     rng = np.random.default_rng(check_int("seed", seed, low=0))
     return [dag_problem(rng)[0] if kind == "dag" else mod_problem(rng) for _ in range(n)]
 

@@ -18,7 +18,7 @@ from iclr26.mechanisms.task_vectors.linear import (
     rank_share,
     zero_shot_prompt,
 )
-from iclr26.mechanisms.task_vectors.vectors import _check_layer, extract, inject, multi_inject
+from iclr26.mechanisms.task_vectors.vectors import check_layer, extract, inject, multi_inject
 
 __all__ = ["LinearRisks", "linear_risks", "train_linear"]
 
@@ -101,7 +101,7 @@ def linear_risks(
     check_int("seed", seed, low=0)
     check_int("n_tv", n_tv, low=1)
     check_int("n_xq", n_xq, low=2)
-    _check_layer(model, layer)
+    check_layer(model, layer)
     model.eval()
     model_1shot.eval()
     d, n = model.d, model.n

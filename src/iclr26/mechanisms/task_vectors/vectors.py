@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_int, check_tensor
+from iclr26.checks import check_bool, check_int, check_tensor
 from iclr26.lab.transformer import Site, Transformer
 from iclr26.mechanisms.task_vectors.linear import LinearAttentionTransformer, arrow_positions
 
@@ -21,7 +21,7 @@ __all__ = ["ARROW_ID", "extract", "inject", "multi_inject"]
 ARROW_ID = 64  # the arrow token "->" of the discrete alphabet (symbols 0..63)
 
 
-def _check_layer(model: nn.Module, layer: object) -> int:
+def check_layer(model: nn.Module, layer: object) -> int:
     n_layers = model.n_layers
     if n_layers < 2:
         raise ValueError(
@@ -103,11 +103,10 @@ def extract(
     ``pos=-1`` (prompts end with ``x_q ->``). `normalize` rescales every vector to unit norm.
     """
     _check_model(model)
-    _check_layer(model, layer)
+    check_layer(model, layer)
     _check_prompts(model, "prompts", prompts, arrow_id)
     _check_arrow(model, prompts, [pos], arrow_id)
-    if not isinstance(normalize, bool):
-        raise TypeError(f"normalize must be a bool, got {normalize!r}")
+    check_bool("normalize", normalize)
     if isinstance(model, LinearAttentionTransformer):
         _, states = model.run_with_hooks(
             prompts, positions=_linear_positions(model, prompts.shape[1]), return_states=True
@@ -140,7 +139,7 @@ def inject(
     position codes of the n-shot query triplet). GPT: returns the logits (B, T, V) of ``x_q ->``.
     """
     _check_model(model)
-    _check_layer(model, layer)
+    check_layer(model, layer)
     _check_prompts(model, "zero_shot", zero_shot, arrow_id)
     _check_arrow(model, zero_shot, [pos], arrow_id)
     _check_tau(model, "tau", tau, zero_shot.shape[0])
@@ -158,7 +157,7 @@ def multi_inject(
 ) -> Tensor:
     """TaskV-M: write one task vector per arrow token (``taus[k]`` at ``positions[k]``) of few-shot prompts."""
     _check_model(model)
-    _check_layer(model, layer)
+    check_layer(model, layer)
     _check_prompts(model, "prompts", prompts, arrow_id)
     for name, seq in (("taus", taus), ("positions", positions)):
         if not isinstance(seq, (Sequence, Tensor)):

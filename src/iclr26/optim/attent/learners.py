@@ -46,7 +46,8 @@ __all__ = [
 
 def digits_patches(seed: int, patch: int = 2, n_test: int = 360) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Digits as (N, (8/patch)^2, patch^2) patch tokens in [0, 1]; returns x_train, y_train, x_test, y_test."""
-    if isinstance(patch, bool) or patch not in (1, 2, 4, 8):
+    check_int("patch (it must divide 8)", patch, low=1, high=8)
+    if 8 % patch:
         raise ValueError(f"patch must divide 8 (1, 2, 4 or 8), got {patch!r}")
     check_int("seed", seed, low=0)
     check_int("n_test", n_test, 10, 1787)
@@ -80,11 +81,9 @@ def sequence_property_data(
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Uniform random token sequences with :func:`sequence_property_labels`; x_train, y_train, x_test, y_test."""
     for name, v in (("n_train", n_train), ("n_test", n_test), ("seq_len", seq_len)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        check_int(name, v, low=1)
     check_int("seed", seed, low=0)
-    if isinstance(vocab, bool) or not isinstance(vocab, int) or vocab < 6:
-        raise ValueError(f"vocab must be an int >= 6 (tokens 3 and 5 are used), got {vocab!r}")
+    check_int("vocab (tokens 3 and 5 are used)", vocab, low=6)
     g = torch.Generator().manual_seed(seed)
     x = torch.randint(0, vocab, (n_train + n_test, seq_len), generator=g)
     y = sequence_property_labels(x)
@@ -113,8 +112,7 @@ class AttentionClassifier(nn.Module):
         super().__init__()
         if (patch_dim is None) == (vocab is None):
             raise ValueError("give exactly one of patch_dim (patch tokens) and vocab (token ids)")
-        if isinstance(n_classes, bool) or not isinstance(n_classes, int) or n_classes < 2:
-            raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
+        check_int("n_classes", n_classes, low=2)
         if patch_dim is not None:
             check_int("patch_dim", patch_dim, low=1)
         if vocab is not None:
@@ -202,10 +200,8 @@ def train_learner(
     Returns the per-epoch history; cost counts 3 units per trained example and 1 per example scored by the
     sampler.
     """
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    check_int("epochs", epochs, low=1)
+    check_int("batch_size", batch_size, low=1)
     check_float("lr", lr, low=0.0, low_open=True)
     check_float("weight_decay", weight_decay, low=0.0)
     check_float("clip", clip, low=0.0)

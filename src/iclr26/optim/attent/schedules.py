@@ -98,12 +98,6 @@ class StepRatio(RatioSchedule):
     def __post_init__(self) -> None:
         check_float("start", self.start, 0.0, 1.0, low_open=True, type_error=True)
         check_int("every", self.every, 1, type_error=True)
-        if (
-            isinstance(self.factor, bool)
-            or not isinstance(self.factor, (int, float))
-            or not self.factor > 1.0
-        ):
-            raise ValueError(f"factor must be a number > 1, got {self.factor!r}")
         check_float("factor", self.factor, low=1.0, low_open=True)
 
     def __call__(self, t: int) -> float:

@@ -54,17 +54,21 @@ IGNORE_INDEX = -100
 ScoreFn = Callable[[Tensor, Tensor], Tensor]
 
 
-def _check_pair(outputs: Tensor, targets: Tensor) -> None:
-    if not isinstance(outputs, Tensor) or not isinstance(targets, Tensor):
-        raise TypeError("outputs and targets must be tensors")
+def _check_pair(outputs: Tensor, targets: Tensor, first: str = "outputs") -> None:
+    """`first` (the name of the outputs argument) and targets: tensors with a common leading batch axis."""
+    for name, t in ((first, outputs), ("targets", targets)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.ndim < 1:
+            raise ValueError(f"{name} must have a leading batch axis, got a 0-D tensor")
     if outputs.shape[0] != targets.shape[0]:
         raise ValueError(
-            f"outputs and targets must have the same batch size, got {outputs.shape[0]} and {targets.shape[0]}"
+            f"{first} and targets must have the same batch size, got {outputs.shape[0]} and {targets.shape[0]}"
         )
 
 
 def _check_classes(logits: Tensor, targets: Tensor) -> None:
-    _check_pair(logits, targets)
+    _check_pair(logits, targets, "logits")
     if logits.ndim != 2 or targets.ndim != 1:
         raise ValueError(
             f"logits must be (N, C) and targets (N,), got {tuple(logits.shape)}, {tuple(targets.shape)}"
@@ -85,7 +89,7 @@ def _check_regression(outputs: Tensor, targets: Tensor) -> None:
 
 def _check_lm(logits: Tensor, targets: Tensor, ignore_index: int) -> Tensor:
     """The mask of valid (non-ignored) target positions, after checking shapes and ids."""
-    _check_pair(logits, targets)
+    _check_pair(logits, targets, "logits")
     if logits.ndim != 3 or targets.shape != logits.shape[:2]:
         raise ValueError(
             f"logits must be (N, T, V) and targets (N, T), got {tuple(logits.shape)}, {tuple(targets.shape)}"

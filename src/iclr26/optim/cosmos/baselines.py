@@ -15,6 +15,7 @@ import torch
 from pytorch_optimizer import AdamMini
 from torch import nn
 
+from iclr26.checks import check_choice, check_float, check_int
 from iclr26.lab.optim_baselines import BASELINE_NAMES, baseline
 from iclr26.optim.cosmos.optimizer import COSMOS
 
@@ -28,12 +29,9 @@ def make_optimizer(
     name: str, model: nn.Module, lr: float, rank: int = 16
 ) -> torch.optim.Optimizer | list[torch.optim.Optimizer]:
     """Build optimizer ``name`` (one of :data:`OPTIMIZER_NAMES`) over all of ``model``'s parameters."""
-    if name not in OPTIMIZER_NAMES:
-        raise ValueError(f"name must be one of {OPTIMIZER_NAMES}, got {name!r}")
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0, got {lr!r}")
-    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
-        raise ValueError(f"rank must be an int >= 1, got {rank!r}")
+    check_choice("name", name, OPTIMIZER_NAMES)
+    check_float("lr", lr, low=0.0, low_open=True)
+    check_int("rank", rank, low=1)
     if name in BASELINE_NAMES:
         return baseline(name, model, lr, rank, GALORE_INTERVAL)
     if name == "adam_mini":

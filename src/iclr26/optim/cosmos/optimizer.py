@@ -35,7 +35,14 @@ import torch
 from torch import Tensor, nn
 from torch.optim import Optimizer
 
-from iclr26.checks import check_float, check_gradients, check_int
+from iclr26.checks import (
+    check_choice,
+    check_float,
+    check_gradients,
+    check_int,
+    check_parameters,
+    check_tensor,
+)
 from iclr26.lab.param_groups import split_param_groups
 
 __all__ = ["COSMOS", "NS5_COEFFICIENTS", "cosmos_state_numel", "newton_schulz5"]
@@ -52,10 +59,8 @@ def newton_schulz5(g: Tensor, steps: int = 5, eps: float = 1e-7) -> Tensor:
     (3.4445, -4.7750, 2.0315)``, iterated on the wide orientation. The result's singular values lie roughly in
     [0.7, 1.2] for well-conditioned inputs (they are not driven exactly to 1). Runs in the input's dtype.
     """
-    if g.ndim != 2:
-        raise ValueError(f"g must be a 2-D matrix, got shape {tuple(g.shape)}")
-    if not isinstance(steps, int) or steps < 0:
-        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
+    check_tensor("g", g, ndim=2, floating=True)
+    check_int("steps", steps, low=0)
     a, b, c = NS5_COEFFICIENTS
     x = g / (torch.linalg.matrix_norm(g) + eps)
     tall = g.shape[0] > g.shape[1]
@@ -103,10 +108,8 @@ def _check_hparams(group: dict[str, Any]) -> None:
     check_float("lr_ratio", group["lr_ratio"], low=0.0)
     check_float("residual_weight", group["residual_weight"], low=0.0)
     check_int("ns_steps", group["ns_steps"], low=0)
-    if group["variant"] not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}, got {group['variant']!r}")
-    if group["use_cosmos"] not in (None, True, False):
-        raise ValueError(f"use_cosmos must be None, True or False, got {group['use_cosmos']!r}")
+    check_choice("variant", group["variant"], VARIANTS)
+    check_choice("use_cosmos", group["use_cosmos"], (None, True, False))
 
 
 class COSMOS(Optimizer):
@@ -177,6 +180,7 @@ class COSMOS(Optimizer):
         )
         _check_hparams(defaults)
         super().__init__(params, defaults)
+        check_parameters(type(self).__name__, self.param_groups)
 
     @classmethod
     def from_model(cls, model: nn.Module, lr: float = 1e-3, **kwargs: Any) -> COSMOS:

@@ -23,14 +23,14 @@ import torch
 from torch import nn
 from torch.func import jacrev, vmap
 
-from iclr26.checks import check_float, check_tensor
+from iclr26.checks import check_choice, check_float, check_tensor
 
 __all__ = ["agop_matrix", "fact_matrix", "feature_agreement", "psd_power"]
 
 FACT_FORMS = ("raw", "symmetric", "sqrt")
 
 
-def _check_square(name: str, A: object) -> None:
+def check_square(name: str, A: object) -> None:
     """A finite square matrix (numpy array or tensor)."""
     a = A.detach().cpu().numpy() if isinstance(A, torch.Tensor) else np.asarray(A, dtype=float)
     if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
@@ -57,11 +57,11 @@ def psd_power(A: np.ndarray | torch.Tensor, power: float) -> np.ndarray | torch.
     [[2.0, 0.0], [0.0, 0.0]]
     """
     check_float("power", power)
-    _check_square("A", A)
-    return _psd_power(A, power)
+    check_square("A", A)
+    return psd_power_unchecked(A, power)
 
 
-def _psd_power(A: np.ndarray | torch.Tensor, power: float) -> np.ndarray | torch.Tensor:
+def psd_power_unchecked(A: np.ndarray | torch.Tensor, power: float) -> np.ndarray | torch.Tensor:
     if isinstance(A, torch.Tensor):
         vals, vecs = torch.linalg.eigh((A + A.T) / 2)
         return (vecs * vals.clamp(min=0.0) ** power) @ vecs.T
@@ -120,8 +120,7 @@ def fact_matrix(
     check_tensor("Y", Y)
     if not callable(loss_fn):
         raise TypeError(f"loss_fn must be callable loss_fn(outputs, Y), got {type(loss_fn).__name__}")
-    if form not in FACT_FORMS:
-        raise ValueError(f"form must be one of {FACT_FORMS}, got {form!r}")
+    check_choice("form", form, FACT_FORMS)
     if len(X) != len(Y):
         raise ValueError(f"X and Y must have the same number of rows, got {len(X)} and {len(Y)}")
     module = _resolve_layer(model, layer)
@@ -148,7 +147,7 @@ def fact_matrix(
     if form == "symmetric":
         return (F + F.T) / 2
     if form == "sqrt":
-        return _psd_power(F @ F.T, 0.5)
+        return psd_power_unchecked(F @ F.T, 0.5)
     return F
 
 
@@ -191,7 +190,7 @@ def agop_matrix(
     d_in = module.weight.shape[1]
     J = torch.cat([j.reshape(len(X), -1, d_in) for j in jacobians], dim=1)
     agop = torch.einsum("nki,nkj->ij", J, J) / len(X)  # AGOP = (1/n) sum_i J_i^T J_i
-    return agop if power == 1.0 else _psd_power(agop, power)
+    return agop if power == 1.0 else psd_power_unchecked(agop, power)
 
 
 def feature_agreement(A: np.ndarray | torch.Tensor, B: np.ndarray | torch.Tensor) -> tuple[float, float]:

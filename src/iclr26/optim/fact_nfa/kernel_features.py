@@ -31,8 +31,8 @@ from collections.abc import Iterator
 import numpy as np
 import scipy.linalg
 
-from iclr26.checks import check_choice, check_float, check_int
-from iclr26.optim.fact_nfa.features import _check_square, _psd_power
+from iclr26.checks import check_bool, check_choice, check_float, check_int
+from iclr26.optim.fact_nfa.features import check_square, psd_power_unchecked
 
 __all__ = [
     "KERNELS",
@@ -66,7 +66,7 @@ def _check_kernel_args(X: object, Z: object, M: object, bandwidth: float) -> Non
     X, Z = _array("X", X, 2), _array("Z", Z, 2)
     if X.shape[1] != Z.shape[1]:
         raise ValueError(f"X and Z must have the same number of features, got {X.shape[1]} and {Z.shape[1]}")
-    _check_square("M", M)
+    check_square("M", M)
     if np.shape(M) != (X.shape[1], X.shape[1]):
         raise ValueError(
             f"M must be ({X.shape[1]}, {X.shape[1]}) for {X.shape[1]} features, got {np.shape(M)}"
@@ -131,7 +131,7 @@ def solve_kernel_ridge(K: np.ndarray, Y: np.ndarray, ridge: float) -> np.ndarray
     Cholesky first; where it fails at ridge 0 (K numerically not positive definite) an LU solve, as
     ``np.linalg.solve`` in the official RFM grokking code.
     """
-    _check_square("K", K)
+    check_square("K", K)
     Y_arr = np.asarray(Y, dtype=float)
     if Y_arr.ndim not in (1, 2) or Y_arr.shape[0] != len(K) or not np.all(np.isfinite(Y_arr)):
         raise ValueError(f"Y must be finite with {len(K)} rows (one per row of K), got shape {Y_arr.shape}")
@@ -177,8 +177,7 @@ def kernel_fact_and_agop(
         raise ValueError(
             f"alpha must be (n, C) with n = {len(X)} rows (one per training point), got {alpha_arr.shape}"
         )
-    if not isinstance(center_grads, bool):
-        raise TypeError(f"center_grads must be a bool, got {center_grads!r}")
+    check_bool("center_grads", center_grads)
     return _fact_agop(X, alpha, M, bandwidth, kernel, center_grads)
 
 
@@ -262,16 +261,15 @@ def update_features(
 ) -> np.ndarray:
     """One feature update; with `normalize`, divided by its largest eigenvalue."""
     check_choice("update", update, UPDATES)
-    _check_square("M", M)
-    _check_square("agop", agop)
+    check_square("M", M)
+    check_square("agop", agop)
     d = np.shape(M)[0]
     if np.shape(agop) != (d, d) or np.ndim(F) != 2 or np.shape(F)[0] != d:
         raise ValueError(
             f"F, agop and M must act on {d} features, got shapes {np.shape(F)}, {np.shape(agop)}, {np.shape(M)}"
         )
     check_float("nfa_power", nfa_power, 0.0, 1.0, low_open=True)
-    if not isinstance(normalize, bool):
-        raise TypeError(f"normalize must be a bool, got {normalize!r}")
+    check_bool("normalize", normalize)
     return _update(F, agop, M, update, nfa_power, normalize)
 
 
@@ -279,11 +277,11 @@ def _update(
     F: np.ndarray, agop: np.ndarray, M: np.ndarray, update: str, nfa_power: float, normalize: bool
 ) -> np.ndarray:
     if update == "fact":
-        new = _psd_power(F @ F.T, 0.5)  # M <- (F F^T)^{1/2}
+        new = psd_power_unchecked(F @ F.T, 0.5)  # M <- (F F^T)^{1/2}
     elif update == "fact_geomean":
-        new = _psd_power(F @ M @ M @ F.T, 0.25)  # M <- (F M^2 F^T)^{1/4}
+        new = psd_power_unchecked(F @ M @ M @ F.T, 0.25)  # M <- (F M^2 F^T)^{1/4}
     elif update == "nfa":
-        new = _psd_power(agop, nfa_power)  # M <- AGOP^s
+        new = psd_power_unchecked(agop, nfa_power)  # M <- AGOP^s
     else:
         raise ValueError(f"update must be one of {UPDATES}, got {update!r}")
     top = float(np.linalg.eigvalsh(new)[-1])
@@ -315,16 +313,14 @@ def rfm_iterates(
     >>> M.shape, alpha.shape
     ((3, 3), (20, 1))
     """
-    if update not in UPDATES:
-        raise ValueError(f"update must be one of {UPDATES}, got {update!r}")
+    check_choice("update", update, UPDATES)
     check_choice("kernel", kernel, KERNELS)
     check_int("iters", iters, low=0)
     check_float("bandwidth", bandwidth, low=0.0, low_open=True)
     check_float("ridge", ridge, low=0.0)
     check_float("nfa_power", nfa_power, 0.0, 1.0, low_open=True)
     for name, flag in (("center_grads", center_grads), ("normalize", normalize)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"{name} must be a bool, got {flag!r}")
+        check_bool(name, flag)
     X_arr, Y_arr = _array("X", X, 2), np.asarray(Y, dtype=float)
     if Y_arr.ndim not in (1, 2) or Y_arr.shape[0] != X_arr.shape[0] or not np.all(np.isfinite(Y_arr)):
         raise ValueError(

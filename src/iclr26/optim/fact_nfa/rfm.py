@@ -16,7 +16,7 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_bool, check_choice, check_float, check_int
 from iclr26.optim.fact_nfa.kernel_features import KERNELS, UPDATES, kernel_matrix, rfm_iterates
 
 __all__ = ["RFM", "FactRFM", "FactRFMClassifier", "RFMClassifier"]
@@ -48,13 +48,13 @@ class _RFMBase(BaseEstimator):
         check_float("bandwidth", self.bandwidth, low=0.0, low_open=True)
         check_float("ridge", self.ridge, low=0.0)
         check_float("nfa_power", self.nfa_power, 0.0, 1.0, low_open=True)
-        if self.update not in UPDATES:
-            raise ValueError(f"update must be one of {UPDATES}, got {self.update!r}")
-        if self.kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
+        check_choice("update", self.update, UPDATES)
+        check_choice("kernel", self.kernel, KERNELS)
         for name in ("center_grads", "normalize"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
+            try:
+                check_bool(name, getattr(self, name))
+            except TypeError as err:  # an estimator parameter: a ValueError, as it always was
+                raise ValueError(str(err)) from None
         return self.update
 
     def _fit_targets(self, X: np.ndarray, Y: np.ndarray) -> None:

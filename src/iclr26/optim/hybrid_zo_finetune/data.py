@@ -113,8 +113,7 @@ def task_b_mapping(n_keys: int, n_classes: int, task_seed: int) -> np.ndarray:
     check_int("n_keys", n_keys, low=2)
     check_int("task_seed", task_seed, low=0)
     pairs = n_keys * n_keys
-    if isinstance(n_classes, bool) or not isinstance(n_classes, int) or not 2 <= n_classes <= pairs:
-        raise ValueError(f"n_classes must be an int in [2, {pairs}], got {n_classes!r}")
+    check_int("n_classes", n_classes, low=2, high=pairs)
     labels = np.arange(pairs) % n_classes
     return np.random.default_rng(task_seed).permutation(labels).reshape(n_keys, n_keys)
 

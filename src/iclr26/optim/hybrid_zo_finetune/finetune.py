@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_bool, check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_tensor
 from iclr26.lab.training import train_loop
 from iclr26.optim.hybrid_zo_finetune.data import ReshuffleLoader, task_a
 from iclr26.optim.hybrid_zo_finetune.lora import add_lora
@@ -147,8 +147,7 @@ def finetune(
     accuracy it reached for the remaining logged steps. The model (with its LoRA adapters) and the data live on
     `device`; the adapters are drawn on the CPU first, so every device starts from the same weights.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    check_choice("method", method, METHODS)
     n_lrs = 2 if method == "hybrid" else 1
     if not isinstance(lrs, (tuple, list)) or len(lrs) != n_lrs:
         raise ValueError(f"lrs must be a tuple of {n_lrs} learning rate(s) for {method!r}, got {lrs!r}")

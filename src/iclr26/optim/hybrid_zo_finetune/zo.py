@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_float, check_gradients, check_int
+from iclr26.checks import check_choice, check_float, check_gradients, check_int
 
 __all__ = ["HybridZOFO", "MeZO", "perturb_", "spsa_projections", "step_seed", "zo_update_"]
 
@@ -309,8 +309,7 @@ class HybridZOFO:
                     check_float(f"fo_kwargs[{key!r}]", v)
         self.fo_at_perturbed = bool(fo_at_perturbed)
         optimizers = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
-        if fo_optimizer not in optimizers:
-            raise ValueError(f"fo_optimizer must be one of {sorted(optimizers)}, got {fo_optimizer!r}")
+        check_choice("fo_optimizer", fo_optimizer, optimizers)
         for p in self.fo_params:
             if not p.requires_grad:
                 raise ValueError("fo_params must require grad (they are trained by backprop)")

@@ -36,8 +36,7 @@ def make_mlp(
         ("width_multiplier", width_multiplier),
         ("depth", depth),
     ):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
+        check_int(name, v, low=1)
     check_int("seed", seed, low=0)
     gen = torch.Generator().manual_seed(seed)
     width = BASE_WIDTH * width_multiplier

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from iclr26.checks import check_float
+from iclr26.checks import check_float, check_int
 from iclr26.optim.poisson_midpoint.backend import Backend, make_backend
 
 __all__ = ["Drift", "SampleResult", "SamplerSetup", "check_K", "setup"]
@@ -32,10 +32,7 @@ def check_K(K: Any, allow_none: bool = True) -> int | None:
     """K must be an int >= 1 (or None, the continuous Poisson limit, where allowed)."""
     if K is None and allow_none:
         return None
-    if isinstance(K, bool) or not isinstance(K, int) or K < 1:
-        limit = "an int >= 1 or None" if allow_none else "an int >= 1"
-        raise ValueError(f"K must be {limit}, got {K!r}")
-    return K
+    return check_int("K (or None, the continuous Poisson limit)" if allow_none else "K", K, low=1)
 
 
 class Drift:
@@ -108,8 +105,7 @@ def setup(
     if not callable(grad_F):
         raise ValueError(f"grad_F must be callable, got {type(grad_F).__name__}")
     h = check_float("h", h, low=0.0, low_open=True)
-    if isinstance(n_steps, bool) or not isinstance(n_steps, int) or n_steps < 0:
-        raise ValueError(f"n_steps must be an int >= 0, got {n_steps!r}")
+    check_int("n_steps", n_steps, low=0)
     bk = make_backend(x0, rng)
     if x0.ndim != 2 or x0.shape[0] < 1 or x0.shape[1] < 1:
         raise ValueError(f"x0 must have shape (n_chains, d) with n_chains, d >= 1, got {tuple(x0.shape)}")

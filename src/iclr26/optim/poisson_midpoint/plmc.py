@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from iclr26.checks import check_bool, check_choice
 from iclr26.optim.poisson_midpoint.backend import Backend
 from iclr26.optim.poisson_midpoint.driver import Drift, GradFn, SampleResult, check_K, setup
 from iclr26.optim.poisson_midpoint.schemes import OverdampedScheme, UnderdampedScheme
@@ -165,12 +166,13 @@ def plmc(
     ((2000, 1), True)
     """
     K = check_K(K)
-    if form not in ("jump", "loop"):
-        raise ValueError(f"form must be 'jump' or 'loop', got {form!r}")
+    check_choice("form", form, ("jump", "loop"))
     if form == "loop" and K is None:
         raise ValueError("K=None (the continuous Poisson limit) needs form='jump'")
-    if not isinstance(overdamped, bool):
-        raise ValueError(f"overdamped must be True or False, got {overdamped!r}")
+    try:
+        check_bool("overdamped", overdamped)
+    except TypeError as err:  # a ValueError, as it always was
+        raise ValueError(str(err)) from None
     if overdamped and v0 is not None:
         raise ValueError("v0 is used only by the underdamped dynamics (overdamped=False)")
     scheme = OverdampedScheme() if overdamped else UnderdampedScheme(gamma, u)

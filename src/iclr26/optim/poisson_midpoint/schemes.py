@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from iclr26.checks import check_float
 from iclr26.optim.poisson_midpoint.backend import namespace
 
 __all__ = ["OverdampedScheme", "UnderdampedScheme", "underdamped_matrices"]
@@ -111,10 +112,7 @@ class UnderdampedScheme:
 
     def __init__(self, gamma: float = 2.0, u: float = 1.0) -> None:
         for name, value in (("gamma", gamma), ("u", u)):
-            if isinstance(value, bool) or not (
-                isinstance(value, (int, float)) and np.isfinite(value) and value > 0
-            ):
-                raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+            check_float(name, value, low=0.0, low_open=True)
         self.gamma = float(gamma)
         self.u = float(u)
 
@@ -199,6 +197,5 @@ def underdamped_matrices(delta: float, gamma: float = 2.0, u: float = 1.0) -> tu
     >>> round(float(A[1, 1]), 6)  # e^{-2 * 0.01}
     0.980199
     """
-    if not (isinstance(delta, (int, float)) and np.isfinite(delta) and delta > 0):
-        raise ValueError(f"delta must be a positive finite number, got {delta!r}")
+    check_float("delta", delta, low=0.0, low_open=True)
     return UnderdampedScheme(gamma, u).matrices(float(delta))

@@ -21,7 +21,7 @@ import torch
 from scipy.special import expit
 
 from iclr26.checks import check_float, check_int
-from iclr26.optim.poisson_midpoint.wasserstein import TargetLaw1D, _check_draws
+from iclr26.optim.poisson_midpoint.wasserstein import TargetLaw1D, check_draws
 
 __all__ = ["BayesLogReg", "GaussianTarget", "SeparableLogCosh"]
 
@@ -87,7 +87,7 @@ class GaussianTarget:
         return (x - _like(self.mean, x)) @ _like(self.precision, x)  # Sigma^{-1} (x - m)
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        _check_draws(n, rng)
+        check_draws(n, rng)
         return self.mean + rng.standard_normal((n, self.d)) @ self._chol.T
 
 
@@ -102,10 +102,8 @@ class SeparableLogCosh:
     """
 
     def __init__(self, d: int, c: float) -> None:
-        if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-            raise ValueError(f"d must be an int >= 1, got {d!r}")
-        if isinstance(c, bool) or not (isinstance(c, (int, float)) and np.isfinite(c) and c >= 0):
-            raise ValueError(f"c must be a finite number >= 0, got {c!r}")
+        check_int("d", d, low=1)
+        check_float("c", c, low=0.0)
         self.d, self.c = d, float(c)
         self.alpha, self.L = 1.0, 1.0 + self.c**2
         self._law: TargetLaw1D | None = None
@@ -130,7 +128,7 @@ class SeparableLogCosh:
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """Exact i.i.d. draws, shape (n, d), by inversion of the tabulated marginal CDF."""
-        _check_draws(n, rng)
+        check_draws(n, rng)
         return self.marginal().sample(n * self.d, rng).reshape(n, self.d)
 
 
@@ -152,8 +150,7 @@ class BayesLogReg:
             raise ValueError(f"X must be a finite non-empty (n_data, d) matrix, got shape {X.shape}")
         if not np.all(np.isin(y, (-1.0, 1.0))):
             raise ValueError("y must hold labels in {-1, +1}")
-        if not (np.isfinite(prior_var) and prior_var > 0):
-            raise ValueError(f"prior_var must be positive, got {prior_var!r}")
+        check_float("prior_var", prior_var, low=0.0, low_open=True)
         self.X, self.y, self.prior_var = X, y, float(prior_var)
         self.d = X.shape[1]
         self.alpha = 1.0 / self.prior_var
@@ -163,7 +160,7 @@ class BayesLogReg:
     def synthetic(cls, n_data: int, d: int, rng: np.random.Generator, prior_var: float = 1.0) -> BayesLogReg:
         """Data from the model: rows x_j ~ N(0, I/d), true t ~ N(0, I), P(y_j = 1) = sigmoid(x_j^T t)."""
         check_int("d", d, low=1)
-        _check_draws(n_data, rng)
+        check_draws(n_data, rng)
         X = rng.standard_normal((n_data, d)) / np.sqrt(d)
         theta = rng.standard_normal(d)
         y = np.where(rng.random(n_data) < expit(X @ theta), 1.0, -1.0)

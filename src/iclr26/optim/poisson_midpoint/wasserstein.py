@@ -59,11 +59,9 @@ class TargetLaw1D:
             raise TypeError(
                 f"log_density must be callable on a grid of points, got {type(log_density).__name__}"
             )
-        check_int("n_grid", n_grid)
+        check_int("n_grid", n_grid, low=3)
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
             raise ValueError(f"lo and hi must be finite with lo < hi, got lo={lo!r}, hi={hi!r}")
-        if n_grid < 3:
-            raise ValueError(f"n_grid must be >= 3, got {n_grid}")
         self.x = np.linspace(lo, hi, n_grid)
         logp = np.asarray(log_density(self.x), dtype=float)
         if logp.shape != self.x.shape or not np.all(np.isfinite(logp)):
@@ -96,11 +94,11 @@ class TargetLaw1D:
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """`n` exact draws (up to the grid's resolution) by inversion: Q(U), U ~ U(0, 1)."""
-        _check_draws(n, rng)
+        check_draws(n, rng)
         return self.quantile(rng.random(n))
 
 
-def _check_draws(n: Any, rng: Any) -> None:
+def check_draws(n: Any, rng: Any) -> None:
     check_int("n", n, low=1)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -215,10 +213,8 @@ def noise_floor(
     """
     if not callable(sample) or not callable(distance):
         raise TypeError("sample and distance must be callables: sample(n, rng), distance(a, b)")
-    check_int("n", n)
-    check_int("n_pairs", n_pairs)
-    if n < 1 or n_pairs < 1:
-        raise ValueError(f"n and n_pairs must be >= 1, got n={n}, n_pairs={n_pairs}")
+    check_int("n", n, low=1)
+    check_int("n_pairs", n_pairs, low=1)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     return float(np.mean([distance(sample(n, rng), sample(n, rng)) for _ in range(n_pairs)]))

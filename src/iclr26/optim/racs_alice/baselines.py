@@ -16,6 +16,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from iclr26.checks import check_choice, check_float
 from iclr26.lab.optim_baselines import BASELINE_NAMES, baseline
 from iclr26.optim.racs_alice.optimizer import RACS, Alice
 
@@ -38,10 +39,8 @@ def make_optimizer(
     ``rank``/``leading_basis``/``interval`` are Alice's r, l, K (GaLore shares r and K); ``fallback_lr`` is the
     AdamW lr of the non-matrix parameters under RACS and Alice.
     """
-    if name not in OPTIMIZER_NAMES:
-        raise ValueError(f"name must be one of {OPTIMIZER_NAMES}, got {name!r}")
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0, got {lr!r}")
+    check_choice("name", name, OPTIMIZER_NAMES)
+    check_float("lr", lr, low=0.0, low_open=True, finite=False)
     if name in BASELINE_NAMES:
         return baseline(name, model, lr, rank, interval)
     if name in ("racs", "racs_mean"):

@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from torch.optim.adamw import adamw as _adamw_functional
 
-from iclr26.checks import check_float, check_gradients, check_int
+from iclr26.checks import check_choice, check_float, check_gradients, check_int, check_parameters
 from iclr26.lab.param_groups import split_param_groups
 
 __all__ = ["RACS", "Alice", "alice_state_numel", "racs_state_numel"]
@@ -46,15 +46,6 @@ def alice_state_numel(m: int, n: int, rank: int) -> int:
     return m * r + r * r + 2 * r * n + n + 1
 
 
-def _check_unit_interval(name: str, value: Any) -> None:
-    check_float(name, value, 0.0, 1.0, high_open=True)
-
-
-def _check_gamma(value: Any) -> None:
-    """The limiter's growth cap: >= 1, and infinity switches the limiter off."""
-    check_float("gamma", value, low=1.0, finite=False)
-
-
 class _FallbackOptimizer(torch.optim.Optimizer):
     """Shared plumbing: validation, the AdamW fallback group, closure handling and the per-matrix loop."""
 
@@ -63,6 +54,7 @@ class _FallbackOptimizer(torch.optim.Optimizer):
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         defaults = {"fallback": False, "adam_betas": (0.9, 0.999), "adam_eps": 1e-8, **defaults}
         super().__init__(params, defaults)
+        check_parameters(type(self).__name__, self.param_groups)
 
     # --- validation -------------------------------------------------------------------------------------------
     def _validate_common(self, group: dict[str, Any]) -> None:
@@ -73,7 +65,7 @@ class _FallbackOptimizer(torch.optim.Optimizer):
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise ValueError(f"adam_betas must be a pair (beta1, beta2), got {betas!r}")
         for i, b in enumerate(betas):
-            _check_unit_interval(f"adam_betas[{i}]", b)
+            check_float(f"adam_betas[{i}]", b, 0.0, 1.0, high_open=True)
         check_float("adam_eps", group["adam_eps"], low=0.0)
         if not isinstance(group["fallback"], bool):
             raise TypeError(f"fallback must be a bool, got {type(group['fallback']).__name__}")
@@ -260,11 +252,10 @@ class RACS(_FallbackOptimizer):
         return cls._from_model(model, lr, fallback_lr, fallback_weight_decay, exclude_head, **kwargs)
 
     def _validate_group(self, group: dict[str, Any]) -> None:
-        _check_unit_interval("beta", group["beta"])
+        check_float("beta", group["beta"], 0.0, 1.0, high_open=True)
         check_float("alpha", group["alpha"], low=0.0)
-        _check_gamma(group["gamma"])
-        if group["normalize"] not in ("mean", "fixed_point"):
-            raise ValueError(f"normalize must be 'mean' or 'fixed_point', got {group['normalize']!r}")
+        check_float("gamma", group["gamma"], low=1.0, finite=False)  # infinity switches the limiter off
+        check_choice("normalize", group["normalize"], ("mean", "fixed_point"))
 
     def _matrix_step(self, p: torch.Tensor, group: dict[str, Any], index: int) -> None:
         dtype = self._work_dtype(p)
@@ -377,10 +368,10 @@ class Alice(_FallbackOptimizer):
         if not isinstance(betas, (tuple, list)) or len(betas) != 3:
             raise ValueError(f"betas must be a triple (beta1, beta2, beta3), got {betas!r}")
         for i, b in enumerate(betas):
-            _check_unit_interval(f"betas[{i}]", b)
+            check_float(f"betas[{i}]", b, 0.0, 1.0, high_open=True)
         check_float("alpha", group["alpha"], low=0.0)
         check_float("alpha_c", group["alpha_c"], low=0.0)
-        _check_gamma(group["gamma"])
+        check_float("gamma", group["gamma"], low=1.0, finite=False)  # infinity switches the limiter off
         check_int("rank", group["rank"], low=1)
         check_int("update_interval", group["update_interval"], low=1)
         check_int("leading_basis", group["leading_basis"], low=1)
@@ -388,8 +379,7 @@ class Alice(_FallbackOptimizer):
             raise ValueError(
                 f"leading_basis must be <= rank, got leading_basis={group['leading_basis']} > rank={group['rank']}"
             )
-        if group["complement"] not in ("random", "deterministic"):
-            raise ValueError(f"complement must be 'random' or 'deterministic', got {group['complement']!r}")
+        check_choice("complement", group["complement"], ("random", "deterministic"))
         check_int("seed", group["seed"])
 
     # --- pieces -----------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float
+from iclr26.checks import check_choice, check_float
 
 __all__ = [
     "ACTIVATIONS",
@@ -74,20 +74,14 @@ class NonPositiveFloorWarning(UserWarning):
 
 def min_derivative(alpha: float) -> float:
     """Exact minimum over x of Smooth-Leaky's derivative: alpha + (1 - alpha) * S_MIN."""
-    alpha = _check_slope(alpha, "alpha")
+    alpha = check_float("alpha", alpha, type_error=True)
     return alpha + (1.0 - alpha) * S_MIN
 
 
 def max_derivative(alpha: float) -> float:
     """Exact maximum over x of Smooth-Leaky's derivative: alpha + (1 - alpha) * S_MAX."""
-    alpha = _check_slope(alpha, "alpha")
+    alpha = check_float("alpha", alpha, type_error=True)
     return alpha + (1.0 - alpha) * S_MAX
-
-
-def _check_slope(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    return check_float(name, value)
 
 
 def _check_input(x: Tensor) -> None:
@@ -109,7 +103,7 @@ def _warn_floor(value: float, name: str) -> None:
 
 def _check_functional(x: Tensor, alpha: float, power: float, curvature: float) -> None:
     _check_input(x)
-    _check_slope(alpha, "alpha")
+    check_float("alpha", alpha, type_error=True)
     check_float("power", power, low=0.0, low_open=True, type_error=True)
     check_float("curvature", curvature, low=0.0, low_open=True, type_error=True)
 
@@ -142,9 +136,7 @@ class SmoothLeaky(nn.Module):
 
     def __init__(self, alpha: float = 0.1, power: float = 3.0, curvature: float = 5.0) -> None:
         super().__init__()
-        alpha = _check_slope(alpha, "alpha")
-        if not 0.0 < alpha < 1.0:
-            raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+        alpha = check_float("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True, type_error=True)
         self.alpha: float = alpha
         self.power: float = check_float("power", power, low=0.0, low_open=True, type_error=True)
         self.curvature: float = check_float("curvature", curvature, low=0.0, low_open=True, type_error=True)
@@ -187,14 +179,13 @@ class RandomizedSmoothLeaky(nn.Module):
         sampling: str = "element",
     ) -> None:
         super().__init__()
-        lower = _check_slope(lower, "lower")
-        upper = _check_slope(upper, "upper")
+        lower = check_float("lower", lower, type_error=True)
+        upper = check_float("upper", upper, type_error=True)
         if not (0.0 <= lower < 1.0 and 0.0 <= upper < 1.0):
             raise ValueError(f"lower and upper must lie in [0, 1), got lower={lower}, upper={upper}")
         if lower > upper:
             raise ValueError(f"lower must be <= upper, got lower={lower} > upper={upper}")
-        if sampling not in _SAMPLING:
-            raise ValueError(f"sampling must be one of {_SAMPLING}, got {sampling!r}")
+        check_choice("sampling", sampling, _SAMPLING)
         self.lower: float = lower
         self.upper: float = upper
         self.power: float = check_float("power", power, low=0.0, low_open=True, type_error=True)

@@ -59,8 +59,7 @@ def digits_split(n_train: int = 1000, seed: int = 0) -> tuple[Tensor, Tensor, Te
     """sklearn's digits, a random `n_train` / rest split, standardised per pixel with the train statistics."""
     from sklearn.datasets import load_digits
 
-    if isinstance(n_train, bool) or not isinstance(n_train, int) or not 10 <= n_train < 1797:
-        raise ValueError(f"n_train must be an int in [10, 1797), got {n_train!r}")
+    check_int("n_train", n_train, low=10, high=1796)
     check_int("seed", seed, low=0)
     x, y = load_digits(return_X_y=True)
     idx = np.random.default_rng(seed).permutation(len(y))
@@ -102,8 +101,7 @@ def permuted_tasks(
     ``permute_inputs=True, shuffle_labels=False`` is Permuted-digits; ``False, True`` is shuffled-label digits;
     both (default) shift inputs and labels at every task boundary. The same permutations apply to train and test.
     """
-    if not isinstance(n_tasks, int) or n_tasks < 1:
-        raise ValueError(f"n_tasks must be an int >= 1, got {n_tasks!r}")
+    check_int("n_tasks", n_tasks, low=1)
     if not (permute_inputs or shuffle_labels):
         raise ValueError("permute_inputs and shuffle_labels are both False: every task would be the same")
     n_classes = _check_data(x_train, y_train, x_test, y_test)
@@ -122,8 +120,7 @@ def class_incremental_tasks(
 ) -> list[Task]:
     """Split the classes 0..C-1 into consecutive groups of `classes_per_task` (single head, no task labels)."""
     n_classes = _check_data(x_train, y_train, x_test, y_test)
-    if not isinstance(classes_per_task, int) or not 1 <= classes_per_task <= n_classes:
-        raise ValueError(f"classes_per_task must be an int in [1, {n_classes}], got {classes_per_task!r}")
+    check_int("classes_per_task", classes_per_task, 1, n_classes)
     tasks = []
     for start in range(0, n_classes, classes_per_task):
         cls = tuple(range(start, min(start + classes_per_task, n_classes)))
@@ -145,8 +142,10 @@ class ContinualMLP(nn.Module):
     ) -> None:
         super().__init__()
         sizes = list(sizes)
-        if len(sizes) < 2 or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in sizes):
+        if len(sizes) < 2:
             raise ValueError(f"sizes must list >= 2 positive ints (in, ..., out), got {sizes!r}")
+        for i, s in enumerate(sizes):
+            check_int(f"sizes[{i}]", s, low=1)
         if not callable(activation):
             raise TypeError(f"activation must be a callable returning an nn.Module, got {activation!r}")
         if init_seed is not None:

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_choice, check_float, check_int
 
 __all__ = [
     "ImbalancedData",
@@ -53,10 +53,8 @@ class ImbalancedData:
 
 def long_tailed_priors(K: int, rho: float) -> torch.Tensor:
     """Priors ``pi_c ∝ rho^{-c/(K-1)}`` for ``c = 0..K-1`` (float64): the largest is `rho` times the smallest."""
-    if not isinstance(K, int) or K < 2:
-        raise ValueError(f"K (number of classes) must be an int >= 2, got {K!r}")
-    if not rho >= 1:
-        raise ValueError(f"rho (imbalance ratio) must be >= 1, got {rho}")
+    check_int("K (number of classes)", K, low=2)
+    check_float("rho (imbalance ratio)", rho, low=1.0, finite=False)
     w = torch.tensor(float(rho), dtype=torch.float64) ** (-torch.arange(K, dtype=torch.float64) / (K - 1))
     return w / w.sum()
 
@@ -102,21 +100,16 @@ def make_imbalanced_gmm(
         random orthonormal basis, normalised to mean ``s_j^2 = 1`` (0: isotropic).
     """
     for name, value in (("K", K), ("d", d), ("n", n)):
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+        check_int(name, value, low=1)
     if K > d:
         raise ValueError(f"K ({K}) must be <= d ({d}): K mutually orthogonal means need K <= d dimensions")
     if n < K:
         raise ValueError(f"n ({n}) must be >= K ({K}) so that every class has a training example")
-    if not a > 0:
-        raise ValueError(f"a (mean norm) must be > 0, got {a}")
-    if not sigma >= 0:
-        raise ValueError(f"sigma (noise scale) must be >= 0, got {sigma}")
-    if not anisotropy >= 0:
-        raise ValueError(f"anisotropy must be >= 0, got {anisotropy}")
+    check_float("a (mean norm)", a, low=0.0, low_open=True, finite=False)
+    check_float("sigma (noise scale)", sigma, low=0.0, finite=False)
+    check_float("anisotropy", anisotropy, low=0.0, finite=False)
     n_test = n if n_test is None else n_test
-    if not isinstance(n_test, int) or n_test < K:
-        raise ValueError(f"n_test must be an int >= K ({K}), got {n_test!r}")
+    check_int(f"n_test (at least K = {K})", n_test, low=K)
     priors = long_tailed_priors(K, rho)
     gen = torch.Generator().manual_seed(int(seed))
     basis, _ = torch.linalg.qr(torch.randn(d, d, generator=gen, dtype=torch.float64))
@@ -199,8 +192,7 @@ def balanced_metrics(
     K = outputs.shape[1]
     if y.dtype.is_floating_point or int(y.min()) < 0 or int(y.max()) >= K:
         raise ValueError(f"y must hold integer labels in [0, {K - 1}]")
-    if loss not in ("squared", "cross_entropy", None):
-        raise ValueError(f"loss must be 'squared', 'cross_entropy' or None, got {loss!r}")
+    check_choice("loss", loss, ("squared", "cross_entropy", None))
     out = outputs.detach().double()
     correct = (out.argmax(dim=1) == y).double()
     counts = torch.bincount(y, minlength=K).double()

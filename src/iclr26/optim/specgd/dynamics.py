@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import torch
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["linear_dynamics_closed_form", "population_loss"]
 
 
@@ -42,12 +44,9 @@ def linear_dynamics_closed_form(
     priors = torch.as_tensor(priors, dtype=torch.float64)
     if priors.ndim != 1 or priors.numel() < 1 or bool((priors <= 0).any()):
         raise ValueError(f"priors must be a 1-D tensor of positive values, got {priors}")
-    if not a > 0:
-        raise ValueError(f"a (mean norm) must be > 0, got {a}")
-    if not lr > 0:
-        raise ValueError(f"lr (the step size eta) must be > 0, got {lr}")
-    if not isinstance(steps, int) or steps < 0:
-        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
+    check_float("a (mean norm)", a, low=0.0, low_open=True, finite=False)
+    check_float("lr (the step size eta)", lr, low=0.0, low_open=True, finite=False)
+    check_int("steps", steps, low=0)
     t = torch.arange(steps + 1, dtype=torch.float64)[:, None]
     if method == "gd":
         return 1.0 - (1.0 - lr * priors * a**2)[None, :] ** t

@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from iclr26.checks import check_gradients
+from iclr26.checks import check_choice, check_gradients, check_parameters
 from iclr26.optim.specgd.spectral_gd import check_common, momentum_direction
 
 __all__ = ["NormalizedGD", "gradient_norm"]
@@ -39,8 +39,7 @@ _NORMS = ("fro", "spectral")
 
 def gradient_norm(d: torch.Tensor, norm: str = "fro") -> torch.Tensor:
     """Frobenius or spectral norm of `d` (float32 for low-precision inputs); see the module docstring."""
-    if norm not in _NORMS:
-        raise ValueError(f"norm must be one of {_NORMS}, got {norm!r}")
+    check_choice("norm", norm, _NORMS)
     work = d.to(torch.float64 if d.dtype == torch.float64 else torch.float32)
     if norm == "fro" or work.ndim < 2:
         return torch.linalg.vector_norm(work)
@@ -70,14 +69,14 @@ class NormalizedGD(torch.optim.Optimizer):
     ) -> None:
         defaults = dict(lr=lr, norm=norm, momentum=momentum, nesterov=nesterov, weight_decay=weight_decay)
         super().__init__(params, defaults)
+        check_parameters(type(self).__name__, self.param_groups)
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group (hyperparameters default to the constructor's) and validate it."""
         super().add_param_group(param_group)
         group = self.param_groups[-1]
         check_common(group, "NormalizedGD")
-        if group["norm"] not in _NORMS:
-            raise ValueError(f"NormalizedGD: norm must be one of {_NORMS}, got {group['norm']!r}")
+        check_choice("NormalizedGD: norm", group["norm"], _NORMS)
 
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> float | None:

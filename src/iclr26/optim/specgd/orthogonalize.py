@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import torch
 
+from iclr26.checks import check_float, check_int
+
 __all__ = ["MUON_NS5_COEFFICIENTS", "orthogonalize_ns", "orthogonalize_svd"]
 
 # Muon's quintic iteration X <- a X + b (X X^T) X + c (X X^T)^2 X
@@ -32,6 +34,8 @@ def _check_matrix(g: torch.Tensor, name: str = "g") -> None:
         raise ValueError(f"{name} must be a 2-D matrix, got shape {tuple(g.shape)}")
     if g.is_complex():
         raise ValueError(f"{name} must be real; complex matrices are not supported")
+    if not g.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point matrix, got {g.dtype}")
 
 
 def _work_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -52,8 +56,7 @@ def orthogonalize_svd(g: torch.Tensor, rtol: float = 1e-7) -> torch.Tensor:
     (m, n) matrix in `g`'s dtype whose nonzero singular values are all 1.
     """
     _check_matrix(g)
-    if not 0.0 < rtol < 1.0:
-        raise ValueError(f"rtol must lie in (0, 1), got {rtol}")
+    check_float("rtol", rtol, 0.0, 1.0, low_open=True, high_open=True)
     work = g.to(_work_dtype(g.dtype))
     u, s, vh = torch.linalg.svd(work, full_matrices=False)
     keep = (s > rtol * s.max()).to(work.dtype)  # a zero gradient keeps nothing
@@ -72,8 +75,7 @@ def orthogonalize_ns(
     float64) and returns `g`'s dtype.
     """
     _check_matrix(g)
-    if not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be an int >= 1, got {steps!r}")
+    check_int("steps", steps, low=1)
     a, b, c = coefficients
     x = g.to(_work_dtype(g.dtype))
     tall = x.shape[0] > x.shape[1]

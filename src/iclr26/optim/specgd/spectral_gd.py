@@ -36,7 +36,7 @@ from typing import Any
 
 import torch
 
-from iclr26.checks import check_choice, check_float, check_gradients, check_int
+from iclr26.checks import check_choice, check_float, check_gradients, check_int, check_parameters
 from iclr26.optim.specgd.orthogonalize import orthogonalize_ns, orthogonalize_svd
 
 __all__ = ["SpectralGD"]
@@ -131,6 +131,7 @@ class SpectralGD(torch.optim.Optimizer):
             eps=eps,
         )
         super().__init__(params, defaults)
+        check_parameters(type(self).__name__, self.param_groups)
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group (hyperparameters default to the constructor's) and validate it."""
@@ -140,8 +141,7 @@ class SpectralGD(torch.optim.Optimizer):
     @staticmethod
     def _validate(group: dict[str, Any]) -> None:
         check_common(group, "SpectralGD")
-        if group["mode"] not in _MODES:
-            raise ValueError(f"SpectralGD: mode must be one of {_MODES}, got {group['mode']!r}")
+        check_choice("SpectralGD: mode", group["mode"], _MODES)
         try:
             check_float("rtol", group["rtol"], 0.0, 1.0, low_open=True, high_open=True)
             check_int("ns_steps", group["ns_steps"], low=1)

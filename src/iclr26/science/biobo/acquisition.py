@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 
 __all__ = ["PiBO", "expected_improvement", "thompson_sample", "top_b", "upper_confidence_bound"]
 
@@ -60,9 +60,7 @@ def top_b(scores: torch.Tensor | np.ndarray, b: int) -> np.ndarray:
     s = np.asarray(scores, dtype=float)
     if s.ndim != 1 or not np.all(np.isfinite(s)):
         raise ValueError(f"scores must be a finite 1-D array (one per candidate), got shape {s.shape}")
-    check_int("batch_size", b)
-    if not 1 <= b <= s.size:
-        raise ValueError(f"batch_size must be between 1 and the pool size {s.size}, got {b}")
+    check_int("batch_size (at most the pool size)", b, 1, s.size)
     return np.argsort(-s, kind="stable")[:b]
 
 
@@ -92,8 +90,7 @@ class PiBO:
             raise TypeError(f"acqf must be callable, got {type(acqf).__name__}")
         check_float("beta (prior strength)", beta, low=0.0)
         check_int("n (iteration number)", n, low=1)
-        if not isinstance(shift, bool):
-            raise TypeError(f"shift must be a bool, got {shift!r}")
+        shift = check_bool("shift", shift)
         self.acqf, self.prior, self.beta, self.n, self.shift = acqf, prior, float(beta), int(n), shift
 
     @property

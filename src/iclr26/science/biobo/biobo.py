@@ -10,7 +10,7 @@ import pandas as pd
 import torch
 from sklearn.decomposition import PCA
 
-from iclr26.checks import check_choice, check_float, check_int, check_probability
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_probability
 from iclr26.science.biobo.acquisition import (
     PiBO,
     expected_improvement,
@@ -187,8 +187,7 @@ class BioBO(_PoolSelector):
         check_int("fit_iters", fit_iters, low=0)
         check_float("lr", lr, low=0.0, low_open=True)
         check_int("seed", seed, low=0)
-        if not isinstance(use_prior, bool):
-            raise TypeError(f"use_prior must be a bool, got {use_prior!r}")
+        use_prior = check_bool("use_prior", use_prior)
         self.x, blocks, self.modalities = fuse_embeddings(embeddings, n_components)
         self.n_genes = self.x.shape[0]
         if gene_ids is not None and len(gene_ids) != self.n_genes:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import hypergeom
 
-from iclr26.checks import check_float, check_int, check_probability
+from iclr26.checks import check_bool, check_float, check_int, check_probability
 
 __all__ = ["benjamini_hochberg", "enrichment_prior", "ora_hypergeom"]
 
@@ -85,8 +85,7 @@ def enrichment_prior(
     check_int("n_genes", n_genes, low=1)
     check_float("eps", eps, low=0.0, low_open=True)
     check_probability("q_max", q_max, open_low=True)
-    if not isinstance(return_source, bool):
-        raise TypeError(f"return_source must be a bool, got {return_source!r}")
+    return_source = check_bool("return_source", return_source)
     missing = {"pathway", "p", "q"} - set(table.columns)
     if missing:
         raise ValueError(f"table lacks columns {sorted(missing)}")

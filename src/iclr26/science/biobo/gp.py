@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch.nn.functional import softplus
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_float, check_int, check_tensor
 
 __all__ = ["ExactGP", "matern52"]
 
@@ -178,8 +178,7 @@ class ExactGP:
         """Condition on (x, y) and fit the hyperparameters by Adam on the negative marginal log likelihood."""
         check_int("iters", iters, low=0)
         check_float("lr", lr, low=0.0, low_open=True)
-        if not isinstance(reset, bool):
-            raise TypeError(f"reset must be a bool, got {reset!r}")
+        reset = check_bool("reset", reset)
         self.condition(x, y)
         if reset:
             self.reset()
@@ -207,8 +206,7 @@ class ExactGP:
         """Posterior mean and variance (or covariance if `full_cov`) of the latent f at x_new, in y units."""
         if self._x is None:
             raise RuntimeError("call fit() or condition() first")
-        if not isinstance(full_cov, bool):
-            raise TypeError(f"full_cov must be a bool, got {full_cov!r}")
+        full_cov = check_bool("full_cov", full_cov)
         xs = self._check_x(x_new, "x_new")
         with torch.no_grad():
             k = self.kernel(self._x, self._x) + self._noise() * torch.eye(

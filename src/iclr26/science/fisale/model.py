@@ -37,7 +37,7 @@ DOMAINS = ("solid", "fluid", "interface")
 def knn_graph(x: torch.Tensor, k: int) -> torch.Tensor:
     """Indices (B, M, k) of each node's k nearest other nodes in feature space (Euclidean, no self loops), for
     x (B, M, C); row i lists the sources whose messages node i receives (PyG ``knn_graph`` flow)."""
-    check_tensor("x", x, ndim=3, floating=True)
+    check_tensor("x", x, ndim=3, floating=True, finite=True)  # a NaN distance would pick arbitrary neighbours
     k = check_int("k", k, low=1, high=x.shape[1] - 1)
     with torch.no_grad():
         d = torch.cdist(x, x)

@@ -16,7 +16,7 @@ from torch.func import functional_call, jacrev
 
 from iclr26.checks import check_float, check_int
 from iclr26.lab.pde.wave import AcousticWave2D
-from iclr26.science.ig_fwi.representations import PixelGrid, Representation, _check_coords, grid_coords
+from iclr26.science.ig_fwi.representations import PixelGrid, Representation, check_coords, grid_coords
 
 __all__ = ["power_law_exponent", "representation_ntk", "subsample_nodes", "wave_ntk_topk"]
 
@@ -35,7 +35,7 @@ def representation_ntk(rep: Representation, coords: torch.Tensor, **forward_kw) 
 
     ``forward_kw`` go to ``rep.forward`` (e.g. ``branch="grid"`` for IGRep's Theta_h).
     """
-    coords = _check_coords(coords)
+    coords = check_coords(coords)
     if coords.shape[0] > MAX_NODES:
         raise ValueError(f"coords has {coords.shape[0]} nodes; subsample to <= {MAX_NODES} (subsample_nodes)")
     params = {k: p.detach() for k, p in rep.named_parameters()}

@@ -47,7 +47,7 @@ def grid_coords(nz: int, nx: int, dtype=torch.float32) -> torch.Tensor:
     return torch.stack([zz.reshape(-1), xx.reshape(-1)], dim=1)
 
 
-def _check_coords(coords: torch.Tensor) -> torch.Tensor:
+def check_coords(coords: torch.Tensor) -> torch.Tensor:
     check_tensor("coords", coords, floating=True)
     if coords.ndim != 2 or coords.shape[1] != 2:
         raise ValueError(f"coords must have shape (N, 2) with (z, x) in [-1, 1], got {tuple(coords.shape)}")
@@ -80,7 +80,7 @@ class PixelGrid(Representation):
         self.theta = nn.Parameter(torch.zeros(self.nz, self.nx))
 
     def forward(self, coords: torch.Tensor) -> torch.Tensor:
-        c = _check_coords(coords)
+        c = check_coords(coords)
         iz = torch.round((c[:, 0].clamp(-1, 1) + 1) * 0.5 * (self.nz - 1)).long()
         ix = torch.round((c[:, 1].clamp(-1, 1) + 1) * 0.5 * (self.nx - 1)).long()
         return self.theta[iz, ix]
@@ -120,7 +120,7 @@ class SirenRep(Representation):
 
     def features(self, coords: torch.Tensor) -> torch.Tensor:
         """I(x), (N, hidden): the last sine layer's output."""
-        return self.body(_check_coords(coords))
+        return self.body(check_coords(coords))
 
     def forward(self, coords: torch.Tensor) -> torch.Tensor:
         return self.out(self.features(coords)).squeeze(-1)
@@ -146,7 +146,7 @@ class FourierFeatureRep(Representation):
         self.mlp = nn.Sequential(*mods, nn.Linear(width, 1))
 
     def forward(self, coords: torch.Tensor) -> torch.Tensor:
-        proj = 2.0 * math.pi * _check_coords(coords) @ self.B.T
+        proj = 2.0 * math.pi * check_coords(coords) @ self.B.T
         return self.mlp(torch.cat([torch.cos(proj), torch.sin(proj)], dim=-1)).squeeze(-1)
 
 
@@ -200,7 +200,7 @@ class MultiResGridRep(Representation):
 
     def features(self, coords: torch.Tensor) -> torch.Tensor:
         """h(x), (N, L * F)."""
-        c = _check_coords(coords)
+        c = check_coords(coords)
         return torch.cat([_bilinear(t, c) for t in self.tables], dim=-1)
 
     def forward(self, coords: torch.Tensor) -> torch.Tensor:

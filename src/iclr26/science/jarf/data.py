@@ -19,6 +19,8 @@ from sklearn.datasets import (
 )
 from sklearn.model_selection import train_test_split
 
+from iclr26.checks import check_float
+
 __all__ = ["CLASSIFICATION", "DATASETS", "REGRESSION", "SYNTHETIC_CLASSIFICATION", "Split", "load_split"]
 
 SYNTHETIC_CLASSIFICATION = ("xor", "checker", "rotclass")
@@ -83,8 +85,7 @@ def load_split(
     """
     if name not in DATASETS:
         raise ValueError(f"name must be one of {DATASETS}, got {name!r}")
-    if not 0 < test_fraction < 1:
-        raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction}")
+    check_float("test_fraction", test_fraction, 0.0, 1.0, low_open=True, high_open=True)
     rng = np.random.default_rng([seed, DATASETS.index(name)])
     classification = name in CLASSIFICATION
     B = None

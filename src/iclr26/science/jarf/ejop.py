@@ -34,10 +34,6 @@ TRANSFORMS = ("sqrt", "eig")
 _ROWS_PER_CALL = 200_000
 
 
-def _check_step(h: float) -> float:
-    return check_float("fd_step (h)", h, low=0.0, low_open=True)
-
-
 def _matrix(name: str, x: object, square: bool = False) -> np.ndarray:
     """`x` as a finite, non-empty 2-D float array (square when asked)."""
     try:
@@ -66,7 +62,7 @@ def fd_jacobians(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, h: float)
     `f` maps an ``(m, d)`` array to ``(m,)`` or ``(m, C)``. All ``2 d n`` shifted points are evaluated in one
     call (split into large chunks only when more than 200,000 rows are needed).
     """
-    h = _check_step(h)
+    h = check_float("fd_step (h)", h, low=0.0, low_open=True)
     if not callable(f):
         raise TypeError(
             f"f must be a callable mapping (m, d) points to (m,) or (m, C) values, got {type(f).__name__}"

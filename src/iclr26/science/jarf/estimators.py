@@ -28,7 +28,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_bool, check_choice, check_float, check_int
 from iclr26.science.jarf.ejop import (
     TRANSFORMS,
     ejop_from_callable,
@@ -93,8 +93,7 @@ def _check_common(est: Any) -> None:
         check_int("n_gradient_samples (None for all points)", est.n_gradient_samples, low=1)
     check_choice("transform", _transform_kind(est), TRANSFORMS)
     check_int("n_estimators", est.n_estimators, low=1)
-    if not isinstance(est.augment, (bool, np.bool_)):
-        raise TypeError(f"augment must be a bool, got {type(est.augment).__name__}")
+    check_bool("augment", est.augment)
     check_random_state_param(est.random_state)
     for name in ("surrogate", "estimator"):
         model = getattr(est, name, None)
@@ -133,8 +132,7 @@ def _single_class_error(y: np.ndarray) -> None:
 
 def surrogate_ejop(surrogate: BaseEstimator, X_std: np.ndarray, h: float, classification: bool) -> np.ndarray:
     """The raw finite-difference EJOP of a fitted surrogate at the (standardised) points `X_std`."""
-    if not isinstance(classification, (bool, np.bool_)):
-        raise TypeError(f"classification must be a bool, got {classification!r}")
+    check_bool("classification", classification)
     method = "predict_proba" if classification else "predict"
     if not callable(getattr(surrogate, method, None)):
         raise TypeError(f"surrogate must be a fitted estimator with {method}, got {type(surrogate).__name__}")

@@ -246,5 +246,4 @@ EXPERIMENT = Experiment(
         "paper's benchmark suite; 100-tree forests on one thread; SPORF needs treeple (not always installed; "
         "without it Rotation Forest, written here, is the only oblique baseline); XGBoost and CCF are not used."
     ),
-    blas_threads=True,
 )

@@ -91,12 +91,8 @@ def _check_values(name: str, z: Tensor) -> None:
 
 
 def _check_dz(d_z: int) -> int:
-    check_int("d_z", d_z)
-    if d_z not in (1, 2):
-        raise ValueError(
-            f"d_z must be 1 or 2 for grid quadrature, got {d_z}; project the latent onto <= 2 dims of interest"
-        )
-    return d_z
+    why = "grid quadrature needs 1 or 2 dims; project the latent onto <= 2 dims of interest"
+    return check_int(f"d_z ({why})", d_z, 1, 2)
 
 
 class BSplineBasis1D(nn.Module):

@@ -14,7 +14,7 @@ import torch
 from sbi.neural_nets.estimators.base import ConditionalDensityEstimator
 from torch import Tensor, nn
 
-from iclr26.checks import check_choice, check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_tensor
 from iclr26.science.npe_lbf.bases import (
     BSplineBasis1D,
     LegendreBasis,
@@ -170,8 +170,7 @@ def build_lbf(
     check_tensor("batch_theta", batch_theta, floating=True, finite=True)
     if batch_x.is_floating_point() and not bool(torch.isfinite(batch_x).all()):
         raise ValueError("batch_x must be finite, but holds NaN or infinite values")
-    if not isinstance(z_score_x, bool):
-        raise TypeError(f"z_score_x must be a bool, got {z_score_x!r}")
+    check_bool("z_score_x", z_score_x)
     if embedding_net is not None and not isinstance(embedding_net, nn.Module):
         raise TypeError(f"embedding_net must be None or an nn.Module, got {type(embedding_net).__name__}")
     if support is not None and (

@@ -82,8 +82,7 @@ def kernel_partition(patch, base_kernel: Sequence[int]) -> tuple[int, int]:
     """(k1', k2') for a patch size: a pair is used as given; an int p takes the largest k2' <= k2 that divides p
     with p / k2' >= k2' (4 -> (2, 2), 8 -> (4, 2), 16 -> (4, 4), 32 -> (8, 4) for the base (8, 4))."""
     if isinstance(patch, int) and not isinstance(patch, bool):
-        if patch <= 0:
-            raise ValueError(f"patch must be positive, got {patch}")
+        check_int("patch", patch, low=1)
         for d in range(int(base_kernel[1]), 0, -1):
             if patch % d == 0 and patch // d >= d:
                 return patch // d, d

@@ -72,8 +72,7 @@ def _bad_pair(name: str, value) -> tuple[int, int]:
 def check_strides(strides, stride_set: Sequence[Strides]) -> Strides:
     """``strides`` as a pair (s1, s2) from ``stride_set``; an int p selects the pair with s1 s2 = p."""
     if isinstance(strides, int) and not isinstance(strides, bool):
-        if strides <= 0:
-            raise ValueError(f"stride must be positive, got patch size {strides}")
+        check_int("strides (a patch size)", strides, low=1)
         match = [s for s in stride_set if s[0] * s[1] == strides]
         if not match:
             sizes = sorted({a * b for a, b in stride_set})
