@@ -93,3 +93,18 @@ def test_no_import_cycles():
     graph.remove_edges_from([(s, d) for s, d in list(graph.edges) if d.startswith(s + ".")])
     cycles = [c for c in nx.simple_cycles(graph) if len(c) > 1]
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles[:10])
+
+
+def test_no_private_name_is_imported_from_another_module():
+    """A helper one module of a package imports from another is part of the package's API: it gets a name
+    without the leading underscore (and stays out of ``__all__``)."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("iclr26"):
+                found += [
+                    f"{path.relative_to(SRC).as_posix()}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+    assert not found, "private names imported across modules:\n" + "\n".join(found)

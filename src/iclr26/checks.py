@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = [
+    "check_array",
     "check_bool",
     "check_choice",
     "check_float",
@@ -151,6 +152,54 @@ def check_tensor(
     if finite and x.is_floating_point() and not bool(torch.isfinite(x).all()):
         raise ValueError(f"{name} must be finite, but holds NaN or infinite values")
     return x
+
+
+def check_array(
+    name: str,
+    x: Any,
+    *,
+    ndim: int | Sequence[int] | None = None,
+    integer: bool = False,
+    finite: bool = False,
+) -> Any:
+    """An array-like of real numbers as a NumPy array (the counterpart of :func:`check_tensor` for NumPy code):
+    float64, where an integer or bool input converts exactly (a torch tensor must then be floating-point), or with
+    ``integer=True`` an integer array (a float, bool or complex one is a ``TypeError``). None or a string is a
+    ``TypeError`` and an array of complex numbers, strings or objects a ``ValueError``, each naming the argument;
+    ``finite=True`` refuses NaN and infinities.
+
+    >>> check_array("p", [0.1, 1]).tolist()
+    [0.1, 1.0]
+    >>> check_array("p", [0.1, 1j])
+    Traceback (most recent call last):
+    ...
+    ValueError: p must hold real numbers, got dtype complex128
+    """
+    import numpy as np
+
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be an array of {'integers' if integer else 'real numbers'}, got {x!r}")
+    torch_like = hasattr(x, "is_floating_point") and hasattr(x, "dtype")
+    if torch_like and not integer and not x.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor or array, got {x.dtype}")
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+    kind = a.dtype.kind
+    if integer and kind not in "iu":
+        raise TypeError(f"{name} must hold integers, got dtype {a.dtype}")
+    if not integer:
+        if kind not in "biuf":
+            raise ValueError(f"{name} must hold real numbers, got dtype {a.dtype}")
+        a = np.asarray(a, dtype=float)
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if a.ndim not in allowed:
+            raise ValueError(f"{name} must be {'/'.join(map(str, allowed))}-D, got shape {a.shape}")
+    if finite and a.size and not bool(np.isfinite(a).all()):
+        raise ValueError(f"{name} must be finite, but holds NaN or infinite values")
+    return a
 
 
 def check_logits(

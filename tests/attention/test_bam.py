@@ -364,7 +364,7 @@ def test_loss_claim_preconditions():
     ("call", "words"),
     [
         (lambda: GGDPrior(H, init_shape=-0.5), "negative beta"),
-        (lambda: GGDPrior(H, init_scale=0.0), "positive"),
+        (lambda: GGDPrior(H, init_scale=0.0), "init_scale must be a finite float > 0"),
         (lambda: GGDPrior(H)(pos(3), pos(3), causal=False), "non-causal"),
         (lambda: GGDPrior(H)(torch.arange(3.0), pos(3)), "integer"),
         (lambda: bias_attention(*qkv(), GGDPrior(3)), "n_heads"),

@@ -1036,6 +1036,77 @@ ACCEPTS.update(
 )
 ACCEPTS.update(
     {
+        **{
+            (
+                f"iclr26.attention.dirmoe.{n}",
+                "h",
+                m,
+            ): "a router maps (..., d_model) tokens to (..., n_experts) gates, "
+            "documented (Router.forward): MoEFFN routes (B, T, d_model), a single token is (d_model,)"
+            for n in ("DirichletRouter", "NoisyTopKRouter", "ReLURouter", "SoftMoE", "TopKSoftmaxRouter")
+            for m in ("ndim-", "ndim+")
+        },
+        **{
+            (
+                f"iclr26.architectures.hyper_set.{n}",
+                "u",
+                m,
+            ): "documented (..., N, p): one value per leading index"
+            for n in ("average_angle", "effective_rank")
+            for m in ("ndim-", "ndim+")
+        },
+        **{
+            (
+                "iclr26.science.overtone.residual_spectrum",
+                "err",
+                m,
+            ): "documented (..., H, W): the spectra average over the leading axes"
+            for m in ("ndim-", "ndim+")
+        },
+        (
+            "iclr26.science.overtone.pi_resize",
+            "weight",
+            "ndim+",
+        ): "documented (..., h, w): kernels are resized over any leading axes",
+        (
+            "iclr26.mechanisms.icl_info_removal.selectivity",
+            "tasks",
+            "ndim-",
+        ): "a 0-d tasks is one task for every row, like the documented int",
+        (
+            "iclr26.science.biobo.matern52",
+            "lengthscale",
+            "ndim-",
+        ): "documented: 1 or d lengthscales; a single one is shared by every dimension",
+        (
+            "iclr26.inference.ens_watermark.ENSDetector",
+            "ids",
+            "ndim+",
+        ): "documented: a (1, T) batch of one text is scored as that text",
+        (
+            "iclr26.inference.ens_watermark.ens_distribution",
+            "probs",
+            "ndim+",
+        ): "documented (DiPmarkReweight.reweight): probs (V,) or (batch, V)",
+        ("iclr26.inference.fly.ngram_propose", "context_ids", "ndim+"): "documented: 1-D (or (1, n))",
+        **{
+            (
+                "iclr26.attention.dirmoe.switch_balance_loss",
+                arg,
+                "ndim+",
+            ): "documented (..., E) and (..., k): "
+            "only the token counts must agree (MoE layers pass (B, T, E) probs with (B * T, k) indices)"
+            for arg in ("probs", "indices")
+        },
+        (
+            "iclr26.science.fisale.enclosed_area",
+            "ring",
+            "ndim+",
+        ): "documented (..., N, 2): one area per leading index",
+    }
+)
+ACCEPTS.update(
+    {
         (
             name,
             arg,
@@ -1128,13 +1199,6 @@ ACCEPTS.update(
 
 #: callable | argument | mutation | the failure seen (one a line): the fixes still to come
 _PENDING_TEXT = r"""
-iclr26.architectures.aside.ASIDEEmbedding | input_ids | oov | obscure IndexError: index out of range in self
-iclr26.architectures.aside.ISEEmbedding | input_ids | oov | obscure IndexError: index out of range in self
-iclr26.architectures.aside.VanillaEmbedding | input_ids | oov | obscure IndexError: index out of range in self
-iclr26.architectures.hyper_set.average_angle | u | ndim- | accepted silently
-iclr26.architectures.hyper_set.average_angle | u | ndim+ | accepted silently
-iclr26.architectures.hyper_set.effective_rank | u | ndim- | accepted silently
-iclr26.architectures.hyper_set.effective_rank | u | ndim+ | accepted silently
 iclr26.attention.bam.apply_rope | cos | int | accepted silently
 iclr26.attention.bam.apply_rope | cos | complex | accepted silently
 iclr26.attention.bam.apply_rope | cos | bool | accepted silently
@@ -1162,34 +1226,6 @@ iclr26.attention.bam.ssmax_mod | scale | str | TypeError not naming 'scale': s m
 iclr26.attention.bam.ssmax_mod | scale | None | TypeError not naming 'scale': s must be a number per head (a sequence or a 1-D tensor), got NoneType
 iclr26.attention.bam.ssmax_mod | scale | nan | ValueError not naming 'scale': s must be finite, got [nan, 0.5]
 iclr26.attention.bam.ssmax_mod | scale | inf | ValueError not naming 'scale': s must be finite, got [inf, 0.5]
-iclr26.attention.dirmoe.DirichletRouter | h | ndim- | accepted silently
-iclr26.attention.dirmoe.DirichletRouter | h | ndim+ | accepted silently
-iclr26.attention.dirmoe.MoEFFN | x | nan | ValueError not naming 'x': router of MoE layer 0 returned non-finite gates
-iclr26.attention.dirmoe.MoEFFN | x | inf | ValueError not naming 'x': router of MoE layer 0 returned non-finite gates
-iclr26.attention.dirmoe.NoisyTopKRouter | h | ndim- | accepted silently
-iclr26.attention.dirmoe.NoisyTopKRouter | h | ndim+ | accepted silently
-iclr26.attention.dirmoe.ReLURouter | h | ndim- | accepted silently
-iclr26.attention.dirmoe.ReLURouter | h | ndim+ | accepted silently
-iclr26.attention.dirmoe.ReLURouter | h | inf | finite output from a non-finite input
-iclr26.attention.dirmoe.SoftMoE | h | ndim- | accepted silently
-iclr26.attention.dirmoe.SoftMoE | h | ndim+ | accepted silently
-iclr26.attention.dirmoe.TopKSoftmaxRouter | h | ndim- | accepted silently
-iclr26.attention.dirmoe.TopKSoftmaxRouter | h | ndim+ | accepted silently
-iclr26.attention.dirmoe.combine_gates | z | ndim- | ValueError not naming 'z': theta must have shape (4), got (6, 4)
-iclr26.attention.dirmoe.combine_gates | z | ndim+ | ValueError not naming 'z': theta must have shape (1, 6, 4), got (6, 4)
-iclr26.attention.dirmoe.expected_active | pi | int | accepted silently
-iclr26.attention.dirmoe.expected_active | pi | complex | obscure NotImplementedError: "ge_cpu" not implemented for 'ComplexFloat'
-iclr26.attention.dirmoe.expected_active | pi | bool | accepted silently
-iclr26.attention.dirmoe.inference_gates | pi | ndim- | ValueError not naming 'pi': alpha must have shape (4), got (6, 4)
-iclr26.attention.dirmoe.inference_gates | pi | ndim+ | ValueError not naming 'pi': alpha must have shape (1, 6, 4), got (6, 4)
-iclr26.attention.dirmoe.inference_gates | alpha | inf | finite output from a non-finite input
-iclr26.attention.dirmoe.relaxed_selection | logits | inf | finite output from a non-finite input
-iclr26.attention.dirmoe.sparsity_penalty | pi | int | accepted silently
-iclr26.attention.dirmoe.sparsity_penalty | pi | complex | obscure NotImplementedError: "ge_cpu" not implemented for 'ComplexFloat'
-iclr26.attention.dirmoe.sparsity_penalty | pi | bool | accepted silently
-iclr26.attention.dirmoe.switch_balance_loss | probs | ndim- | accepted silently
-iclr26.attention.dirmoe.switch_balance_loss | probs | ndim+ | accepted silently
-iclr26.attention.dirmoe.switch_balance_loss | indices | ndim+ | accepted silently
 iclr26.attention.hdla.DeltaProductMixer | x | nan | ValueError not naming 'x': log_f must be <= 0 everywhere (a decay above 1 makes the state grow without bound), got nan
 iclr26.attention.hdla.GLAMixer | x | nan | ValueError not naming 'x': log_f must be <= 0 everywhere (a decay above 1 makes the state grow without bound), got nan
 iclr26.attention.hdla.GLAMixer | x | inf | ValueError not naming 'x': log_f must be <= 0 everywhere (a decay above 1 makes the state grow without bound), got nan
@@ -1203,101 +1239,8 @@ iclr26.attention.lla.lla_weights | k | str | obscure AttributeError: 'str' objec
 iclr26.attention.lla.lla_weights | k | None | obscure AttributeError: 'NoneType' object has no attribute 'new_zeros'
 iclr26.attention.lla.nadaraya_watson | k | inf | finite output from a non-finite input
 iclr26.attention.swax.apply_rope | positions | float | accepted silently
-iclr26.decision.dual_learner_crl.forward_transfer | auc_method | complex | accepted silently
-iclr26.decision.dual_learner_crl.forward_transfer | auc_method | str | ValueError not naming 'auc_method': could not convert string to float: 'x'
-iclr26.decision.dual_learner_crl.forward_transfer | auc_reset | complex | accepted silently
-iclr26.decision.dual_learner_crl.forward_transfer | auc_reset | str | ValueError not naming 'auc_reset': could not convert string to float: 'x'
-iclr26.decision.pac_bayes_continual.catoni_bound | emp_risks | complex | accepted silently
-iclr26.decision.pac_bayes_continual.catoni_bound | kls | complex | accepted silently
-iclr26.decision.pac_bayes_continual.cumulative_bound | emp_risks | complex | accepted silently
-iclr26.decision.pac_bayes_continual.cumulative_bound | kls | complex | accepted silently
-iclr26.decision.pac_bayes_continual.running_bound | emp_risks | complex | accepted silently
-iclr26.decision.pac_bayes_continual.running_bound | kls | complex | accepted silently
-iclr26.decision.virne.grc_scores | cpu | complex | accepted silently
-iclr26.decision.virne.grc_scores | cpu | str | ValueError not naming 'cpu': could not convert string to float: 'x'
-iclr26.decision.virne.grc_scores | edges | ndim- | ValueError not naming 'edges': bw must hold one value per edge (1), got (2,)
-iclr26.decision.virne.grc_scores | edges | ndim+ | accepted silently
-iclr26.decision.virne.grc_scores | edges | float | accepted silently
-iclr26.decision.virne.grc_scores | edges | str | ValueError not naming 'edges': invalid literal for int() with base 10: 'x'
-iclr26.decision.virne.grc_scores | edges | None | TypeError not naming 'edges': int() argument must be a string, a bytes-like object or a real number, not 'NoneType'
-iclr26.decision.virne.grc_scores | bw | complex | accepted silently
-iclr26.decision.virne.grc_scores | bw | str | ValueError not naming 'bw': could not convert string to float: 'x'
-iclr26.decision.virne.nrm_scores | cpu | complex | accepted silently
-iclr26.decision.virne.nrm_scores | cpu | str | ValueError not naming 'cpu': could not convert string to float: 'x'
-iclr26.decision.virne.nrm_scores | adj_bw_sum | complex | accepted silently
-iclr26.decision.virne.nrm_scores | adj_bw_sum | str | ValueError not naming 'adj_bw_sum': could not convert string to float: 'x'
-iclr26.inference.dparallel.certainty_forcing_loss | labels | oov | obscure IndexError: Target 6 is out of bounds.
 iclr26.inference.dparallel.semi_ar_masks | input_ids | oov | accepted silently
-iclr26.inference.ens_watermark.ENSDetector | ids | ndim+ | accepted silently
-iclr26.inference.ens_watermark.dipmark_cdf | cdf | int | accepted silently
-iclr26.inference.ens_watermark.dipmark_cdf | cdf | complex | obscure NotImplementedError: clamp is not supported for complex types
-iclr26.inference.ens_watermark.dipmark_cdf | cdf | bool | obscure RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.
-iclr26.inference.ens_watermark.dipmark_cdf | cdf | str | TypeError not naming 'cdf': unsupported operand type(s) for -: 'str' and 'float'
-iclr26.inference.ens_watermark.dipmark_cdf | cdf | None | TypeError not naming 'cdf': unsupported operand type(s) for -: 'NoneType' and 'float'
-iclr26.inference.ens_watermark.ens_distribution | probs | ndim+ | accepted silently
-iclr26.inference.ens_watermark.ens_distribution | probs | size | ValueError not naming 'probs': perm length 8 does not match the vocabulary size 9
-iclr26.inference.ens_watermark.ens_distribution | probs | int | obscure RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype
-iclr26.inference.ens_watermark.ens_distribution | probs | complex | obscure NotImplementedError: clamp is not supported for complex types
-iclr26.inference.ens_watermark.ens_distribution | probs | bool | obscure RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype
-iclr26.inference.ens_watermark.substitution_attack | ids | float | accepted silently
-iclr26.inference.fly.NgramDrafter | input_ids | ndim- | TypeError not naming 'input_ids': object of type 'int' has no len()
-iclr26.inference.fly.NgramDrafter | input_ids | ndim+ | ValueError not naming 'input_ids': context_ids[0] must be an int, got [2, 3, 5, 0, 1]
-iclr26.inference.fly.NgramDrafter | input_ids | float | ValueError not naming 'input_ids': context_ids[0] must be an int, got 2.0
-iclr26.inference.fly.NgramDrafter | input_ids | oov | ValueError not naming 'input_ids': ids must hold token ids in [0, 6), got values in [0, 6]
-iclr26.inference.fly.NgramDrafter | input_ids | str | obscure AttributeError: 'str' object has no attribute 'tolist'
-iclr26.inference.fly.NgramDrafter | input_ids | None | TypeError not naming 'input_ids': 'NoneType' object is not subscriptable
-iclr26.inference.fly.ngram_propose | context_ids | ndim+ | accepted silently
-iclr26.inference.fly.verify | target_logits | inf | finite output from a non-finite input
-iclr26.inference.klas.linear_cka | X | int | accepted silently
-iclr26.inference.klas.linear_cka | X | complex | accepted silently
-iclr26.inference.klas.linear_cka | X | bool | accepted silently
-iclr26.inference.klas.linear_cka | X | str | ValueError not naming 'X': could not convert string to float: 'x'
-iclr26.inference.klas.linear_cka | Y | int | accepted silently
-iclr26.inference.klas.linear_cka | Y | complex | accepted silently
-iclr26.inference.klas.linear_cka | Y | bool | accepted silently
-iclr26.inference.klas.linear_cka | Y | str | ValueError not naming 'Y': could not convert string to float: 'x'
-iclr26.inference.klas.select_stitches | kl | complex | accepted silently
-iclr26.inference.klas.select_stitches | kl | str | ValueError not naming 'kl': could not convert string to float: 'x'
-iclr26.inference.klas.select_stitches | flops | complex | accepted silently
-iclr26.inference.klas.select_stitches | flops | str | ValueError not naming 'flops': could not convert string to float: 'x'
-iclr26.inference.klas.select_stitches | flops | nan | finite output from a non-finite input
-iclr26.inference.klas.select_stitches | flops | inf | ValueError not naming 'flops': cannot convert float NaN to integer
 iclr26.lab.flex.block_sparse_attention | q | inf | finite output from a non-finite input
-iclr26.lab.flex.block_sparse_attention | mask | str | TypeError not naming 'mask': 'str' object is not callable
-iclr26.lab.flex.block_sparse_attention | mask | None | TypeError not naming 'mask': 'NoneType' object is not callable
-iclr26.mechanisms.icl_info_removal.pca_filter | hidden | str | obscure AttributeError: 'str' object has no attribute 'ndim'
-iclr26.mechanisms.icl_info_removal.pca_filter | hidden | None | obscure AttributeError: 'NoneType' object has no attribute 'ndim'
-iclr26.mechanisms.icl_info_removal.pca_filter | h_mean | int | accepted silently
-iclr26.mechanisms.icl_info_removal.pca_filter | h_mean | complex | accepted silently
-iclr26.mechanisms.icl_info_removal.pca_filter | h_mean | bool | accepted silently
-iclr26.mechanisms.icl_info_removal.pca_filter | h_mean | str | TypeError not naming 'h_mean': new(): invalid data type 'str'
-iclr26.mechanisms.icl_info_removal.pca_filter | h_mean | None | accepted silently
-iclr26.mechanisms.icl_info_removal.selectivity | tasks | ndim- | accepted silently
-iclr26.mechanisms.soft_thinking.mix_embeddings | ids | ndim- | ValueError not naming 'ids': weights must have shape (2), got (3, 2)
-iclr26.mechanisms.soft_thinking.mix_embeddings | ids | ndim+ | ValueError not naming 'ids': weights must have shape (1, 3, 2), got (3, 2)
-iclr26.mechanisms.soft_thinking.mix_embeddings | weights | int | accepted silently
-iclr26.mechanisms.soft_thinking.mix_embeddings | weights | complex | accepted silently
-iclr26.mechanisms.soft_thinking.mix_embeddings | weights | bool | accepted silently
-iclr26.optim.specgd.linear_dynamics_closed_form | priors | complex | accepted silently
-iclr26.optim.specgd.linear_dynamics_closed_form | priors | bool | accepted silently
-iclr26.optim.specgd.linear_dynamics_closed_form | priors | str | TypeError not naming 'priors': new(): invalid data type 'str'
-iclr26.optim.specgd.linear_dynamics_closed_form | priors | None | TypeError not naming 'priors': must be real number, not NoneType
-iclr26.science.biobo.benjamini_hochberg | p | complex | accepted silently
-iclr26.science.biobo.expected_improvement | mean | ndim- | ValueError not naming 'mean': var must have shape (), got (5,)
-iclr26.science.biobo.expected_improvement | mean | ndim+ | ValueError not naming 'mean': var must have shape (1, 5), got (5,)
-iclr26.science.biobo.matern52 | lengthscale | ndim- | accepted silently
-iclr26.science.biobo.matern52 | outputscale | ndim+ | accepted silently
-iclr26.science.biobo.top_b | scores | int | accepted silently
-iclr26.science.biobo.top_b | scores | complex | accepted silently
-iclr26.science.biobo.top_b | scores | bool | accepted silently
-iclr26.science.biobo.top_b | scores | str | ValueError not naming 'scores': could not convert string to float: 'x'
-iclr26.science.biobo.upper_confidence_bound | mean | ndim- | ValueError not naming 'mean': var must have shape (), got (5,)
-iclr26.science.biobo.upper_confidence_bound | mean | ndim+ | ValueError not naming 'mean': var must have shape (1, 5), got (5,)
-iclr26.science.fisale.enclosed_area | ring | ndim+ | accepted silently
-iclr26.science.fisale.spectral_divergence | u | ndim+ | ValueError not naming 'u': v must have shape (1, 8, 8), got (8, 8)
-iclr26.science.overtone.pi_resize | weight | ndim+ | accepted silently
-iclr26.science.overtone.residual_spectrum | err | ndim- | accepted silently
-iclr26.science.overtone.residual_spectrum | err | ndim+ | accepted silently
 """
 #: folders whose fixes belong to the helper that owns them
 _OWNED = tuple(f"iclr26.attention.{paper}." for paper in ("hdla", "lla", "swax", "bam"))

@@ -466,6 +466,10 @@ def _as_2d_mask(mask: Tensor | MaskMod, tq: int | None, tk: int | None) -> Tenso
                 f"mask must be a 2-D bool tensor or a mask_mod, got {mask.dtype} {tuple(mask.shape)}"
             )
         return mask.cpu()
+    if not callable(mask):
+        raise TypeError(
+            f"mask must be a 2-D bool tensor or a mask_mod (a callable), got {type(mask).__name__}"
+        )
     if tq is None or tk is None:
         raise ValueError("tq and tk are required when mask is a mask_mod")
     return dense_mask(mask, 1, 1, tq, tk)[0, 0].cpu()

@@ -26,7 +26,9 @@ NAN, INF = float("nan"), float("inf")
 CASES = [
     (lambda: GGDPrior(4, init_shape=-1.0), ValueError, ["negative", "beta", "allow_increasing"]),
     (lambda: GGDPrior(4, init_shape="sampled"), ValueError, ["allow_increasing"]),
-    (lambda: GGDPrior(4, init_scale=-2.0), ValueError, ["init_scale", "positive"]),
+    (lambda: GGDPrior(4, init_scale=-2.0), ValueError, ["init_scale", "> 0"]),
+    (lambda: GGDPrior(4, init_scale=True), ValueError, ["init_scale", "float"]),
+    (lambda: GGDPrior(4, init_shape=NAN), ValueError, ["init_shape", "finite"]),
     (lambda: GGDPrior(0), ValueError, ["n_heads"]),
     (lambda: GGDPrior(4)(P, P, causal=False), ValueError, ["non-causal", "causal-only"]),
     (lambda: GGDPrior(4)(P.float(), P), ValueError, ["q_pos", "integer"]),
@@ -66,6 +68,8 @@ CASES = [
     (lambda: sinusoidal_table(-1, 4), ValueError, ["seq", ">= 0"]),
     (lambda: sinusoidal_table(3, 4, NAN), ValueError, ["base", "finite"]),
     (lambda: rope_cos_sin(torch.arange(3), 4, 0.0), ValueError, ["base", "> 0"]),
+    (lambda: rope_cos_sin(torch.arange(3), 6.0), ValueError, ["d_head", "int"]),
+    (lambda: rope_cos_sin(torch.arange(3), 5), ValueError, ["d_head", "even"]),
     (lambda: rope_cos_sin(torch.zeros(2, 3).long(), 4), ValueError, ["positions", "1-D"]),
     (
         lambda: apply_rope(torch.ones(1, 1, 3, 6), *rope_cos_sin(torch.arange(3), 4)),
@@ -77,6 +81,7 @@ CASES = [
     (lambda: bias_attention(Q, torch.randn(1, 4, 6, 4), Q), ValueError, ["k", "like q"]),
     (lambda: bias_attention(Q, Q, torch.randn(1, 4, 5, 8)), ValueError, ["v", "like k"]),
     (lambda: bias_attention(Q, Q, Q, ssmax_scale=NAN), ValueError, ["ssmax_scale", "finite"]),
+    (lambda: bias_attention(Q, Q, Q, ssmax_scale="2"), TypeError, ["ssmax_scale", "float"]),
     (lambda: bias_attention(Q, Q, Q, torch.full((4, 6, 6), NAN)), ValueError, ["bias", "NaN"]),
     (lambda: ssmax_mod(torch.ones(2), q_offset=-1), ValueError, ["q_offset", ">= 0"]),
     (

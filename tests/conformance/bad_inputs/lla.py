@@ -15,6 +15,8 @@ from iclr26.attention.lla import (
     nadaraya_watson,
     ridge_coefficients,
 )
+from iclr26.attention.lla.claim_check import study_a_decider
+from iclr26.attention.lla.study_a import draw
 
 NAN, INF = float("nan"), float("inf")
 
@@ -34,7 +36,7 @@ CASES = [
     ),
     (lambda: local_linear_attention(Q, Q, V, lam=1.0, kernel="laplace"), ValueError, ["kernel"]),
     (lambda: local_linear_attention(Q, Q, V, lam=1.0, block_size=0), ValueError, ["block_size"]),
-    (lambda: LocalLinearAttention(8, 2, lam_init=0.0), ValueError, ["lam_init", "> 0"]),
+    (lambda: LocalLinearAttention(8, 2, lam_init=0.0), ValueError, ["lam_init", "(0, 700]"]),
     (lambda: LocalLinearAttention(8, 2)(torch.randn(2, 5, 7)), ValueError, ["x", "d_model=8"]),
     (lambda: global_ridge(Q[0, 0], Q[0, 0], V[0, 0], lam=-1.0), ValueError, ["lam", ">= 0"]),
     (
@@ -72,7 +74,12 @@ CASES = [
     (lambda: nadaraya_watson(Q, Q, V, bandwidth=NAN), ValueError, ["bandwidth", "finite"]),
     (lambda: lla(Q, Q[..., :0, :], V[..., :0, :], lam=1.0), ValueError, ["k", "at least one"]),
     (lambda: LocalLinearAttention(8, 2, block_size=0), ValueError, ["block_size", ">= 1"]),
-    (lambda: LocalLinearAttention(8, 2, lam_init=1e300), ValueError, ["lam_init", "<= 700"]),
+    (lambda: LocalLinearAttention(8, 2, lam_init=1e300), ValueError, ["lam_init", "(0, 700]"]),
+    (lambda: local_linear_attention(Q, Q, V, lam="1"), TypeError, ["lam", "float"]),
+    (lambda: local_linear_attention(Q, Q, V, lam=1.0, bandwidth=True), TypeError, ["bandwidth", "float"]),
+    (lambda: draw("tanh_mlp", 3, 2, 4, 1, seed=0), ValueError, ["n", ">= 4"]),
+    (lambda: draw("tanh_mlp", 8, 2.0, 4, 1, seed=0), ValueError, ["d", "int"]),
+    (lambda: study_a_decider(("tanh_mlp",), ("ridge",), True), ValueError, ["n_draws", "int >= 1"]),
     (lambda: LinearAttentionMixer(8, 2, chunk_size=0), ValueError, ["chunk_size", ">= 1"]),
     (lambda: linear_attention_mixer(None), TypeError, ["spec", "BlockSpec"]),
 ]

@@ -20,9 +20,12 @@ _Q = torch.zeros(1, 1, 4, 2)
 
 CASES = [
     (lambda: SlidingWindowAttention(8, 2, window=0), ValueError, ["window", ">= 1"]),
-    (lambda: SlidingWindowAttention(8, 2, window=2.5), ValueError, ["window", "integer"]),
+    (lambda: SlidingWindowAttention(8, 2, window=2.5), ValueError, ["window", "int"]),
+    (lambda: SlidingWindowAttention(8, 2, window=True), ValueError, ["window", "int >= 1"]),
+    (lambda: StochasticWindowSampler((16, 128), (float("nan"), 1.0)), ValueError, ["probs[0]", "finite"]),
+    (lambda: StochasticWindowSampler((16, 128), (-0.5, 1.5)), ValueError, ["probs[0]", ">= 0"]),
     (lambda: SlidingWindowAttention(8, 2, window=4)(torch.zeros(1, 3, 8), window=-1), ValueError, ["window"]),
-    (lambda: StochasticWindowSampler((16, 12.5)), ValueError, ["choices[1]", "integer"]),
+    (lambda: StochasticWindowSampler((16, 12.5)), ValueError, ["choices[1]", "int"]),
     (lambda: StochasticWindowSampler((16, 128), (0.5, 0.6)), ValueError, ["probs", "sum to 1"]),
     (lambda: StochasticWindowSampler((16, 128), anneal_last_frac=0.1), ValueError, ["total_steps"]),
     (lambda: SWAXModel(4, 16, 2, pattern="SMX", vocab_size=8), ValueError, ["pattern", "'S'", "'M'"]),

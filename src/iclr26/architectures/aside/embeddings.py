@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from iclr26.architectures.aside.rotation import IsoclinicRotation, check_segment_ids
-from iclr26.checks import check_float, check_tensor
+from iclr26.checks import check_float, check_tensor, check_token_ids
 
 __all__ = ["EMBEDDINGS", "ASIDEEmbedding", "ISEEmbedding", "VanillaEmbedding", "make_role_embedding"]
 
@@ -30,6 +30,7 @@ class _RoleEmbedding(nn.Module):
 
     def _check(self, input_ids: torch.Tensor, segment_ids: torch.Tensor | None) -> None:
         check_tensor("input_ids", input_ids, ndim=2, floating=False)
+        check_token_ids("input_ids", input_ids, self.embedding.num_embeddings)
         if segment_ids is None:
             raise ValueError("segment_ids is required (0 = instruction, 1 = data), got None")
         check_segment_ids(segment_ids, tuple(input_ids.shape))

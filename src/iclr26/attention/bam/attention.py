@@ -128,12 +128,8 @@ def bias_attention(
         raise TypeError(f"bias must be a tensor, a function of positions, or None; got {type(bias).__name__}")
     scale = None
     if ssmax_scale is not None:
-        if not isinstance(ssmax_scale, (Tensor, int, float)) or isinstance(ssmax_scale, bool):
-            raise TypeError(
-                f"ssmax_scale must be a float, a tensor of per-head values or None, got {type(ssmax_scale).__name__}"
-            )
-        if not isinstance(ssmax_scale, Tensor):
-            check_float("ssmax_scale", ssmax_scale)
+        if not isinstance(ssmax_scale, Tensor):  # else a tensor of per-head values
+            check_float("ssmax_scale", ssmax_scale, type_error=True)
         scale = torch.as_tensor(ssmax_scale, device=q.device)
         if not scale.is_floating_point():
             scale = scale.to(q.dtype)

@@ -28,7 +28,7 @@ __all__ = ["SinusoidalPositions", "alibi_score_bias", "apply_rope", "rope_cos_si
 
 def rope_cos_sin(positions: Tensor, d_head: int, base: float = 10000.0, dtype: torch.dtype = torch.float32):
     """``(cos, sin)`` tables of shape (T, d_head) for integer ``positions`` (rotate-half layout)."""
-    if isinstance(d_head, bool) or not isinstance(d_head, int) or d_head < 2 or d_head % 2:
+    if check_int("d_head", d_head, low=2) % 2:
         raise ValueError(f"d_head must be an even int >= 2 for RoPE, got {d_head!r}")
     check_tensor("positions", positions, ndim=1)
     check_float("base", base, low=0.0, low_open=True)

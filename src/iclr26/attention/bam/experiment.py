@@ -22,7 +22,8 @@ from iclr26.attention.bam.schemes import PE_NAMES, get_scheme
 from iclr26.harness.claims import Claim, Precondition, mean_at_most
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
-from iclr26.lab.training import sequence_loss, train_loop
+from iclr26.lab.recall_study import loss_curve, predict_tokens, train_on_task
+from iclr26.lab.training import sequence_loss
 
 __all__ = ["EXPERIMENT", "BAMConfig", "run", "scheme_key"]
 
@@ -78,14 +79,8 @@ def _eval_sets(cfg: BAMConfig, data: PasskeyData, seed: int) -> dict[int, tuple]
 def _evaluate(model, sets: dict[int, tuple], cfg: BAMConfig, device: str) -> dict[int, dict]:
     out = {}
     for m, (episodes, filler) in sets.items():
-        correct = []
-        for a in range(0, episodes.inputs.shape[0], cfg.eval_batch):
-            x = episodes.inputs[a : a + cfg.eval_batch].to(device)
-            logits = model(x)
-            pos = episodes.answer_pos[a : a + cfg.eval_batch].to(device)
-            pred = logits.argmax(-1).gather(1, pos)
-            correct.append((pred == episodes.digits[a : a + cfg.eval_batch].to(device)).all(-1).cpu())
-        correct = torch.cat(correct).double()
+        pred = predict_tokens(model, episodes.inputs, chunk=cfg.eval_batch).gather(1, episodes.answer_pos)
+        correct = (pred == episodes.digits).all(-1).double()  # exact match: every digit of the passkey
         by_depth = correct.view(cfg.n_depths, -1).mean(-1).tolist()
         losses = []
         for a in range(0, filler.shape[0], cfg.eval_batch):
@@ -112,16 +107,13 @@ def run(cfg: BAMConfig, seed: int, device: str) -> Metrics:
             .to(device)
         )
 
-        def loss_fn(model, gen):
-            x, y = data.train_batch(cfg.batch, cfg.train_len, gen, cfg.p_passkey)
-            return sequence_loss(model(x.to(device)), y.to(device))
-
-        res = train_loop(
+        res = train_on_task(
             model,
-            loss_fn,
+            lambda gen: data.train_batch(cfg.batch, cfg.train_len, gen, cfg.p_passkey),
             steps=cfg.steps,
             lr=cfg.lr,
             seed=seed,
+            device=device,
             weight_decay=cfg.weight_decay,
             final_lr_frac=cfg.final_lr_frac,
             description=name,
@@ -139,7 +131,7 @@ def run(cfg: BAMConfig, seed: int, device: str) -> Metrics:
         values[f"{key}_acc_claim"] = ev[cfg.claim_mult]["acc"]
         values[f"{key}_n_claim"] = float(ev[cfg.claim_mult]["n"])
         values[f"{key}_train_loss"] = float(sum(res.losses[-20:]) / len(res.losses[-20:]))
-        curves[f"{key}_train_loss"] = Curve(list(range(1, len(res.losses) + 1)), res.losses, "step", "loss")
+        curves[f"{key}_train_loss"] = loss_curve(res)
         art = {"by_depth": {str(m): r["by_depth"] for m, r in ev.items()}}
         prior = next(
             (m.prior for m in model.modules() if isinstance(m, PEAttention) and m.prior is not None), None

@@ -162,12 +162,8 @@ class GGDPrior(nn.Module):
                 raise ValueError(
                     f"init_scale must be 'alibi', 'lognormal' or a positive float, got {init_scale!r}"
                 )
-        elif (
-            isinstance(init_scale, bool)
-            or not isinstance(init_scale, (int, float))
-            or not 0 < init_scale < math.inf
-        ):
-            raise ValueError(f"init_scale must be a finite positive scale (> 0), got {init_scale!r}")
+        else:
+            check_float("init_scale", init_scale, low=0.0, low_open=True)
         if isinstance(init_shape, str):
             if init_shape not in ("linspace", "sampled"):
                 raise ValueError(f"init_shape must be 'linspace', 'sampled' or a float, got {init_shape!r}")
@@ -176,13 +172,7 @@ class GGDPrior(nn.Module):
                     "init_shape='sampled' draws negative beta (a prior increasing with distance); "
                     "pass allow_increasing=True"
                 )
-        elif (
-            isinstance(init_shape, bool)
-            or not isinstance(init_shape, (int, float))
-            or not math.isfinite(init_shape)
-        ):
-            raise ValueError(f"init_shape must be a finite float, got {init_shape!r}")
-        elif init_shape < 0 and not allow_increasing:
+        elif check_float("init_shape", init_shape) < 0 and not allow_increasing:
             raise ValueError(
                 f"init_shape must be >= 0: negative beta={init_shape} gives a prior increasing with distance "
                 "(pass allow_increasing=True to allow it)"

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.checks import check_float
+from iclr26.checks import check_float, check_tensor
 from iclr26.lab.moe.router import Router
 from iclr26.lab.moe.topk import TopKSoftmaxRouter, switch_balance_loss
 from iclr26.lab.moe.topk import check_k as _check_k
@@ -108,6 +108,7 @@ class ReLURouter(Router):
         _init(self.gate, generator)
 
     def route(self, h: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
+        check_tensor("h", h, finite=True)  # relu would zero a -inf pre-activation and hide the bad input
         gates = F.relu(self.gate(h))
         l1 = gates.reshape(-1, self.n_experts).sum(-1).mean()
         active = (gates > 0).sum(-1).to(gates.dtype)

@@ -36,7 +36,7 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch.distributions import RelaxedBernoulli
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_float, check_int, check_logits, check_tensor
 from iclr26.lab.moe.router import TauSchedule
 
 __all__ = [
@@ -60,8 +60,12 @@ def relaxed_selection(logits: Tensor, tau: float) -> Tensor:
 
     ``P(z~ > 0.5) = sigmoid(l)`` at every temperature; as ``tau -> 0`` the draws become binary.
     """
-    check_tensor("logits", logits, floating=True)
+    check_logits("logits", logits)
     check_float("tau", tau, low=0.0, low_open=True)
+    return relaxed_selection_unchecked(logits, tau)
+
+
+def relaxed_selection_unchecked(logits: Tensor, tau: float) -> Tensor:
     return RelaxedBernoulli(
         torch.tensor(tau, dtype=logits.dtype, device=logits.device), logits=logits
     ).rsample()
@@ -70,7 +74,9 @@ def relaxed_selection(logits: Tensor, tau: float) -> Tensor:
 def combine_gates(z: Tensor, theta: Tensor, delta: float = 1e-6) -> Tensor:
     """Product gate ``g_e = z_e theta_e / (sum_j z_j theta_j + delta)`` over the last axis."""
     check_tensor("z", z, floating=True)
-    check_tensor("theta", theta, floating=True, shape=z.shape)
+    check_tensor("theta", theta, floating=True)
+    if theta.shape != z.shape:
+        raise ValueError(f"theta must have the shape of z {tuple(z.shape)}, got {tuple(theta.shape)}")
     check_float("delta", delta, low=0.0)
     return combine(z, theta, delta)
 
@@ -92,6 +98,7 @@ def expected_active(pi: Tensor) -> Tensor:
     """
     if not isinstance(pi, Tensor) or pi.ndim < 1:
         raise ValueError("pi must be a tensor with experts on the last axis")
+    check_tensor("pi", pi, floating=True)
     if pi.numel() and not bool(((pi >= 0) & (pi <= 1)).all()):
         raise ValueError("pi must hold probabilities in [0, 1] (no NaN)")
     return pi.sum(-1)
@@ -175,11 +182,13 @@ def inference_gates(pi: Tensor, alpha: Tensor, k_max: int | None = None) -> Tens
     check_tensor("pi", pi, floating=True)
     if pi.ndim < 1 or pi.shape[-1] < 1:
         raise ValueError(f"pi must be a (..., n_experts) tensor, got shape {tuple(pi.shape)}")
-    check_tensor("alpha", alpha, floating=True, shape=pi.shape)
+    check_tensor("alpha", alpha, floating=True)
+    if alpha.shape != pi.shape:
+        raise ValueError(f"alpha must have the shape of pi {tuple(pi.shape)}, got {tuple(alpha.shape)}")
     if pi.numel() and not bool(((pi >= 0) & (pi <= 1)).all()):
         raise ValueError("pi must hold probabilities in [0, 1] (no NaN)")
-    if alpha.numel() and not bool((alpha > 0).all()):
-        raise ValueError("alpha must hold concentrations > 0")
+    if alpha.numel() and not bool(((alpha > 0) & torch.isfinite(alpha)).all()):
+        raise ValueError("alpha must hold finite concentrations > 0")
     if k_max is not None:
         check_int("k_max", k_max, low=1)
     return inference_gates_unchecked(pi, alpha, k_max)

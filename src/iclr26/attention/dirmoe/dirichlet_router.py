@@ -24,7 +24,7 @@ from iclr26.attention.dirmoe.dirichlet import (
     dirichlet_kl_unchecked,
     expected_active,
     inference_gates_unchecked,
-    relaxed_selection,
+    relaxed_selection_unchecked,
     selection_mask,
 )
 from iclr26.attention.dirmoe.spike_slab import PriorParams, SpikeSlabPrior, spike_slab_mix
@@ -231,7 +231,7 @@ class DirichletRouter(Router):
         return expected_active(torch.sigmoid(self.selection(h)))
 
     def _relaxed(self, logits: Tensor) -> Tensor:
-        z = relaxed_selection(logits, self.tau)
+        z = relaxed_selection_unchecked(logits, self.tau)
         if self.straight_through:
             z = (z > 0.5).to(z.dtype) + z - z.detach()
         return z

@@ -34,8 +34,17 @@ from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
 from iclr26.lab.linear_attention import rank_generalized_chunk, rank_generalized_recurrence
-from iclr26.lab.tasks import IGNORE_INDEX, mqar
-from iclr26.lab.training import sequence_loss, train_loop
+from iclr26.lab.recall_study import (
+    answer_accuracy,
+    eval_curve,
+    loss_curve,
+    matched_width,
+    n_params,
+    seeded_batches,
+    train_on_task,
+)
+from iclr26.lab.tasks import mqar
+from iclr26.lab.training import LoopResult
 from iclr26.lab.transformer import BlockSpec, Transformer, swiglu_mlp
 
 __all__ = ["EXPERIMENT", "MIXERS", "HDLAConfig", "build_model", "matched_d_mlp", "run"]
@@ -110,61 +119,34 @@ def build_model(name: str, cfg: HDLAConfig, d_mlp: int, init_seed: int) -> Trans
     return model
 
 
-def _n_params(model: nn.Module) -> int:
-    return sum(p.numel() for p in model.parameters())
-
-
 def matched_d_mlp(name: str, cfg: HDLAConfig) -> tuple[int, int, int]:
     """FFN width giving mixer `name` the reference's parameter count: ``(d_mlp, params, reference params)``."""
-    target = _n_params(build_model(REFERENCE, cfg, cfg.d_mlp, 0))
-    n0 = _n_params(build_model(name, cfg, cfg.d_mlp, 0))
-    per_unit = _n_params(build_model(name, cfg, cfg.d_mlp + 1, 0)) - n0
-    d_mlp = max(1, cfg.d_mlp + round((target - n0) / per_unit))
-    n = _n_params(build_model(name, cfg, d_mlp, 0))
-    if abs(n - target) > PARAM_TOLERANCE * target:
-        raise ValueError(f"cannot match {name}'s parameters to {REFERENCE}'s within 2%: {n} vs {target}")
+    target = n_params(build_model(REFERENCE, cfg, cfg.d_mlp, 0))
+    d_mlp, n = matched_width(
+        lambda w: build_model(name, cfg, w, 0), target, cfg.d_mlp, tolerance=PARAM_TOLERANCE, what=name
+    )
     return d_mlp, n, target
-
-
-def _accuracy(model: nn.Module, tokens: torch.Tensor, targets: torch.Tensor, batch: int = 250) -> float:
-    hits, total = 0, 0
-    with torch.no_grad():
-        for i in range(0, tokens.shape[0], batch):
-            dev = next(model.parameters()).device
-            logits = model(tokens[i : i + batch].to(dev))
-            tgt = targets[i : i + batch].to(dev)
-            mask = tgt != IGNORE_INDEX
-            hits += int((logits.argmax(-1)[mask] == tgt[mask]).sum())
-            total += int(mask.sum())
-    return hits / max(total, 1)
 
 
 def _train(
     name: str, cfg: HDLAConfig, d_mlp: int, lr: float, seed: int, val: tuple, device: str
-) -> tuple[Transformer, dict]:
+) -> tuple[Transformer, LoopResult]:
     model = build_model(name, cfg, d_mlp, init_seed=1000 * seed + 7).to(device)
-
-    def loss_fn(m: nn.Module, gen: torch.Generator) -> torch.Tensor:
-        batch_seed = int(torch.randint(10**8, 2**31 - 1, (1,), generator=gen))  # disjoint from test seeds
-        tokens, targets = mqar(cfg.batch, cfg.seq_len, cfg.n_kv, cfg.vocab_size, seed=batch_seed)
-        return sequence_loss(m(tokens.to(device)), targets.to(device))
-
-    res = train_loop(
+    batches = seeded_batches(  # training seeds from 10^8 up: disjoint from the test seeds
+        lambda s: mqar(cfg.batch, cfg.seq_len, cfg.n_kv, cfg.vocab_size, seed=s), low=10**8
+    )
+    res = train_on_task(
         model,
-        loss_fn,
+        batches,
         steps=cfg.steps,
         lr=lr,
         seed=seed,
-        eval_fn=lambda m: {"val_acc": _accuracy(m, *val)},
+        device=device,
+        eval_fn=lambda m: {"val_acc": answer_accuracy(m, *val)},
         eval_every=cfg.eval_every,
         description=f"hdla/{name} lr={lr:g} seed {seed}",
     )
-    return model, {
-        "losses": res.losses,
-        "eval_steps": res.eval_steps,
-        "val_acc": [e["val_acc"] for e in res.evals],
-        "diverged": res.diverged,
-    }
+    return model, res
 
 
 def _spectrum(model: Transformer, tokens: torch.Tensor) -> np.ndarray:
@@ -218,24 +200,24 @@ def run(cfg: HDLAConfig, seed: int, device: str) -> Metrics:
     n_kvs = sorted({*cfg.eval_n_kv, cfg.n_kv})
     tests = {n: mqar(cfg.n_test, cfg.seq_len, n, cfg.vocab_size, seed=test_base + n) for n in n_kvs}
     for name in track(list(cfg.mixers), description=f"hdla seed {seed}"):
-        d_mlp, n_params, _ = matched_d_mlp(name, cfg)
+        d_mlp, n_matched, _ = matched_d_mlp(name, cfg)
         best = None
         for lr in cfg.lrs:
-            model, log = _train(name, cfg, d_mlp, lr, seed, val, device)
-            score = log["val_acc"][-1] if log["val_acc"] and not log["diverged"] else -1.0
+            model, res = _train(name, cfg, d_mlp, lr, seed, val, device)
+            score = res.evals[-1]["val_acc"] if res.evals and not res.diverged else -1.0
             if best is None or score > best[0]:
-                best = (score, lr, model, log)
-        _, lr, model, log = best
+                best = (score, lr, model, res)
+        _, lr, model, res = best
         model.eval()
         for n_kv, (tok, tgt) in tests.items():
-            values[f"acc_{name}_nkv{n_kv}"] = _accuracy(model, tok, tgt)
+            values[f"acc_{name}_nkv{n_kv}"] = answer_accuracy(model, tok, tgt)
         values[f"acc_{name}"] = values[f"acc_{name}_nkv{cfg.n_kv}"]
-        values[f"params_{name}"] = float(n_params)
+        values[f"params_{name}"] = float(n_matched)
         values[f"state_{name}"] = float(cfg.n_layers * model.blocks[0].attn.state_size)
         values[f"lr_{name}"] = float(lr)
-        values[f"final_loss_{name}"] = float(np.mean(log["losses"][-10:])) if log["losses"] else float("nan")
-        curves[f"loss_{name}"] = Curve(list(range(1, len(log["losses"]) + 1)), log["losses"], "step", "loss")
-        curves[f"val_acc_{name}"] = Curve(log["eval_steps"], log["val_acc"], "step", "validation accuracy")
+        values[f"final_loss_{name}"] = float(np.mean(res.losses[-10:])) if res.losses else float("nan")
+        curves[f"loss_{name}"] = loss_curve(res)
+        curves[f"val_acc_{name}"] = eval_curve(res, "val_acc", "validation accuracy")
         eig = _spectrum(model, tests[cfg.n_kv][0][: cfg.spectrum_seqs])
         values[f"eig_min_{name}"] = float(eig.min())
         values[f"eig_max_{name}"] = float(eig.max())

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from iclr26.checks import check_int
 from iclr26.harness.claims import Decider, Outcome, Precondition, Verdict, all_of, decider
 from iclr26.harness.stats import bootstrap_interval, t_interval
 
@@ -116,8 +117,7 @@ def study_a_decider(families: Sequence[str], baselines: Sequence[str], n_draws: 
     declared: the rule takes the best baseline per family and needs 2 of 3 families, so no single metric pair
     decides it (the paper's tests replace LLA's draws by the best baseline's in every family instead).
     """
-    if isinstance(n_draws, bool) or not isinstance(n_draws, int) or n_draws < 1:
-        raise ValueError(f"n_draws must be an int >= 1, got {n_draws!r}")
+    check_int("n_draws", n_draws, low=1)
     estimators = ("lla", *baselines)
     needed = [claim_draw_metric(f, e, r) for f in families for e in estimators for r in range(n_draws)]
 

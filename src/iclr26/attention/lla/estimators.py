@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from iclr26.attention.lla.local_linear import KERNELS, _bandwidth, local_linear_attention
+from iclr26.attention.lla.local_linear import KERNELS, local_linear_attention, resolve_bandwidth
 from iclr26.checks import check_choice, check_float, check_tensor
 from iclr26.lab.flex import attention
 
@@ -52,7 +52,7 @@ def nadaraya_watson(
     """Local-constant (Nadaraya-Watson) prediction at `q`: the kernel-weighted mean of `v`."""
     _check(q, k, v)
     check_choice("kernel", kernel, KERNELS)
-    h2 = _bandwidth(bandwidth, q.shape[-1]) ** 2
+    h2 = resolve_bandwidth(bandwidth, q.shape[-1]) ** 2
     q4, k4, v4 = _as4d(q), _as4d(k), _as4d(v)
     # softmax(q.k / h^2 - ||k||^2 / (2 h^2)) is the Gaussian kernel's normalised weights (the q term cancels)
     bias = None if kernel != "rbf" else -(k4 * k4).sum(-1)[:, :, None, :] / (2 * h2)

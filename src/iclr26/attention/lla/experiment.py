@@ -32,6 +32,7 @@ from iclr26.attention.lla.study_b import StudyBConfig, train_in_context
 from iclr26.harness.claims import Claim
 from iclr26.harness.experiment import Curve, Experiment, Metrics
 from iclr26.harness.progress import track
+from iclr26.lab.recall_study import eval_curve
 
 __all__ = ["CLAIM_DRAWS", "EXPERIMENT", "LLAConfig", "run"]
 
@@ -115,9 +116,7 @@ def run(cfg: LLAConfig, seed: int, device: str) -> Metrics:
         values[f"b_{mixer}_mse_last"] = final["mse_last"]
         values["b_trivial_mse"] = final["trivial"]
         values[f"b_{mixer}_diverged"] = float(res.diverged)
-        curves[f"b_{mixer}_eval"] = Curve(
-            res.eval_steps, [e["mse"] for e in res.evals], "step", "held-out MSE"
-        )
+        curves[f"b_{mixer}_eval"] = eval_curve(res, "mse", "held-out MSE")
         stride = max(1, len(res.losses) // 100)
         curves[f"b_{mixer}_loss"] = Curve(
             list(range(0, len(res.losses), stride)), res.losses[::stride], "step", "train MSE"

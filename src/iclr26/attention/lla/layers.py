@@ -19,7 +19,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.attention.lla.local_linear import KERNELS, RIDGES, SOLVERS, _bandwidth, local_linear_attention
+from iclr26.attention.lla.local_linear import (
+    KERNELS,
+    RIDGES,
+    SOLVERS,
+    local_linear_attention,
+    resolve_bandwidth,
+)
 from iclr26.checks import check_bool, check_choice, check_float, check_int
 from iclr26.lab.linear_attention import delta_rule_terms, gla_terms, rank_generalized_chunk
 from iclr26.lab.transformer import BlockSpec, check_sequence_input
@@ -104,15 +110,14 @@ class LocalLinearAttention(_Projections):
         causal: bool = True,
     ) -> None:
         super().__init__(d_model, n_heads, d_head)
-        check_float("lam_init", lam_init, low=0.0, low_open=True)
-        if lam_init > 700.0:
-            raise ValueError(f"lam_init must be <= 700 (its inverse softplus overflows), got {lam_init!r}")
+        # above 700 the inverse softplus of lam_init overflows
+        check_float("lam_init", lam_init, low=0.0, high=700.0, low_open=True)
         if block_size is not None:
             check_int("block_size", block_size, low=1)
         check_choice("kernel", kernel, KERNELS)
         check_choice("ridge", ridge, RIDGES)
         check_choice("solver", solver, SOLVERS)
-        _bandwidth(bandwidth, self.d_head)
+        resolve_bandwidth(bandwidth, self.d_head)
         self.lam_init = float(lam_init)
         self.kernel, self.bandwidth, self.ridge, self.solver = kernel, bandwidth, ridge, solver
         self.block_size, self.causal = block_size, check_bool("causal", causal)

@@ -60,9 +60,7 @@ def _check_lam(lam: float | Tensor, ridge: str) -> None:
             )
         zero = bool((lam == 0).any())
     else:
-        if isinstance(lam, bool) or not isinstance(lam, (int, float)):
-            raise TypeError(f"lam must be a float or a tensor, got {type(lam).__name__}")
-        check_float("lam (the ridge strength)", lam, low=0.0)
+        check_float("lam (the ridge strength)", lam, low=0.0, type_error=True)
         zero = lam == 0
     if zero and ridge == "scaled":
         raise ValueError(
@@ -93,12 +91,11 @@ def _check_inputs(q: Tensor, k: Tensor, v: Tensor, causal: bool) -> None:
         raise ValueError(f"q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
 
 
-def _bandwidth(bandwidth: float | None, d: int) -> float:
+def resolve_bandwidth(bandwidth: float | None, d: int) -> float:
+    """`bandwidth`, or the default d ** 0.25 when it is None (a finite float > 0 otherwise)."""
     if bandwidth is None:
         return d**0.25
-    if isinstance(bandwidth, bool) or not isinstance(bandwidth, (int, float)):
-        raise TypeError(f"bandwidth must be a float or None, got {type(bandwidth).__name__}")
-    return check_float("bandwidth", bandwidth, low=0.0, low_open=True)
+    return check_float("bandwidth", bandwidth, low=0.0, low_open=True, type_error=True)
 
 
 def kernel_scores(q: Tensor, k: Tensor, kernel: str = "exp_dot", bandwidth: float | None = None) -> Tensor:
@@ -110,7 +107,7 @@ def kernel_scores(q: Tensor, k: Tensor, kernel: str = "exp_dot", bandwidth: floa
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must share the last dimension, got {q.shape[-1]} and {k.shape[-1]}")
     check_choice("kernel", kernel, KERNELS)
-    h2 = _bandwidth(bandwidth, q.shape[-1]) ** 2
+    h2 = resolve_bandwidth(bandwidth, q.shape[-1]) ** 2
     if kernel == "exp_dot":
         return q @ k.transpose(-1, -2) / h2
     if kernel == "rbf":
@@ -350,7 +347,7 @@ def _validate(
                 f"lam must be a float, a (heads,) tensor or broadcastable to (B, H, Tq) = {want}, "
                 f"got shape {tuple(lam.shape)}"
             )
-    _bandwidth(bandwidth, q.shape[-1])
+    resolve_bandwidth(bandwidth, q.shape[-1])
     if block_size is not None:
         check_int("block_size", block_size, low=1)
     if cg_maxiter is not None:

@@ -23,6 +23,7 @@ from scipy.stats import chi2
 from torch import Tensor
 
 from iclr26.attention.lla.estimators import global_ridge, linear_attention, lla, nadaraya_watson
+from iclr26.checks import check_int
 
 __all__ = ["BASELINES", "ESTIMATORS", "FAMILIES", "draw", "grid", "mse", "predict", "tune"]
 
@@ -46,8 +47,9 @@ def draw(family: str, n: int, d: int, m: int, batch: int, seed: int) -> tuple[Te
     """`batch` independent draws: keys (batch, n, d), values (batch, n, 1), queries (batch, m, d), f(q)."""
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
-    if n < 4 or m < 1 or d < 1 or batch < 1:
-        raise ValueError(f"need n >= 4 and m, d, batch >= 1, got n={n}, m={m}, d={d}, batch={batch}")
+    check_int("n", n, low=4)
+    for name, value in (("m", m), ("d", d), ("batch", batch)):
+        check_int(name, value, low=1)
     gen = torch.Generator().manual_seed(seed)
     k = torch.randn(batch, n, d, generator=gen, dtype=torch.float64)
     if family == "piecewise_linear":

@@ -22,6 +22,7 @@ from torch import Tensor, nn
 
 from iclr26.attention.lla.layers import gated_deltanet_mixer, linear_attention_mixer, lla_mixer
 from iclr26.checks import check_choice
+from iclr26.lab.recall_study import seeded_batches
 from iclr26.lab.tasks import regression_prompts
 from iclr26.lab.training import LoopResult, train_loop
 from iclr26.lab.transformer import Transformer, softmax_attention
@@ -115,10 +116,10 @@ def train_in_context(
     model = InContextRegressor(cfg, mixer, init_seed=1000 * seed + 7).to(device)
     xe, ye = (t.to(device) for t in _prompts(cfg, cfg.n_eval, seed=10_000 + seed))
     last = slice(3 * cfg.n_pairs // 4, None)
+    prompts = seeded_batches(lambda s: _prompts(cfg, cfg.batch, seed=s))
 
     def loss_fn(m: nn.Module, gen: torch.Generator) -> Tensor:
-        xs, ys = _prompts(cfg, cfg.batch, seed=int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
-        xs, ys = xs.to(device), ys.to(device)
+        xs, ys = (t.to(device) for t in prompts(gen))
         return ((m(xs, ys) - ys[..., 0]) ** 2).mean()
 
     def eval_fn(m: nn.Module) -> dict[str, float]:

@@ -29,8 +29,8 @@ from iclr26.attention.swax.model import SWAXModel
 from iclr26.attention.swax.sampler import StochasticWindowSampler
 from iclr26.harness.claims import Claim, difference_at_least
 from iclr26.harness.experiment import Curve, Experiment, Metrics
+from iclr26.lab.recall_study import eval_curve, predict_tokens, seeded_batches, train_on_task
 from iclr26.lab.tasks import RecallBatch, local_and_recall, local_and_recall_vocab_size
-from iclr26.lab.training import sequence_loss, train_loop
 
 __all__ = ["CONDITIONS", "EXPERIMENT", "SWAXConfig", "evaluate", "run"]
 
@@ -86,16 +86,7 @@ def evaluate(model: SWAXModel, batch: RecallBatch, window: int, chunk: int = 32)
     The batch stays on the CPU; each chunk of tokens runs on the model's device.
     """
     model.set_window(window)
-    was = model.training
-    model.eval()
-    dev = next(model.parameters()).device
-    correct = []
-    with torch.no_grad():
-        for s in range(0, batch.tokens.shape[0], chunk):
-            pred = model(batch.tokens[s : s + chunk].to(dev)).argmax(-1).cpu()
-            correct.append(pred == batch.targets[s : s + chunk])
-    model.train(was)
-    hit = torch.cat(correct)
+    hit = predict_tokens(model, batch.tokens, chunk=chunk) == batch.targets
     scored = batch.kind > 0
     return {
         "kind": batch.kind[scored].numpy(),
@@ -160,42 +151,33 @@ def _train_condition(
         window=w_train,
         init_seed=1000 * seed + 7,
     ).to(device)  # initialised on the CPU: the same weights on every device
-    step = [0]
     windows: list[int] = []
+    draw = seeded_batches(lambda s: _batch(cfg, cfg.batch, cfg.seq_len, cfg.recall_distance, s), high=2**30)
 
-    def loss_fn(m: SWAXModel, gen: torch.Generator) -> torch.Tensor:
-        windows.append(m.sample_window(step[0]) if sampler is not None else m.window)
+    def sample(gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        # this step's window first (the sampler's schedule counts the steps), then its batch
+        windows.append(model.sample_window(len(windows)) if sampler is not None else model.window)
         if sampler is None:
-            m.set_window(w_train)
-        step[0] += 1
-        batch = _batch(
-            cfg,
-            cfg.batch,
-            cfg.seq_len,
-            cfg.recall_distance,
-            int(torch.randint(0, 2**30, (1,), generator=gen)),
-        )
-        return sequence_loss(m(batch.tokens.to(device)), batch.targets.to(device))
+            model.set_window(w_train)
+        batch = draw(gen)
+        return batch.tokens, batch.targets
 
     def eval_fn(m: SWAXModel) -> dict[str, float]:
         ev = evaluate(m, evals["curve"], w_eval)
         return {"local_acc": _acc(ev, RecallBatch.LOCAL), "recall_acc": _acc(ev, RecallBatch.RECALL)}
 
-    res = train_loop(
+    res = train_on_task(
         model,
-        loss_fn,
+        sample,
         steps=cfg.steps,
         lr=cfg.lr,
         seed=1000 * seed + 11,
+        device=device,
         eval_fn=eval_fn,
         eval_every=cfg.eval_every,
         description=f"swax {cond} seed {seed}",
     )
-    out: dict = {
-        "curve_steps": res.eval_steps,
-        "curve": res.evals,
-        "final_loss": float(np.mean(res.losses[-20:])),
-    }
+    out: dict = {"curve": res, "final_loss": float(np.mean(res.losses[-20:]))}
     out["short_frac"] = float(np.mean([w == cfg.w_short for w in windows])) if windows else float("nan")
     probes = [("", w_eval)]
     if cond == "stochastic":
@@ -242,9 +224,8 @@ def run(cfg: SWAXConfig, seed: int, device: str) -> Metrics:
         # accuracy above chance: a recall query has n_pairs possible values, a local target n_filler fillers
         values[f"{cond}_recall_above_chance"] = values[f"{cond}_recall_acc"] - 1.0 / cfg.n_pairs
         values[f"{cond}_local_above_chance"] = values[f"{cond}_local_acc"] - 1.0 / cfg.n_filler
-        steps = out["curve_steps"]
         for key in ("local_acc", "recall_acc"):
-            curves[f"{cond}_{key}"] = Curve(steps, [e[key] for e in out["curve"]], "step", key)
+            curves[f"{cond}_{key}"] = eval_curve(out["curve"], key)
         artifacts["by_distance"][cond] = {"main": out["by_distance"], "extrap": out["by_distance_extrap"]}
     if "fixed_short" in cfg.conditions and "fixed_long" in cfg.conditions:
         values["recall_short_minus_long"] = values["fixed_short_recall_acc"] - values["fixed_long_recall_acc"]

@@ -56,9 +56,7 @@ class StochasticWindowSampler:
             probs = [1.0 / len(self.choices)] * len(self.choices)
         if len(probs) != len(self.choices):
             raise ValueError(f"probs must have one entry per choice ({len(self.choices)}), got {len(probs)}")
-        p = np.asarray(probs, dtype=float)
-        if not np.all(np.isfinite(p)) or np.any(p < 0):
-            raise ValueError(f"probs must be finite and non-negative, got {list(probs)}")
+        p = np.asarray([check_float(f"probs[{i}]", v, low=0.0) for i, v in enumerate(probs)], dtype=float)
         if not math.isclose(float(p.sum()), 1.0, abs_tol=1e-9):
             raise ValueError(f"probs must sum to 1, got sum {float(p.sum()):.6g} for {list(probs)}")
         check_float("anneal_last_frac", anneal_last_frac, 0.0, 1.0, high_open=True)

@@ -28,11 +28,7 @@ __all__ = ["SlidingWindowAttention", "apply_rope", "check_window"]
 
 def check_window(window: object, name: str = "window") -> int:
     """Return ``window`` as an int >= 1, or raise ValueError naming the problem."""
-    if isinstance(window, bool) or not isinstance(window, int):
-        raise ValueError(f"{name} must be an integer >= 1, got {window!r} ({type(window).__name__})")
-    if window < 1:
-        raise ValueError(f"{name} must be >= 1, got {window}")
-    return int(window)
+    return check_int(name, window, low=1)
 
 
 def apply_rope(x: Tensor, positions: Tensor, theta: float = 10000.0) -> Tensor:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int
 from iclr26.decision.dual_learner_crl.agents import Finetune, Transition
 from iclr26.decision.dual_learner_crl.envs import GridTasks, greedy_returns
 from iclr26.decision.dual_learner_crl.fame import FAME, check_sequence
@@ -111,7 +111,7 @@ def running_performance(
 
 def forward_transfer(auc_method: np.ndarray, auc_reset: np.ndarray, floor: float = 0.05) -> np.ndarray:
     """``(AUC_method - AUC_reset) / max(1 - AUC_reset, floor)`` per task (the floor avoids dividing by ~0)."""
-    auc_method, auc_reset = np.asarray(auc_method, float), np.asarray(auc_reset, float)
+    auc_method, auc_reset = check_array("auc_method", auc_method), check_array("auc_reset", auc_reset)
     if auc_method.shape != auc_reset.shape:
         raise ValueError(
             f"auc_method and auc_reset must have one shape, got {auc_method.shape} and {auc_reset.shape}"

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int
 
 __all__ = [
     "BoundFn",
@@ -58,10 +58,7 @@ def _check_K(K: float) -> float:
 
 
 def _floats(name: str, x: object) -> np.ndarray:
-    try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must hold numbers, got {x!r}") from None
+    return check_array(name, x)
 
 
 def kl_diag_gauss(mu_q, sd_q, mu_p, sd_p):

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from iclr26.checks import check_bool, check_float, check_int, check_probability, check_tensor
+from iclr26.checks import check_array, check_bool, check_float, check_int, check_probability, check_tensor
 from iclr26.decision.virne.env import CONTEXT_FEATURES, NODE_FEATURES, NodeMappingEnv
 from iclr26.decision.virne.routing import Router, bfs_path, check_router, route_links
 from iclr26.decision.virne.sim import (
@@ -67,7 +67,7 @@ def nrm_scores(cpu: np.ndarray, adj_bw_sum: np.ndarray) -> np.ndarray:
 
 
 def _finite_vector(name: str, x: object, nonneg: bool = False) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
+    arr = check_array(name, x)
     if arr.ndim != 1 or not np.all(np.isfinite(arr)) or (nonneg and np.any(arr < 0)):
         raise ValueError(
             f"{name} must be a finite{' non-negative' if nonneg else ''} 1-D array, got {arr.tolist()}"
@@ -91,7 +91,12 @@ def grc_scores(
     n = len(cpu)
     if n < 1:
         raise ValueError("cpu must hold at least one node")
-    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    if isinstance(edges, (list, tuple)) and len(edges) == 0:
+        edges = np.zeros((0, 2), dtype=np.int64)
+    edges = check_array("edges", edges, integer=True)
+    if edges.size and (edges.ndim != 2 or edges.shape[1] != 2):
+        raise ValueError(f"edges must be an (E, 2) array of node index pairs, got shape {edges.shape}")
+    edges = edges.astype(np.int64, copy=False).reshape(-1, 2)
     if len(edges) and (edges.min() < 0 or edges.max() >= n):
         raise ValueError(
             f"edges must join node indices in [0, {n}), got values in [{edges.min()}, {edges.max()}]"

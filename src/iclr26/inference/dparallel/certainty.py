@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.harness.progress import task
 from iclr26.inference.dparallel.decoding import resolve_mask_id
 
@@ -156,7 +156,7 @@ def certainty_forcing_loss(
     if n == 0:
         return zero
     z = logits[mask]
-    y = labels[mask]
+    y = check_token_ids("labels", labels[mask], logits.shape[-1])  # the supervised positions' teacher tokens
     ce = F.cross_entropy(z, y, reduction="sum") / n
     if beta == 0:
         return ce

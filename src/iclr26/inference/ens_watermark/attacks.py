@@ -17,7 +17,7 @@ import inspect
 import numpy as np
 import torch
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor
 
 __all__ = ["paraphrase_attack", "regenerate_tokens", "smoothing_attack", "substitution_attack"]
 
@@ -25,6 +25,7 @@ __all__ = ["paraphrase_attack", "regenerate_tokens", "smoothing_attack", "substi
 def _check_ids(ids: torch.Tensor, start: int) -> None:
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
         raise ValueError(f"ids must be a (batch, seq) LongTensor, got {getattr(ids, 'shape', type(ids))}")
+    check_tensor("ids", ids, floating=False)
     check_int("start (at most seq)", start, low=1, high=ids.shape[1])
 
 

@@ -142,7 +142,7 @@ class ENSDetector:
     def score(self, ids: object, start: int | None = None) -> DetectionResult:
         """Detect from token ids alone: ``(z, p_value, per_key_counts)``.
 
-        A text with no token after `start` carries no evidence either way, so it is an error rather than z = 0.
+        `ids` is one text: a 1-D sequence of token ids, or a (1, T) batch of one. A text with no token after `start` carries no evidence either way, so it is an error rather than z = 0.
         """
         g = self.green_matrix(ids, start)
         if not len(g):

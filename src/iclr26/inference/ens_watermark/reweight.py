@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import torch
 
-from iclr26.checks import check_float
+from iclr26.checks import check_float, check_tensor
 
 __all__ = ["DiPmarkReweight", "GammaReweight", "dipmark_cdf"]
 
 
 def dipmark_cdf(cdf: torch.Tensor, alpha: float) -> torch.Tensor:
     """G(F) = max(F - alpha, 0) + max(F - (1 - alpha), 0), elementwise."""
+    check_tensor("cdf", cdf, floating=True)
     return (cdf - alpha).clamp_min(0.0) + (cdf - (1.0 - alpha)).clamp_min(0.0)
 
 
@@ -50,13 +51,14 @@ class DiPmarkReweight:
         """Reweight `probs` (.., V) along the permutation `perm` (.., V); the sum over V stays 1."""
         if not isinstance(probs, torch.Tensor) or not isinstance(perm, torch.Tensor):
             raise TypeError("probs and perm must be torch tensors")
+        check_tensor("probs", probs, floating=True)
         if probs.dim() not in (1, 2) or probs.shape[-1] < 2:
             raise ValueError(
                 f"probs must have shape (V,) or (batch, V) with V >= 2, got {tuple(probs.shape)}"
             )
         if perm.shape[-1] != probs.shape[-1]:
             raise ValueError(
-                f"perm length {perm.shape[-1]} does not match the vocabulary size {probs.shape[-1]}"
+                f"perm length {perm.shape[-1]} does not match the vocabulary size of probs, {probs.shape[-1]}"
             )
         perm = perm.to(probs.device).long().expand_as(probs)
         permuted = probs.gather(-1, perm)  # P in pi order

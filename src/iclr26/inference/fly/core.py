@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_bool, check_float, check_int, check_tensor, check_token_ids
+from iclr26.checks import check_bool, check_float, check_int, check_logits, check_tensor, check_token_ids
 from iclr26.lab.speculative import check_verifier_inputs, crop_cache, speculative_decode
 
 __all__ = ["FlyStats", "FlyVerifier", "NgramDrafter", "generate", "ngram_propose", "top_k_entropy", "verify"]
@@ -74,6 +74,7 @@ def verify(
             f"{tuple(target_logits.shape[:2])}"
         )
     _check_logits("target_logits", target_logits)
+    check_logits("target_logits", target_logits)  # a +inf logit would make its token's acceptance meaningless
     check_token_ids("draft_ids", draft_ids, target_logits.shape[-1])
     if window is not None:
         check_int("window", window, low=2)
@@ -265,6 +266,15 @@ class NgramDrafter(nn.Module):
 
     @torch.no_grad()
     def forward(self, input_ids: Tensor, use_cache: bool = True, past_key_values: object = None) -> _Out:
+        check_tensor("input_ids", input_ids, ndim=2, floating=False)
+        if input_ids.shape[0] != 1:
+            raise ValueError(
+                f"input_ids must be one row (1, n) of token ids, got shape {tuple(input_ids.shape)}"
+            )
+        config = self.config
+        vocab = config.get("vocab_size") if isinstance(config, dict) else getattr(config, "vocab_size", None)
+        if isinstance(vocab, int):
+            check_token_ids("input_ids", input_ids, vocab)
         cache = past_key_values if isinstance(past_key_values, _LookaheadCache) else _LookaheadCache()
         new = input_ids[0].tolist()
         if len(new) == 1 and cache.ahead and cache.ahead[0][0] == new[0]:

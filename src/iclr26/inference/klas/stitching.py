@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
-from iclr26.checks import check_choice, check_float, check_int, check_tensor
+from iclr26.checks import check_array, check_choice, check_float, check_int, check_tensor
 
 __all__ = [
     "StitchedNet",
@@ -238,8 +238,8 @@ def kl_similarity_matrix(
 
 def linear_cka(X: torch.Tensor | np.ndarray, Y: torch.Tensor | np.ndarray) -> float:
     """Linear CKA (Kornblith et al. 2019): ||Yc^T Xc||_F^2 / (||Xc^T Xc||_F ||Yc^T Yc||_F), in [0, 1]."""
-    x = np.asarray(X, dtype=np.float64)
-    y = np.asarray(Y, dtype=np.float64)
+    x = check_array("X", X)
+    y = check_array("Y", Y)
     for name, a in (("X", x), ("Y", y)):
         if a.ndim != 2 or a.shape[0] < 2 or a.shape[1] < 1:
             raise ValueError(f"{name} must be a (n >= 2, d) matrix of representations, got shape {a.shape}")
@@ -308,7 +308,7 @@ def select_stitches(
     -------
     list of (row, col) indices into `kl` (0-based: stitch (i, j) = (row + 1, col + 1)), ordered by bin.
     """
-    kl, flops = np.asarray(kl, dtype=float), np.asarray(flops, dtype=float)
+    kl, flops = check_array("kl", kl), check_array("flops", flops, finite=True)
     if kl.shape != flops.shape:
         raise ValueError(f"kl and flops must have the same shape, got {kl.shape} and {flops.shape}")
     check_int("n_bins", n_bins, low=1)

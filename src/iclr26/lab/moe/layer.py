@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.checks import check_bool, check_choice, check_int
+from iclr26.checks import check_bool, check_choice, check_int, check_tensor
 from iclr26.lab.moe.router import Router, check_module
 from iclr26.lab.transformer import BlockSpec, check_sequence_input
 
@@ -131,6 +131,7 @@ class MoEFFN(nn.Module):
         gates, aux = self.router(x)
         for key, value in (("gates", gates), *aux.items()):
             if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+                check_tensor("x", x, finite=True)  # a non-finite input is the caller's, not the router's
                 raise ValueError(f"router of MoE layer {self.layer} returned non-finite {key}")
         self.last_aux, self.last_gates = aux, gates.detach()
         flat, g = x.reshape(-1, self.d_model), gates.reshape(-1, self.n_experts)

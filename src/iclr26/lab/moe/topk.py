@@ -41,10 +41,10 @@ def switch_balance_loss(probs: Tensor, indices: Tensor, n_experts: int) -> Tenso
         )
     check_token_ids("indices", indices, n_experts)
     n_tokens = probs.numel() // n_experts
-    if indices.numel() == 0 or indices.numel() % n_tokens:
+    if indices.numel() == 0 or indices.ndim < 1 or indices.numel() // indices.shape[-1] != n_tokens:
         raise ValueError(
-            f"indices must hold k >= 1 expert ids for each of the {n_tokens} tokens of probs, "
-            f"got shape {tuple(indices.shape)}"
+            f"indices (..., k) must hold k >= 1 expert ids for each of the {n_tokens} tokens of probs (shape "
+            f"{tuple(probs.shape)}), got shape {tuple(indices.shape)}"
         )
     return _switch_balance(probs, indices, n_experts)
 

@@ -48,7 +48,9 @@ def spectral_divergence(u: torch.Tensor, v: torch.Tensor, length: float = 2 * ma
     check_tensor("u", u, floating=True)
     if u.ndim < 2 or u.shape[-1] != u.shape[-2]:
         raise ValueError(f"u must be a periodic field (..., n, n), got shape {tuple(u.shape)}")
-    check_tensor("v", v, floating=True, shape=tuple(u.shape))
+    check_tensor("v", v, floating=True)
+    if v.shape != u.shape:
+        raise ValueError(f"v must have the shape of u {tuple(u.shape)}, got {tuple(v.shape)}")
     n = u.shape[-1]
     kx, ky = wavenumbers(n, length, u.dtype, u.device)
     div = torch.fft.irfft2(1j * kx * torch.fft.rfft2(u) + 1j * ky * torch.fft.rfft2(v), s=(n, n))

@@ -210,6 +210,8 @@ def random_filter(d: int, r: int, h_mean: Tensor, generator: torch.Generator) ->
 
 def pca_filter(hidden: Tensor, r: int, h_mean: Tensor) -> LowRankFilter:
     """Baseline without training: the top-r principal directions of `hidden` (n, d), centred on its mean."""
+    check_tensor("hidden", hidden, floating=True)
+    check_tensor("h_mean", h_mean, floating=True)
     if hidden.ndim != 2:
         raise ValueError(f"hidden must have shape (n, d), got {tuple(hidden.shape)}")
     _check_rank(hidden.shape[1], r)

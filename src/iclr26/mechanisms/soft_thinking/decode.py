@@ -127,7 +127,9 @@ def mix_embeddings(embedding: Tensor, ids: Tensor, weights: Tensor) -> Tensor:
     """s = sum_i w_i E[ids_i]: (..., k) ids and weights -> (..., d)."""
     check_tensor("embedding", embedding, ndim=2, floating=True)
     check_token_ids("ids", ids, embedding.shape[0])
-    check_tensor("weights", weights, shape=tuple(ids.shape))
+    check_tensor("weights", weights, floating=True)
+    if weights.shape != ids.shape:
+        raise ValueError(f"weights must have the shape of ids {tuple(ids.shape)}, got {tuple(weights.shape)}")
     rows = embedding[ids]
     return (weights.to(rows.dtype).unsqueeze(-1) * rows).sum(-2)
 

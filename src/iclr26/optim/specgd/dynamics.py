@@ -41,6 +41,13 @@ def linear_dynamics_closed_form(
     a : norm of every class mean; lr : step size eta; steps : number of steps.
     method : ``"gd"`` or ``"specgd"``.
     """
+    if (
+        priors is None
+        or isinstance(priors, (str, bytes))
+        or isinstance(priors, torch.Tensor)
+        and (priors.is_complex() or priors.dtype == torch.bool)
+    ):
+        raise TypeError(f"priors must be a 1-D tensor of positive real values, got {priors!r}")
     priors = torch.as_tensor(priors, dtype=torch.float64)
     if priors.ndim != 1 or priors.numel() < 1 or bool((priors <= 0).any()):
         raise ValueError(f"priors must be a 1-D tensor of positive values, got {priors}")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from iclr26.checks import check_bool, check_float, check_int, check_tensor
+from iclr26.checks import check_array, check_bool, check_float, check_int, check_tensor
 
 __all__ = ["PiBO", "expected_improvement", "thompson_sample", "top_b", "upper_confidence_bound"]
 
@@ -22,7 +22,9 @@ def upper_confidence_bound(mean: torch.Tensor, var: torch.Tensor, beta_ucb: floa
 
 def _check_moments(mean: torch.Tensor, var: torch.Tensor) -> None:
     check_tensor("mean", mean, floating=True, finite=True)
-    check_tensor("var", var, floating=True, finite=True, shape=tuple(mean.shape))
+    check_tensor("var", var, floating=True, finite=True)
+    if var.shape != mean.shape:
+        raise ValueError(f"var must have the shape of mean {tuple(mean.shape)}, got {tuple(var.shape)}")
 
 
 def expected_improvement(mean: torch.Tensor, var: torch.Tensor, best_f: float) -> torch.Tensor:
@@ -57,7 +59,7 @@ def thompson_sample(mean: torch.Tensor, cov: torch.Tensor, generator: torch.Gene
 
 def top_b(scores: torch.Tensor | np.ndarray, b: int) -> np.ndarray:
     """Indices of the b largest scores (ties broken by index; no repeats)."""
-    s = np.asarray(scores, dtype=float)
+    s = check_array("scores", scores)
     if s.ndim != 1 or not np.all(np.isfinite(s)):
         raise ValueError(f"scores must be a finite 1-D array (one per candidate), got shape {s.shape}")
     check_int("batch_size (at most the pool size)", b, 1, s.size)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import hypergeom
 
-from iclr26.checks import check_bool, check_float, check_int, check_probability
+from iclr26.checks import check_array, check_bool, check_float, check_int, check_probability
 
 __all__ = ["benjamini_hochberg", "enrichment_prior", "ora_hypergeom"]
 
@@ -18,8 +18,8 @@ _COLUMNS = ["pathway", "overlap", "size", "n_hits", "n_background", "p", "q", "g
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     """Benjamini-Hochberg adjusted p-values (step-up, monotone, capped at 1)."""
     try:
-        p = np.asarray(p, dtype=float)
-    except (TypeError, ValueError):
+        p = check_array("p", p)
+    except ValueError:
         raise ValueError(f"p must hold p-values in [0, 1], got {p!r}") from None
     if p.ndim != 1:
         raise ValueError(f"p must be one-dimensional, got shape {p.shape}")

@@ -33,7 +33,7 @@ def matern52(
     check_tensor("x1", x1, ndim=2, floating=True)
     check_tensor("x2", x2, floating=True, shape=(None, x1.shape[1]))
     check_tensor("lengthscale", lengthscale, floating=True, finite=True)
-    check_tensor("outputscale", outputscale, floating=True, finite=True)
+    check_tensor("outputscale", outputscale, ndim=0, floating=True, finite=True)
     if (
         lengthscale.ndim > 1
         or (lengthscale.numel() not in (1, x1.shape[1]))
