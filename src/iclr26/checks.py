@@ -121,6 +121,15 @@ def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     return value
 
 
+def _check_ndim(name: str, shape: tuple[int, ...], ndim: int | Sequence[int] | None) -> None:
+    """The rank test :func:`check_tensor` and :func:`check_array` share (``ndim`` None: any rank)."""
+    if ndim is None:
+        return
+    allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    if len(shape) not in allowed:
+        raise ValueError(f"{name} must be {'/'.join(map(str, allowed))}-D, got shape {tuple(shape)}")
+
+
 def check_tensor(
     name: str,
     x: Any,
@@ -136,10 +145,7 @@ def check_tensor(
 
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if ndim is not None:
-        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
-        if x.ndim not in allowed:
-            raise ValueError(f"{name} must be {'/'.join(map(str, allowed))}-D, got shape {tuple(x.shape)}")
+    _check_ndim(name, tuple(x.shape), ndim)
     if shape is not None and (
         len(shape) != x.ndim or any(s is not None and s != d for s, d in zip(shape, x.shape))
     ):
@@ -193,10 +199,7 @@ def check_array(
         if kind not in "biuf":
             raise ValueError(f"{name} must hold real numbers, got dtype {a.dtype}")
         a = np.asarray(a, dtype=float)
-    if ndim is not None:
-        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
-        if a.ndim not in allowed:
-            raise ValueError(f"{name} must be {'/'.join(map(str, allowed))}-D, got shape {a.shape}")
+    _check_ndim(name, a.shape, ndim)
     if finite and a.size and not bool(np.isfinite(a).all()):
         raise ValueError(f"{name} must be finite, but holds NaN or infinite values")
     return a

@@ -54,8 +54,9 @@ def run_seed_task(task: SeedTask) -> dict[str, Any]:
     seed_everything(task.seed)
     started = utc_now()
     t0 = time.perf_counter()
-    threads = experiment.threads_for(task.budget) or torch.get_num_threads()
-    blas = threads if experiment.blas_threads and experiment.threads_for(task.budget) else blas_threads()
+    limit = experiment.threads_for(task.budget)  # None: the process's own thread counts
+    threads = limit or torch.get_num_threads()
+    blas = limit if limit and experiment.blas_threads else blas_threads()
     with PeakMemory() as mem, CacheUses() as cache:
         out = experiment.run_seed(task.budget, task.seed, task.device)
     wall = time.perf_counter() - t0
