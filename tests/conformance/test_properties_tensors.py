@@ -1,6 +1,6 @@
 """Deterministic battery over the public callables whose inputs are tensors or arrays.
 
-COVERAGE (recomputed by ``test_the_coverage_count_is_current``): 187 of 743 public tensor-taking callables covered.
+COVERAGE (recomputed by ``test_the_coverage_count_is_current``): 577 of 744 public tensor-taking callables covered.
 
 test_properties_public.py mutates the SCALAR parameters of every public callable; this battery does the same for
 the tensor/array ones. ``TENSOR_EXAMPLES`` maps a public dotted name to a factory of a small valid call (an
@@ -40,76 +40,26 @@ import re
 import signal
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
 
+from tests.conformance.tensor_cases import (
+    Example,
+    built,
+    call_example,
+    case_tables,
+    fn,
+    forward_example,
+    gauss,
+    ids,
+    probs,
+)
 from tests.conformance.test_properties_public import PUBLIC
 
 torch.set_num_threads(1)
-
-
-@dataclass
-class Example:
-    """A small valid call: ``call(**args)``; the tensors/arrays among ``args`` are the ones mutated."""
-
-    call: Callable[..., Any]
-    args: dict[str, Any]
-    #: argument -> the dimension whose size must agree with another argument or the module's width
-    agree: dict[str, int] = field(default_factory=dict)
-    #: argument -> the vocabulary size its ids must stay below
-    vocab: dict[str, int] = field(default_factory=dict)
-    #: argument -> the other names an error may use for it (the documented name)
-    names: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: arguments passed positionally (in this order) rather than by keyword
-    positional: tuple[str, ...] = ()
-
-    def run(self, args: dict[str, Any] | None = None) -> Any:
-        args = self.args if args is None else args
-        pos = [args[n] for n in self.positional]
-        kw = {n: v for n, v in args.items() if n not in self.positional}
-        return self.call(*pos, **kw)
-
-
-# --- helpers for the factories --------------------------------------------------------------------------------
-def _g(*shape: int, seed: int = 0) -> torch.Tensor:
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
-
-
-def _ids(*shape: int, vocab: int = 8, seed: int = 0) -> torch.Tensor:
-    return torch.randint(0, vocab, shape, generator=torch.Generator().manual_seed(seed))
-
-
-def _np(*shape: int, seed: int = 0) -> np.ndarray:
-    return np.random.default_rng(seed).normal(size=shape)
-
-
-def _probs(*shape: int, seed: int = 0) -> torch.Tensor:
-    return torch.softmax(_g(*shape, seed=seed), dim=-1)
-
-
-def _module(factory: Callable[[], torch.nn.Module]) -> torch.nn.Module:
-    torch.manual_seed(0)
-    module = factory()
-    return module.eval() if isinstance(module, torch.nn.Module) else module
-
-
-def _fn(path: str) -> Callable[..., Any]:
-    module, name = path.rsplit(".", 1)
-    return getattr(importlib.import_module(module), name)
-
-
-def _forward(path: str, ctor: dict[str, Any], agree: dict[str, int] | None = None, **inputs: Any) -> Example:
-    """The forward call of a freshly built (seeded, eval-mode) module."""
-    module = _module(lambda: _fn(path)(**ctor))
-    return Example(module, inputs, agree=agree or {})
-
-
-def _call(path: str, agree: dict[str, int] | None = None, **args: Any) -> Example:
-    return Example(_fn(path), args, agree=agree or {})
 
 
 TENSOR_EXAMPLES: dict[str, Callable[[], Example]] = {}
@@ -123,33 +73,43 @@ PENDING: dict[tuple[str, str, str], str] = {}
 
 # --- lab.flex -------------------------------------------------------------------------------------------------
 def _qkv(b: int = 1, h: int = 2, t: int = 4, d: int = 8) -> dict[str, torch.Tensor]:
-    return {"q": _g(b, h, t, d, seed=1), "k": _g(b, h, t, d, seed=2), "v": _g(b, h, t, d, seed=3)}
+    return {"q": gauss(b, h, t, d, seed=1), "k": gauss(b, h, t, d, seed=2), "v": gauss(b, h, t, d, seed=3)}
 
 
 _QKV_AGREE = {"q": 1, "k": 3, "v": 2}
 F = "iclr26.lab.flex"
 TENSOR_EXAMPLES.update(
     {
-        f"{F}.attention": lambda: _call(
-            f"{F}.attention", _QKV_AGREE | {"bias": 3}, **_qkv(), bias=_g(1, 2, 4, 4)
+        f"{F}.attention": lambda: call_example(
+            f"{F}.attention", _QKV_AGREE | {"bias": 3}, **_qkv(), bias=gauss(1, 2, 4, 4)
         ),
-        f"{F}.alibi_bias": lambda: _call(f"{F}.alibi_bias", slopes=torch.tensor([0.5, 0.25]), tq=4, tk=4),
-        f"{F}.alibi": lambda: _call(f"{F}.alibi", slopes=torch.tensor([0.5, 0.25])),
-        f"{F}.log_n_scaling": lambda: _call(f"{F}.log_n_scaling", s=torch.tensor([0.5, 0.25])),
-        f"{F}.block_sparse_attention": lambda: _call(
+        f"{F}.alibi_bias": lambda: call_example(
+            f"{F}.alibi_bias", slopes=torch.tensor([0.5, 0.25]), tq=4, tk=4
+        ),
+        f"{F}.alibi": lambda: call_example(f"{F}.alibi", slopes=torch.tensor([0.5, 0.25])),
+        f"{F}.log_n_scaling": lambda: call_example(f"{F}.log_n_scaling", s=torch.tensor([0.5, 0.25])),
+        f"{F}.block_sparse_attention": lambda: call_example(
             f"{F}.block_sparse_attention",
             _QKV_AGREE | {"mask": 0},
             **_qkv(),
             mask=torch.ones(4, 4, dtype=torch.bool).tril(),
             block_size=2,
         ),
-        f"{F}.block_plan": lambda: _call(
+        f"{F}.masked_softmax": lambda: call_example(
+            f"{F}.masked_softmax",
+            {"keep": 1},
+            scores=gauss(2, 4, 4).masked_fill(~torch.ones(4, 4, dtype=torch.bool).tril(), float("-inf")),
+            keep=torch.ones(4, 4, dtype=torch.bool).tril(),
+        ),
+        f"{F}.block_plan": lambda: call_example(
             f"{F}.block_plan", mask=torch.ones(8, 8, dtype=torch.bool).tril(), block_size=4
         ),
-        f"{F}.block_stats": lambda: _call(
+        f"{F}.block_stats": lambda: call_example(
             f"{F}.block_stats", mask=torch.ones(8, 8, dtype=torch.bool).tril(), block_size=4
         ),
-        f"{F}.from_dense": lambda: _call(f"{F}.from_dense", mask=torch.ones(4, 4, dtype=torch.bool).tril()),
+        f"{F}.from_dense": lambda: call_example(
+            f"{F}.from_dense", mask=torch.ones(4, 4, dtype=torch.bool).tril()
+        ),
     }
 )
 
@@ -158,15 +118,15 @@ TENSOR_EXAMPLES.update(
 def _rank_generalized(path: str) -> Example:
     b, t, h, d = 1, 4, 2, 4
     args = {
-        "q": _g(b, t, h, d, seed=1),
-        "k": _g(b, t, h, d, seed=2) / 2,
-        "v": _g(b, t, h, d, seed=3),
-        "a": _g(b, t, h, d, seed=4) / 4,
-        "b": _g(b, t, h, d, seed=5) / 4,
+        "q": gauss(b, t, h, d, seed=1),
+        "k": gauss(b, t, h, d, seed=2) / 2,
+        "v": gauss(b, t, h, d, seed=3),
+        "a": gauss(b, t, h, d, seed=4) / 4,
+        "b": gauss(b, t, h, d, seed=5) / 4,
         "log_f": -torch.rand(b, t, h, d, generator=torch.Generator().manual_seed(6)),
     }
     return Example(
-        _fn(path), args | {"r_ab": 1, "r_kv": 1}, agree={"k": 1, "v": 1, "a": 1, "b": 1, "log_f": 3}
+        fn(path), args | {"r_ab": 1, "r_kv": 1}, agree={"k": 1, "v": 1, "a": 1, "b": 1, "log_f": 3}
     )
 
 
@@ -175,27 +135,27 @@ TENSOR_EXAMPLES.update(
     {
         f"{LA}.rank_generalized_chunk": lambda: _rank_generalized(f"{LA}.rank_generalized_chunk"),
         f"{LA}.rank_generalized_recurrence": lambda: _rank_generalized(f"{LA}.rank_generalized_recurrence"),
-        f"{LA}.gla_terms": lambda: _call(
+        f"{LA}.gla_terms": lambda: call_example(
             f"{LA}.gla_terms",
             {"v": 1, "log_f": 3},
-            k=_g(1, 4, 2, 4),
-            v=_g(1, 4, 2, 4),
+            k=gauss(1, 4, 2, 4),
+            v=gauss(1, 4, 2, 4),
             log_f=-torch.rand(1, 4, 2, 4),
         ),
-        f"{LA}.delta_rule_terms": lambda: _call(
+        f"{LA}.delta_rule_terms": lambda: call_example(
             f"{LA}.delta_rule_terms",
             {"v": 1, "beta": 1},
-            k_hat=torch.nn.functional.normalize(_g(1, 4, 2, 4), dim=-1),
-            v=_g(1, 4, 2, 4),
+            k_hat=torch.nn.functional.normalize(gauss(1, 4, 2, 4), dim=-1),
+            v=gauss(1, 4, 2, 4),
             beta=torch.rand(1, 4, 2),
         ),
-        f"{LA}.delta_product_terms": lambda: _call(
+        f"{LA}.delta_product_terms": lambda: call_example(
             f"{LA}.delta_product_terms",
             {"k2": 1, "v1": 1, "v2": 1, "beta1": 1, "beta2": 1},
-            k1=torch.nn.functional.normalize(_g(1, 4, 2, 4, seed=1), dim=-1),
-            k2=torch.nn.functional.normalize(_g(1, 4, 2, 4, seed=2), dim=-1),
-            v1=_g(1, 4, 2, 4, seed=3),
-            v2=_g(1, 4, 2, 4, seed=4),
+            k1=torch.nn.functional.normalize(gauss(1, 4, 2, 4, seed=1), dim=-1),
+            k2=torch.nn.functional.normalize(gauss(1, 4, 2, 4, seed=2), dim=-1),
+            v1=gauss(1, 4, 2, 4, seed=3),
+            v2=gauss(1, 4, 2, 4, seed=4),
             beta1=torch.rand(1, 4, 2),
             beta2=torch.rand(1, 4, 2),
         ),
@@ -207,41 +167,43 @@ T = "iclr26.lab.transformer"
 
 
 def _spec() -> Any:
-    return _fn(f"{T}.BlockSpec")(layer=0, d_model=8, n_heads=2, d_head=4, d_mlp=16, causal=True)
+    return fn(f"{T}.BlockSpec")(layer=0, d_model=8, n_heads=2, d_head=4, d_mlp=16, causal=True)
 
 
 TENSOR_EXAMPLES.update(
     {
-        f"{T}.MLP": lambda: _forward(f"{T}.MLP", {"d_model": 8, "d_mlp": 16}, {"x": -1}, x=_g(2, 3, 8)),
-        f"{T}.SwiGLU": lambda: _forward(f"{T}.SwiGLU", {"d_model": 8, "d_mlp": 16}, {"x": -1}, x=_g(2, 3, 8)),
-        f"{T}.MultiHeadAttention": lambda: _forward(
+        f"{T}.MLP": lambda: forward_example(
+            f"{T}.MLP", {"d_model": 8, "d_mlp": 16}, {"x": -1}, x=gauss(2, 3, 8)
+        ),
+        f"{T}.SwiGLU": lambda: forward_example(
+            f"{T}.SwiGLU", {"d_model": 8, "d_mlp": 16}, {"x": -1}, x=gauss(2, 3, 8)
+        ),
+        f"{T}.MultiHeadAttention": lambda: forward_example(
             f"{T}.MultiHeadAttention",
             {"d_model": 8, "n_heads": 2, "d_head": 4},
             {"x": 2, "score_bias": 2},
-            x=_g(2, 3, 8),
-            score_bias=_g(2, 3, 3),
+            x=gauss(2, 3, 8),
+            score_bias=gauss(2, 3, 3),
         ),
         f"{T}.Block": lambda: Example(
-            _module(lambda: _fn(f"{T}.Block")(_spec())), {"x": _g(2, 3, 8)}, agree={"x": 2}
+            built(lambda: fn(f"{T}.Block")(_spec())), {"x": gauss(2, 3, 8)}, agree={"x": 2}
         ),
         f"{T}.Transformer": lambda: Example(
-            _module(
-                lambda: _fn(f"{T}.Transformer")(vocab_size=8, seq_len=8, d_model=8, n_layers=1, n_heads=2)
-            ),
-            {"tokens": _ids(2, 5)},
+            built(lambda: fn(f"{T}.Transformer")(vocab_size=8, seq_len=8, d_model=8, n_layers=1, n_heads=2)),
+            {"tokens": ids(2, 5)},
             vocab={"tokens": 8},
         ),
         f"{T}.AttnOnlyTransformer": lambda: Example(
-            _module(
-                lambda: _fn(f"{T}.AttnOnlyTransformer")(
+            built(
+                lambda: fn(f"{T}.AttnOnlyTransformer")(
                     n_layers=1, n_heads=2, d_model=8, vocab_size=8, seq_len=8
                 )
             ),
-            {"tokens": _ids(2, 5)},
+            {"tokens": ids(2, 5)},
             vocab={"tokens": 8},
         ),
-        f"{T}.check_sequence_input": lambda: _call(
-            f"{T}.check_sequence_input", {"x": 2}, x=_g(2, 3, 8), d_model=8
+        f"{T}.check_sequence_input": lambda: call_example(
+            f"{T}.check_sequence_input", {"x": 2}, x=gauss(2, 3, 8), d_model=8
         ),
     }
 )
@@ -252,14 +214,14 @@ V = 6
 
 
 def _table_lm(seed: int) -> torch.nn.Module:
-    return _fn("iclr26.inference.cactus.TableLM")(_probs(V, V, seed=seed).double())
+    return fn("iclr26.inference.cactus.TableLM")(probs(V, V, seed=seed).double())
 
 
 def _verifier_call(verifier: Any, gamma: int = 2) -> Example:
     args = {
-        "target_logits": _g(gamma + 1, V, seed=1),
-        "draft_logits": _g(gamma, V, seed=2),
-        "draft_ids": _ids(gamma, vocab=V, seed=3),
+        "target_logits": gauss(gamma + 1, V, seed=1),
+        "draft_logits": gauss(gamma, V, seed=2),
+        "draft_ids": ids(gamma, vocab=V, seed=3),
         "generator": torch.Generator().manual_seed(0),
     }
     return Example(
@@ -275,28 +237,28 @@ C = "iclr26.inference.cactus"
 TENSOR_EXAMPLES.update(
     {
         f"{S}.speculative_decode": lambda: Example(
-            _fn(f"{S}.speculative_decode"),
+            fn(f"{S}.speculative_decode"),
             {
                 "target": _table_lm(1),
                 "drafter": _table_lm(2),
-                "input_ids": _ids(1, 3, vocab=V),
-                "verifier": _fn(f"{S}.ExactMatchVerifier")(),
+                "input_ids": ids(1, 3, vocab=V),
+                "verifier": fn(f"{S}.ExactMatchVerifier")(),
                 "gamma": 2,
                 "max_new_tokens": 4,
             },
             vocab={"input_ids": V},
         ),
-        f"{S}.ExactMatchVerifier": lambda: _verifier_call(_fn(f"{S}.ExactMatchVerifier")()),
-        f"{S}.SamplingVerifier": lambda: _verifier_call(_fn(f"{S}.SamplingVerifier")()),
-        f"{C}.LoopVerifier": lambda: _verifier_call(_fn(f"{C}.LoopVerifier")(_fn(f"{C}.CactusVerifier")())),
-        f"{C}.TableLM": lambda: Example(_table_lm(1), {"ids": _ids(1, 3, vocab=V)}, vocab={"ids": V}),
+        f"{S}.ExactMatchVerifier": lambda: _verifier_call(fn(f"{S}.ExactMatchVerifier")()),
+        f"{S}.SamplingVerifier": lambda: _verifier_call(fn(f"{S}.SamplingVerifier")()),
+        f"{C}.LoopVerifier": lambda: _verifier_call(fn(f"{C}.LoopVerifier")(fn(f"{C}.CactusVerifier")())),
+        f"{C}.TableLM": lambda: Example(_table_lm(1), {"ids": ids(1, 3, vocab=V)}, vocab={"ids": V}),
         f"{C}.speculative_generate": lambda: Example(
-            _fn(f"{C}.speculative_generate"),
+            fn(f"{C}.speculative_generate"),
             {
                 "target": _table_lm(1),
                 "drafter": _table_lm(2),
-                "input_ids": _ids(1, 3, vocab=V),
-                "verifier": _fn(f"{C}.CactusVerifier")(),
+                "input_ids": ids(1, 3, vocab=V),
+                "verifier": fn(f"{C}.CactusVerifier")(),
                 "gamma": 2,
                 "max_new_tokens": 4,
             },
@@ -304,12 +266,12 @@ TENSOR_EXAMPLES.update(
         ),
         **{
             f"{C}.{n}": (
-                lambda n=n: _call(
+                lambda n=n: call_example(
                     f"{C}.{n}",
                     {"q": 0},
-                    p=_probs(V, seed=1),
-                    q=_probs(V, seed=2),
-                    verifier=_fn(f"{C}.CactusVerifier")(),
+                    p=probs(V, seed=1),
+                    q=probs(V, seed=2),
+                    verifier=fn(f"{C}.CactusVerifier")(),
                 )
             )
             for n in (
@@ -319,9 +281,9 @@ TENSOR_EXAMPLES.update(
                 "one_step_output_distribution",
             )
         },
-        f"{C}.binary_kl": lambda: _call(f"{C}.binary_kl", {"b": 0}, a=torch.rand(4), b=torch.rand(4)),
-        f"{C}.cactus_h": lambda: _call(
-            f"{C}.cactus_h", {"n": 0}, q=_probs(4, V), n=_ids(4, vocab=V), delta=1.0
+        f"{C}.binary_kl": lambda: call_example(f"{C}.binary_kl", {"b": 0}, a=torch.rand(4), b=torch.rand(4)),
+        f"{C}.cactus_h": lambda: call_example(
+            f"{C}.cactus_h", {"n": 0}, q=probs(4, V), n=ids(4, vocab=V), delta=1.0
         ),
     }
 )
@@ -329,17 +291,17 @@ TENSOR_EXAMPLES.update(
 FL = "iclr26.inference.fly"
 TENSOR_EXAMPLES.update(
     {
-        f"{FL}.FlyVerifier": lambda: _verifier_call(_fn(f"{FL}.FlyVerifier")()),
-        f"{FL}.top_k_entropy": lambda: _call(f"{FL}.top_k_entropy", logits=_g(3, V)),
-        f"{FL}.verify": lambda: _call(
-            f"{FL}.verify", {"draft_ids": 1}, target_logits=_g(1, 2, V), draft_ids=_ids(1, 2, vocab=V)
+        f"{FL}.FlyVerifier": lambda: _verifier_call(fn(f"{FL}.FlyVerifier")()),
+        f"{FL}.top_k_entropy": lambda: call_example(f"{FL}.top_k_entropy", logits=gauss(3, V)),
+        f"{FL}.verify": lambda: call_example(
+            f"{FL}.verify", {"draft_ids": 1}, target_logits=gauss(1, 2, V), draft_ids=ids(1, 2, vocab=V)
         ),
-        f"{FL}.ngram_propose": lambda: _call(
+        f"{FL}.ngram_propose": lambda: call_example(
             f"{FL}.ngram_propose", context_ids=torch.tensor([1, 2, 3, 1, 2])
         ),
         f"{FL}.NgramDrafter": lambda: Example(
-            _fn(f"{FL}.NgramDrafter")(_table_lm(1)),
-            {"input_ids": _ids(1, 5, vocab=V)},
+            fn(f"{FL}.NgramDrafter")(_table_lm(1)),
+            {"input_ids": ids(1, 5, vocab=V)},
             vocab={"input_ids": V},
         ),
     }
@@ -350,32 +312,34 @@ EW = "iclr26.inference.ens_watermark"
 TENSOR_EXAMPLES.update(
     {
         f"{EW}.ENSLogitsProcessor": lambda: Example(
-            _fn(f"{EW}.ENSLogitsProcessor")([b"k1", b"k2"]),
-            {"input_ids": _ids(2, 3, vocab=8), "scores": _g(2, 8)},
+            fn(f"{EW}.ENSLogitsProcessor")([b"k1", b"k2"]),
+            {"input_ids": ids(2, 3, vocab=8), "scores": gauss(2, 8)},
             agree={"input_ids": 0, "scores": 0},
             vocab={"input_ids": 8},
         ),
         f"{EW}.KGWLogitsProcessor": lambda: Example(
-            _fn(f"{EW}.KGWLogitsProcessor")(b"k1"),
-            {"input_ids": _ids(2, 3, vocab=8), "scores": _g(2, 8)},
+            fn(f"{EW}.KGWLogitsProcessor")(b"k1"),
+            {"input_ids": ids(2, 3, vocab=8), "scores": gauss(2, 8)},
             agree={"input_ids": 0, "scores": 0},
             vocab={"input_ids": 8},
         ),
         f"{EW}.ENSDetector": lambda: Example(
-            _fn(f"{EW}.ENSDetector")([b"k1", b"k2"], vocab_size=8).score,
-            {"ids": _ids(12, vocab=8)},
+            fn(f"{EW}.ENSDetector")([b"k1", b"k2"], vocab_size=8).score,
+            {"ids": ids(12, vocab=8)},
             vocab={"ids": 8},
         ),
-        f"{EW}.dipmark_cdf": lambda: _call(f"{EW}.dipmark_cdf", cdf=torch.linspace(0.1, 1.0, 8), alpha=0.45),
-        f"{EW}.ens_distribution": lambda: _call(
+        f"{EW}.dipmark_cdf": lambda: call_example(
+            f"{EW}.dipmark_cdf", cdf=torch.linspace(0.1, 1.0, 8), alpha=0.45
+        ),
+        f"{EW}.ens_distribution": lambda: call_example(
             f"{EW}.ens_distribution",
             {"probs": -1},
-            probs=_probs(8),
+            probs=probs(8),
             perms=[torch.randperm(8, generator=torch.Generator().manual_seed(1))],
-            reweight=_fn(f"{EW}.DiPmarkReweight")(),
+            reweight=fn(f"{EW}.DiPmarkReweight")(),
         ),
-        f"{EW}.substitution_attack": lambda: _call(
-            f"{EW}.substitution_attack", ids=_ids(2, 6, vocab=8), eps=0.3, vocab_size=8, start=1
+        f"{EW}.substitution_attack": lambda: call_example(
+            f"{EW}.substitution_attack", ids=ids(2, 6, vocab=8), eps=0.3, vocab_size=8, start=1
         ),
     }
 )
@@ -383,11 +347,11 @@ TENSOR_EXAMPLES.update(
 
 # --- attention papers: every mixer layer on (batch, seq, d_model) ------------------------------------------------
 def _mixer(path: str, ctor: dict[str, Any], d: int = 8, t: int = 4) -> Example:
-    return _forward(path, ctor, {"x": 2}, x=_g(2, t, d))
+    return forward_example(path, ctor, {"x": 2}, x=gauss(2, t, d))
 
 
 def _image_mixer(path: str, ctor: dict[str, Any]) -> Example:
-    return _forward(path, {"dim": 8, "heads": 2, "H": 4, "W": 4} | ctor, {"x": 3}, x=_g(2, 4, 4, 8))
+    return forward_example(path, {"dim": 8, "heads": 2, "H": 4, "W": 4} | ctor, {"x": 3}, x=gauss(2, 4, 4, 8))
 
 
 A = "iclr26.attention"
@@ -412,10 +376,8 @@ TENSOR_EXAMPLES.update(
             f"{A}.swax.SlidingWindowAttention", {"d_model": 8, "n_heads": 2, "window": 2}
         ),
         f"{A}.swax.SWAXModel": lambda: Example(
-            _module(
-                lambda: _fn(f"{A}.swax.SWAXModel")(n_layers=2, d_model=8, heads=2, vocab_size=8, window=2)
-            ),
-            {"tokens": _ids(2, 4)},
+            built(lambda: fn(f"{A}.swax.SWAXModel")(n_layers=2, d_model=8, heads=2, vocab_size=8, window=2)),
+            {"tokens": ids(2, 4)},
             vocab={"tokens": 8},
         ),
         f"{A}.bam.PEAttention": lambda: _mixer(f"{A}.bam.PEAttention", {"d_model": 8, "n_heads": 2}),
@@ -446,109 +408,113 @@ def _qkv3(b: int = 1, h: int = 2, t: int = 4, d: int = 4) -> dict[str, torch.Ten
 HA = f"{A}.hilbert_attention"
 TENSOR_EXAMPLES.update(
     {
-        f"{A}.lla.linear_attention": lambda: _call(f"{A}.lla.linear_attention", _QKV_AGREE, **_qkv3()),
-        f"{A}.lla.lla": lambda: _call(f"{A}.lla.lla", _QKV_AGREE, **_qkv3(), lam=1.0),
-        f"{A}.lla.local_linear_attention": lambda: _call(
+        f"{A}.lla.linear_attention": lambda: call_example(f"{A}.lla.linear_attention", _QKV_AGREE, **_qkv3()),
+        f"{A}.lla.lla": lambda: call_example(f"{A}.lla.lla", _QKV_AGREE, **_qkv3(), lam=1.0),
+        f"{A}.lla.local_linear_attention": lambda: call_example(
             f"{A}.lla.local_linear_attention", _QKV_AGREE, **_qkv3(), lam=1.0
         ),
-        f"{A}.lla.nadaraya_watson": lambda: _call(f"{A}.lla.nadaraya_watson", _QKV_AGREE, **_qkv3()),
-        f"{A}.lla.global_ridge": lambda: _call(f"{A}.lla.global_ridge", _QKV_AGREE, **_qkv3(), lam=1.0),
-        f"{A}.lla.kernel_scores": lambda: _call(
+        f"{A}.lla.nadaraya_watson": lambda: call_example(f"{A}.lla.nadaraya_watson", _QKV_AGREE, **_qkv3()),
+        f"{A}.lla.global_ridge": lambda: call_example(
+            f"{A}.lla.global_ridge", _QKV_AGREE, **_qkv3(), lam=1.0
+        ),
+        f"{A}.lla.kernel_scores": lambda: call_example(
             f"{A}.lla.kernel_scores", {"k": 3}, q=_qkv3()["q"], k=_qkv3()["k"]
         ),
-        f"{A}.lla.lla_weights": lambda: _call(
+        f"{A}.lla.lla_weights": lambda: call_example(
             f"{A}.lla.lla_weights", {"k": 3}, q=_qkv3()["q"], k=_qkv3()["k"], lam=1.0
         ),
-        f"{A}.swax.mlstm_parallel": lambda: _call(
+        f"{A}.swax.mlstm_parallel": lambda: call_example(
             f"{A}.swax.mlstm_parallel",
             {"k": 3, "v": 2, "i_pre": 2, "f_pre": 2},
             **_qkv3(),
-            i_pre=_g(1, 2, 4, seed=7),
-            f_pre=_g(1, 2, 4, seed=8),
+            i_pre=gauss(1, 2, 4, seed=7),
+            f_pre=gauss(1, 2, 4, seed=8),
         ),
-        f"{A}.swax.mlstm_recurrent": lambda: _call(
+        f"{A}.swax.mlstm_recurrent": lambda: call_example(
             f"{A}.swax.mlstm_recurrent",
             {"k": 3, "v": 2, "i_pre": 2, "f_pre": 2},
             **_qkv3(),
-            i_pre=_g(1, 2, 4, seed=7),
-            f_pre=_g(1, 2, 4, seed=8),
+            i_pre=gauss(1, 2, 4, seed=7),
+            f_pre=gauss(1, 2, 4, seed=8),
         ),
-        f"{A}.swax.apply_rope": lambda: _call(
-            f"{A}.swax.apply_rope", {"positions": 0}, x=_g(1, 2, 4, 4), positions=torch.arange(4)
+        f"{A}.swax.apply_rope": lambda: call_example(
+            f"{A}.swax.apply_rope", {"positions": 0}, x=gauss(1, 2, 4, 4), positions=torch.arange(4)
         ),
-        f"{A}.bam.bias_attention": lambda: _call(
-            f"{A}.bam.bias_attention", _QKV_AGREE | {"bias": 3}, **_qkv3(), bias=_g(1, 2, 4, 4)
+        f"{A}.bam.bias_attention": lambda: call_example(
+            f"{A}.bam.bias_attention", _QKV_AGREE | {"bias": 3}, **_qkv3(), bias=gauss(1, 2, 4, 4)
         ),
-        f"{A}.bam.alibi_score_bias": lambda: _call(
+        f"{A}.bam.alibi_score_bias": lambda: call_example(
             f"{A}.bam.alibi_score_bias",
             slopes=torch.tensor([0.5, 0.25]),
             q_pos=torch.arange(4),
             k_pos=torch.arange(4),
         ),
-        f"{A}.bam.ggd_bias": lambda: _call(
+        f"{A}.bam.ggd_bias": lambda: call_example(
             f"{A}.bam.ggd_bias",
             delta=torch.arange(-3.0, 1.0),
             theta_alpha=torch.tensor(0.1),
             beta=torch.tensor(1.0),
         ),
-        f"{A}.bam.apply_rope": lambda: _call(
+        f"{A}.bam.apply_rope": lambda: call_example(
             f"{A}.bam.apply_rope",
             {"cos": 0, "sin": 0},
-            x=_g(1, 2, 4, 4),
+            x=gauss(1, 2, 4, 4),
             cos=torch.ones(4, 4),
             sin=torch.zeros(4, 4),
         ),
-        f"{A}.bam.rope_cos_sin": lambda: _call(f"{A}.bam.rope_cos_sin", positions=torch.arange(4), d_head=4),
-        f"{A}.bam.ssmax_mod": lambda: _call(f"{A}.bam.ssmax_mod", scale=torch.tensor([0.5, 0.5])),
-        f"{A}.hdla.hdla_decay_terms": lambda: _call(
+        f"{A}.bam.rope_cos_sin": lambda: call_example(
+            f"{A}.bam.rope_cos_sin", positions=torch.arange(4), d_head=4
+        ),
+        f"{A}.bam.ssmax_mod": lambda: call_example(f"{A}.bam.ssmax_mod", scale=torch.tensor([0.5, 0.5])),
+        f"{A}.hdla.hdla_decay_terms": lambda: call_example(
             f"{A}.hdla.hdla_decay_terms",
             {"f": 3, "beta": 1},
-            k_hat=torch.nn.functional.normalize(_g(1, 4, 2, 4), dim=-1),
+            k_hat=torch.nn.functional.normalize(gauss(1, 4, 2, 4), dim=-1),
             f=torch.rand(1, 4, 2, 4) * 0.5 + 0.5,
             beta=torch.rand(1, 4, 2),
         ),
-        f"{A}.hdla.transition_matrices": lambda: _call(
+        f"{A}.hdla.transition_matrices": lambda: call_example(
             f"{A}.hdla.transition_matrices",
             {"a": 3, "b": 1},
             log_f=-torch.rand(1, 4, 2, 4),
-            a=_g(1, 4, 2, 4) / 4,
-            b=_g(1, 4, 2, 4, seed=1) / 4,
+            a=gauss(1, 4, 2, 4) / 4,
+            b=gauss(1, 4, 2, 4, seed=1) / 4,
             r_ab=1,
         ),
         f"{A}.hdla.rank_generalized_chunk": lambda: _rank_generalized(f"{A}.hdla.rank_generalized_chunk"),
         f"{A}.hdla.rank_generalized_recurrence": lambda: _rank_generalized(
             f"{A}.hdla.rank_generalized_recurrence"
         ),
-        f"{HA}.hilbert_slide_attention": lambda: _call(
-            f"{HA}.hilbert_slide_attention", x=_g(1, 2, 16, 4), H=4, W=4, kernel_tokens=5
+        f"{HA}.hilbert_slide_attention": lambda: call_example(
+            f"{HA}.hilbert_slide_attention", x=gauss(1, 2, 16, 4), H=4, W=4, kernel_tokens=5
         ),
-        f"{HA}.hilbert_window_attention": lambda: _call(
-            f"{HA}.hilbert_window_attention", x=_g(1, 2, 16, 4), H=4, W=4, window_tokens=4
+        f"{HA}.hilbert_window_attention": lambda: call_example(
+            f"{HA}.hilbert_window_attention", x=gauss(1, 2, 16, 4), H=4, W=4, window_tokens=4
         ),
-        f"{HA}.neighborhood_attention_2d": lambda: _call(
-            f"{HA}.neighborhood_attention_2d", x=_g(1, 2, 16, 4), H=4, W=4, kernel=3
+        f"{HA}.neighborhood_attention_2d": lambda: call_example(
+            f"{HA}.neighborhood_attention_2d", x=gauss(1, 2, 16, 4), H=4, W=4, kernel=3
         ),
-        f"{HA}.swin_window_attention": lambda: _call(
-            f"{HA}.swin_window_attention", x=_g(1, 2, 16, 4), H=4, W=4, window=2
+        f"{HA}.swin_window_attention": lambda: call_example(
+            f"{HA}.swin_window_attention", x=gauss(1, 2, 16, 4), H=4, W=4, window=2
         ),
-        f"{HA}.to_curve": lambda: _call(f"{HA}.to_curve", x=_g(1, 4, 4, 8)),
-        f"{HA}.from_curve": lambda: _call(f"{HA}.from_curve", x_seq=_g(1, 16, 8), H=4, W=4),
-        f"{HA}.block_sparsity": lambda: _call(
+        f"{HA}.to_curve": lambda: call_example(f"{HA}.to_curve", x=gauss(1, 4, 4, 8)),
+        f"{HA}.from_curve": lambda: call_example(f"{HA}.from_curve", x_seq=gauss(1, 16, 8), H=4, W=4),
+        f"{HA}.block_sparsity": lambda: call_example(
             f"{HA}.block_sparsity", mask=torch.ones(8, 8, dtype=torch.bool).tril(), block=4
         ),
-        f"{HA}.block_stats": lambda: _call(
+        f"{HA}.block_stats": lambda: call_example(
             f"{HA}.block_stats", mask=torch.ones(8, 8, dtype=torch.bool).tril(), block=4
         ),
         f"{HA}.BlockSparseAttention": lambda: Example(
-            _fn(f"{HA}.BlockSparseAttention")(torch.ones(8, 8, dtype=torch.bool).tril(), block=4),
+            fn(f"{HA}.BlockSparseAttention")(torch.ones(8, 8, dtype=torch.bool).tril(), block=4),
             _qkv(1, 2, 8, 4),
             agree=_QKV_AGREE,
         ),
-        f"{HA}.local_mask": lambda: _call(
-            f"{HA}.local_mask", order=_fn(f"{HA}.gilbert_order")(4, 4), kind="window", size=4
+        f"{HA}.local_mask": lambda: call_example(
+            f"{HA}.local_mask", order=fn(f"{HA}.gilbert_order")(4, 4), kind="window", size=4
         ),
-        f"{HA}.curve_index": lambda: _call(
-            f"{HA}.curve_index", order=_fn(f"{HA}.gilbert_order")(4, 4), H=4, W=4
+        f"{HA}.curve_index": lambda: call_example(
+            f"{HA}.curve_index", order=fn(f"{HA}.gilbert_order")(4, 4), H=4, W=4
         ),
     }
 )
@@ -557,39 +523,51 @@ TENSOR_EXAMPLES.update(
 DM = f"{A}.dirmoe"
 TENSOR_EXAMPLES.update(
     {
-        f"{DM}.DirichletRouter": lambda: _forward(
-            f"{DM}.DirichletRouter", {"d_model": 8, "n_experts": 4, "k_target": 0.5}, {"h": -1}, h=_g(6, 8)
+        f"{DM}.DirichletRouter": lambda: forward_example(
+            f"{DM}.DirichletRouter", {"d_model": 8, "n_experts": 4, "k_target": 0.5}, {"h": -1}, h=gauss(6, 8)
         ),
         **{
             f"{DM}.{n}": (
-                lambda n=n: _forward(f"{DM}.{n}", {"d_model": 8, "n_experts": 4}, {"h": -1}, h=_g(6, 8))
+                lambda n=n: forward_example(
+                    f"{DM}.{n}", {"d_model": 8, "n_experts": 4}, {"h": -1}, h=gauss(6, 8)
+                )
             )
             for n in ("NoisyTopKRouter", "ReLURouter", "TopKSoftmaxRouter", "SoftMoE")
         },
         f"{DM}.MoEFFN": lambda: Example(
-            _module(lambda: _fn(f"{DM}.MoEFFN")(8, 16, 4, _fn(f"{DM}.TopKSoftmaxRouter")(8, 4))),
-            {"x": _g(2, 3, 8)},
+            built(lambda: fn(f"{DM}.MoEFFN")(8, 16, 4, fn(f"{DM}.TopKSoftmaxRouter")(8, 4))),
+            {"x": gauss(2, 3, 8)},
             agree={"x": -1},
         ),
-        f"{DM}.bernoulli_kl": lambda: _call(f"{DM}.bernoulli_kl", pi=torch.rand(6, 4) * 0.8 + 0.1, pi0=0.5),
-        f"{DM}.combine_gates": lambda: _call(
-            f"{DM}.combine_gates", {"theta": -1}, z=torch.rand(6, 4), theta=_probs(6, 4)
+        f"{DM}.bernoulli_kl": lambda: call_example(
+            f"{DM}.bernoulli_kl", pi=torch.rand(6, 4) * 0.8 + 0.1, pi0=0.5
         ),
-        f"{DM}.dirichlet_kl": lambda: _call(f"{DM}.dirichlet_kl", alpha=torch.rand(6, 4) + 0.5, alpha0=1.0),
-        f"{DM}.expected_active": lambda: _call(f"{DM}.expected_active", pi=torch.rand(6, 4)),
-        f"{DM}.expected_simpson": lambda: _call(f"{DM}.expected_simpson", alpha=torch.rand(6, 4) + 0.5),
-        f"{DM}.inference_gates": lambda: _call(
+        f"{DM}.combine_gates": lambda: call_example(
+            f"{DM}.combine_gates", {"theta": -1}, z=torch.rand(6, 4), theta=probs(6, 4)
+        ),
+        f"{DM}.dirichlet_kl": lambda: call_example(
+            f"{DM}.dirichlet_kl", alpha=torch.rand(6, 4) + 0.5, alpha0=1.0
+        ),
+        f"{DM}.expected_active": lambda: call_example(f"{DM}.expected_active", pi=torch.rand(6, 4)),
+        f"{DM}.expected_simpson": lambda: call_example(
+            f"{DM}.expected_simpson", alpha=torch.rand(6, 4) + 0.5
+        ),
+        f"{DM}.inference_gates": lambda: call_example(
             f"{DM}.inference_gates", {"alpha": -1}, pi=torch.rand(6, 4), alpha=torch.rand(6, 4) + 0.5
         ),
-        f"{DM}.inference_selection": lambda: _call(f"{DM}.inference_selection", pi=torch.rand(6, 4)),
-        f"{DM}.relaxed_selection": lambda: _call(f"{DM}.relaxed_selection", logits=_g(6, 4), tau=0.5),
-        f"{DM}.sparsity_penalty": lambda: _call(f"{DM}.sparsity_penalty", pi=torch.rand(6, 4), k_target=0.5),
-        f"{DM}.spike_slab_concentrations": lambda: _call(
+        f"{DM}.inference_selection": lambda: call_example(f"{DM}.inference_selection", pi=torch.rand(6, 4)),
+        f"{DM}.relaxed_selection": lambda: call_example(
+            f"{DM}.relaxed_selection", logits=gauss(6, 4), tau=0.5
+        ),
+        f"{DM}.sparsity_penalty": lambda: call_example(
+            f"{DM}.sparsity_penalty", pi=torch.rand(6, 4), k_target=0.5
+        ),
+        f"{DM}.spike_slab_concentrations": lambda: call_example(
             f"{DM}.spike_slab_concentrations", z=torch.rand(6, 4), high=2.0, low=0.5, scale=1.0
         ),
         f"{DM}.switch_balance_loss": lambda: Example(
-            _fn(f"{DM}.switch_balance_loss"),
-            {"probs": _probs(6, 4), "indices": _ids(6, 2, vocab=4), "n_experts": 4},
+            fn(f"{DM}.switch_balance_loss"),
+            {"probs": probs(6, 4), "indices": ids(6, 2, vocab=4), "n_experts": 4},
             agree={"indices": 0},
             vocab={"indices": 4},
         ),
@@ -603,50 +581,52 @@ ST = "iclr26.mechanisms.soft_thinking"
 KL = "iclr26.inference.klas"
 TENSOR_EXAMPLES.update(
     {
-        f"{DP}.predictive_entropy": lambda: _call(f"{DP}.predictive_entropy", logits=_g(2, 4, V)),
-        f"{DP}.tempered_entropy": lambda: _call(f"{DP}.tempered_entropy", logits=_g(2, 4, V)),
+        f"{DP}.predictive_entropy": lambda: call_example(f"{DP}.predictive_entropy", logits=gauss(2, 4, V)),
+        f"{DP}.tempered_entropy": lambda: call_example(f"{DP}.tempered_entropy", logits=gauss(2, 4, V)),
         f"{DP}.certainty_forcing_loss": lambda: Example(
-            _fn(f"{DP}.certainty_forcing_loss"),
+            fn(f"{DP}.certainty_forcing_loss"),
             {
-                "logits": _g(2, 4, V),
-                "labels": _ids(2, 4, vocab=V),
+                "logits": gauss(2, 4, V),
+                "labels": ids(2, 4, vocab=V),
                 "mask": torch.ones(2, 4, dtype=torch.bool),
             },
             agree={"labels": 1, "mask": 1},
             vocab={"labels": V},
         ),
         f"{DP}.semi_ar_masks": lambda: Example(
-            _fn(f"{DP}.semi_ar_masks"),
-            {"input_ids": _ids(2, 8, vocab=V), "prompt_len": 2, "block_size": 2, "mask_id": V},
+            fn(f"{DP}.semi_ar_masks"),
+            {"input_ids": ids(2, 8, vocab=V), "prompt_len": 2, "block_size": 2, "mask_id": V},
             vocab={"input_ids": V + 1},
         ),
-        f"{ST}.js_divergence": lambda: _call(
-            f"{ST}.js_divergence", {"q": -1}, p=_probs(3, V, seed=1), q=_probs(3, V, seed=2)
+        f"{ST}.js_divergence": lambda: call_example(
+            f"{ST}.js_divergence", {"q": -1}, p=probs(3, V, seed=1), q=probs(3, V, seed=2)
         ),
-        f"{ST}.soft_weights": lambda: _call(f"{ST}.soft_weights", logits=_g(3, V), k=3),
-        f"{ST}.dirichlet_weights": lambda: _call(
-            f"{ST}.dirichlet_weights", p=_probs(3, V), generator=torch.Generator().manual_seed(0)
+        f"{ST}.soft_weights": lambda: call_example(f"{ST}.soft_weights", logits=gauss(3, V), k=3),
+        f"{ST}.dirichlet_weights": lambda: call_example(
+            f"{ST}.dirichlet_weights", p=probs(3, V), generator=torch.Generator().manual_seed(0)
         ),
-        f"{ST}.gumbel_weights": lambda: _call(
-            f"{ST}.gumbel_weights", p=_probs(3, V), generator=torch.Generator().manual_seed(0)
+        f"{ST}.gumbel_weights": lambda: call_example(
+            f"{ST}.gumbel_weights", p=probs(3, V), generator=torch.Generator().manual_seed(0)
         ),
         f"{ST}.mix_embeddings": lambda: Example(
-            _fn(f"{ST}.mix_embeddings"),
-            {"embedding": _g(V, 8), "ids": _ids(3, 2, vocab=V), "weights": _probs(3, 2)},
+            fn(f"{ST}.mix_embeddings"),
+            {"embedding": gauss(V, 8), "ids": ids(3, 2, vocab=V), "weights": probs(3, 2)},
             agree={"weights": -1},
             vocab={"ids": V},
         ),
-        f"{KL}.linear_cka": lambda: _call(
-            f"{KL}.linear_cka", {"Y": 0}, X=_g(10, 4, seed=1), Y=_g(10, 3, seed=2)
+        f"{KL}.linear_cka": lambda: call_example(
+            f"{KL}.linear_cka", {"Y": 0}, X=gauss(10, 4, seed=1), Y=gauss(10, 3, seed=2)
         ),
-        f"{KL}.fit_stitch_ls": lambda: _call(
-            f"{KL}.fit_stitch_ls", {"H_b": 0}, H_a=_g(10, 4, seed=1), H_b=_g(10, 3, seed=2)
+        f"{KL}.fit_stitch_ls": lambda: call_example(
+            f"{KL}.fit_stitch_ls", {"H_b": 0}, H_a=gauss(10, 4, seed=1), H_b=gauss(10, 3, seed=2)
         ),
-        f"{KL}.TinyCNN": lambda: _forward(f"{KL}.TinyCNN", {"width": 4, "depth": 1}, {"x": 1}, x=_g(2, 64)),
-        f"{KL}.TinyMixer": lambda: _forward(
-            f"{KL}.TinyMixer", {"width": 4, "depth": 1}, {"x": 1}, x=_g(2, 64)
+        f"{KL}.TinyCNN": lambda: forward_example(
+            f"{KL}.TinyCNN", {"width": 4, "depth": 1}, {"x": 1}, x=gauss(2, 64)
         ),
-        f"{KL}.select_stitches": lambda: _call(
+        f"{KL}.TinyMixer": lambda: forward_example(
+            f"{KL}.TinyMixer", {"width": 4, "depth": 1}, {"x": 1}, x=gauss(2, 64)
+        ),
+        f"{KL}.select_stitches": lambda: call_example(
             f"{KL}.select_stitches",
             {"flops": 0},
             kl=np.random.default_rng(0).random((3, 3)),
@@ -666,102 +646,104 @@ PB = "iclr26.decision.pac_bayes_continual"
 VN = "iclr26.decision.virne"
 TENSOR_EXAMPLES.update(
     {
-        f"{BB}.expected_improvement": lambda: _call(
-            f"{BB}.expected_improvement", {"var": 0}, mean=_g(5), var=torch.rand(5) + 0.1, best_f=0.0
+        f"{BB}.expected_improvement": lambda: call_example(
+            f"{BB}.expected_improvement", {"var": 0}, mean=gauss(5), var=torch.rand(5) + 0.1, best_f=0.0
         ),
-        f"{BB}.upper_confidence_bound": lambda: _call(
-            f"{BB}.upper_confidence_bound", {"var": 0}, mean=_g(5), var=torch.rand(5) + 0.1
+        f"{BB}.upper_confidence_bound": lambda: call_example(
+            f"{BB}.upper_confidence_bound", {"var": 0}, mean=gauss(5), var=torch.rand(5) + 0.1
         ),
-        f"{BB}.thompson_sample": lambda: _call(
+        f"{BB}.thompson_sample": lambda: call_example(
             f"{BB}.thompson_sample",
             {"cov": 0},
-            mean=_g(4),
+            mean=gauss(4),
             cov=torch.eye(4),
             generator=torch.Generator().manual_seed(0),
         ),
-        f"{BB}.matern52": lambda: _call(
+        f"{BB}.matern52": lambda: call_example(
             f"{BB}.matern52",
             {"x2": 1, "lengthscale": 0},
-            x1=_g(4, 3, seed=1),
-            x2=_g(5, 3, seed=2),
+            x1=gauss(4, 3, seed=1),
+            x2=gauss(5, 3, seed=2),
             lengthscale=torch.ones(3),
             outputscale=torch.tensor(1.0),
         ),
-        f"{BB}.top_b": lambda: _call(f"{BB}.top_b", scores=_g(6), b=2),
-        f"{BB}.benjamini_hochberg": lambda: _call(f"{BB}.benjamini_hochberg", p=np.linspace(0.01, 0.5, 6)),
-        f"{FS}.enclosed_area": lambda: _call(
+        f"{BB}.top_b": lambda: call_example(f"{BB}.top_b", scores=gauss(6), b=2),
+        f"{BB}.benjamini_hochberg": lambda: call_example(
+            f"{BB}.benjamini_hochberg", p=np.linspace(0.01, 0.5, 6)
+        ),
+        f"{FS}.enclosed_area": lambda: call_example(
             f"{FS}.enclosed_area",
             ring=torch.stack(
                 [torch.cos(torch.linspace(0, 6.0, 12)), torch.sin(torch.linspace(0, 6.0, 12))], -1
             ),
         ),
-        f"{FS}.knn_graph": lambda: _call(f"{FS}.knn_graph", x=_g(1, 10, 2), k=3),
-        f"{FS}.peskin_delta": lambda: _call(f"{FS}.peskin_delta", r=torch.linspace(-2, 2, 9)),
-        f"{FS}.per_channel_relative_l1": lambda: _call(
+        f"{FS}.knn_graph": lambda: call_example(f"{FS}.knn_graph", x=gauss(1, 10, 2), k=3),
+        f"{FS}.peskin_delta": lambda: call_example(f"{FS}.peskin_delta", r=torch.linspace(-2, 2, 9)),
+        f"{FS}.per_channel_relative_l1": lambda: call_example(
             f"{FS}.per_channel_relative_l1",
             {"target": -1},
-            pred=_g(1, 4, 3, seed=1),
-            target=_g(1, 4, 3, seed=2),
+            pred=gauss(1, 4, 3, seed=1),
+            target=gauss(1, 4, 3, seed=2),
         ),
-        f"{FS}.relative_l2": lambda: _call(
-            f"{FS}.relative_l2", {"target": -1}, pred=_g(1, 4, 3, seed=1), target=_g(1, 4, 3, seed=2)
+        f"{FS}.relative_l2": lambda: call_example(
+            f"{FS}.relative_l2", {"target": -1}, pred=gauss(1, 4, 3, seed=1), target=gauss(1, 4, 3, seed=2)
         ),
-        f"{FS}.spectral_divergence": lambda: _call(
-            f"{FS}.spectral_divergence", {"v": -1}, u=_g(8, 8, seed=1), v=_g(8, 8, seed=2)
+        f"{FS}.spectral_divergence": lambda: call_example(
+            f"{FS}.spectral_divergence", {"v": -1}, u=gauss(8, 8, seed=1), v=gauss(8, 8, seed=2)
         ),
-        f"{OV}.vrmse": lambda: _call(
-            f"{OV}.vrmse", {"true": -1}, pred=_g(2, 3, 8, 8, seed=1), true=_g(2, 3, 8, 8, seed=2)
+        f"{OV}.vrmse": lambda: call_example(
+            f"{OV}.vrmse", {"true": -1}, pred=gauss(2, 3, 8, 8, seed=1), true=gauss(2, 3, 8, 8, seed=2)
         ),
-        f"{OV}.residual_spectrum": lambda: _call(f"{OV}.residual_spectrum", err=_g(2, 8, 8)),
-        f"{OV}.pi_resize": lambda: _call(f"{OV}.pi_resize", weight=_g(4, 4), new_shape=(6, 6)),
-        f"{DL}.kl_regularizer": lambda: _call(
+        f"{OV}.residual_spectrum": lambda: call_example(f"{OV}.residual_spectrum", err=gauss(2, 8, 8)),
+        f"{OV}.pi_resize": lambda: call_example(f"{OV}.pi_resize", weight=gauss(4, 4), new_shape=(6, 6)),
+        f"{DL}.kl_regularizer": lambda: call_example(
             f"{DL}.kl_regularizer",
             {"meta_logits": -1},
-            q_values=_g(5, 4, seed=1),
-            meta_logits=_g(5, 4, seed=2),
+            q_values=gauss(5, 4, seed=1),
+            meta_logits=gauss(5, 4, seed=2),
         ),
-        f"{DL}.catastrophic_forgetting": lambda: _call(
+        f"{DL}.catastrophic_forgetting": lambda: call_example(
             f"{DL}.catastrophic_forgetting",
             {"pi_old": 0, "pi_new": 1},
             mu_old=np.full(5, 0.2),
             pi_old=np.full((5, 4), 0.25),
             pi_new=np.random.default_rng(0).dirichlet(np.ones(4), 5),
         ),
-        f"{DL}.forward_transfer": lambda: _call(
+        f"{DL}.forward_transfer": lambda: call_example(
             f"{DL}.forward_transfer",
             {"auc_reset": 0},
             auc_method=np.array([0.5, 0.7]),
             auc_reset=np.array([0.4, 0.6]),
         ),
         f"{IR}.selectivity": lambda: Example(
-            _fn(f"{IR}.selectivity"),
+            fn(f"{IR}.selectivity"),
             {
-                "probs": _probs(4, V),
+                "probs": probs(4, V),
                 "label_sets": torch.tensor([[0, 1], [2, 3]]),
                 "tasks": torch.tensor([0, 1, 0, 1]),
             },
             agree={"tasks": 0},
             vocab={"tasks": 2},
         ),
-        f"{IR}.off_subspace_ratio": lambda: _call(
+        f"{IR}.off_subspace_ratio": lambda: call_example(
             f"{IR}.off_subspace_ratio",
             {"U": 0, "h_mean": 0},
-            hidden=_g(5, 8),
-            U=torch.linalg.qr(_g(8, 2))[0],
+            hidden=gauss(5, 8),
+            U=torch.linalg.qr(gauss(8, 2))[0],
             h_mean=torch.zeros(8),
         ),
-        f"{IR}.pca_filter": lambda: _call(
-            f"{IR}.pca_filter", {"h_mean": 0}, hidden=_g(10, 8), r=2, h_mean=torch.zeros(8)
+        f"{IR}.pca_filter": lambda: call_example(
+            f"{IR}.pca_filter", {"h_mean": 0}, hidden=gauss(10, 8), r=2, h_mean=torch.zeros(8)
         ),
-        f"{IR}.alignment": lambda: _call(
+        f"{IR}.alignment": lambda: call_example(
             f"{IR}.alignment",
             {"filtered_zero": 1, "fewshot_mean": 0, "h_mean": 0},
-            fewshot=_g(5, 8, seed=1),
-            filtered_zero=_g(5, 8, seed=2),
-            fewshot_mean=_g(8, seed=3),
+            fewshot=gauss(5, 8, seed=1),
+            filtered_zero=gauss(5, 8, seed=2),
+            fewshot_mean=gauss(8, seed=3),
             h_mean=torch.zeros(8),
         ),
-        f"{PB}.kl_full_gauss": lambda: _call(
+        f"{PB}.kl_full_gauss": lambda: call_example(
             f"{PB}.kl_full_gauss",
             {"cov_q": 0, "mu_p": 0, "cov_p": 0},
             mu_q=np.zeros(3),
@@ -769,7 +751,7 @@ TENSOR_EXAMPLES.update(
             mu_p=np.ones(3),
             cov_p=2 * np.eye(3),
         ),
-        f"{PB}.catoni_bound": lambda: _call(
+        f"{PB}.catoni_bound": lambda: call_example(
             f"{PB}.catoni_bound",
             {"kls": 0},
             emp_risks=np.array([0.2, 0.3]),
@@ -779,7 +761,7 @@ TENSOR_EXAMPLES.update(
             K=1.0,
             lam=1.0,
         ),
-        f"{PB}.cumulative_bound": lambda: _call(
+        f"{PB}.cumulative_bound": lambda: call_example(
             f"{PB}.cumulative_bound",
             {"kls": 0},
             emp_risks=np.array([0.2, 0.3]),
@@ -787,7 +769,7 @@ TENSOR_EXAMPLES.update(
             m=100,
             delta=0.05,
         ),
-        f"{PB}.running_bound": lambda: _call(
+        f"{PB}.running_bound": lambda: call_example(
             f"{PB}.running_bound",
             {"kls": 0},
             emp_risks=np.array([0.2, 0.3]),
@@ -795,13 +777,13 @@ TENSOR_EXAMPLES.update(
             m=100,
             delta=0.05,
         ),
-        f"{VN}.nrm_scores": lambda: _call(
+        f"{VN}.nrm_scores": lambda: call_example(
             f"{VN}.nrm_scores",
             {"adj_bw_sum": 0},
             cpu=np.array([1.0, 2.0, 3.0]),
             adj_bw_sum=np.array([2.0, 1.0, 1.0]),
         ),
-        f"{VN}.grc_scores": lambda: _call(
+        f"{VN}.grc_scores": lambda: call_example(
             f"{VN}.grc_scores",
             {"bw": 0},
             cpu=np.array([1.0, 2.0, 3.0]),
@@ -817,13 +799,13 @@ def _optimizer(path: str, shape: tuple[int, ...] = (4, 4), **ctor: Any) -> Examp
     def step(param: Any) -> Any:
         if isinstance(param, torch.Tensor) and (param.is_floating_point() or param.is_complex()):
             param.requires_grad_(True)
-        optimizer = _fn(path)([param], **ctor)
+        optimizer = fn(path)([param], **ctor)
         if isinstance(param, torch.Tensor) and param.requires_grad:
             param.grad = torch.ones_like(param) / 10
         optimizer.step()
         return param.detach()
 
-    return Example(step, {"param": _g(*shape)}, names={"param": ("params", "parameter", "parameters")})
+    return Example(step, {"param": gauss(*shape)}, names={"param": ("params", "parameter", "parameters")})
 
 
 OP = "iclr26.optim"
@@ -834,9 +816,9 @@ TENSOR_EXAMPLES.update(
         f"{OP}.cosmos.COSMOS": lambda: _optimizer(f"{OP}.cosmos.COSMOS", rank=2),
         f"{OP}.racs_alice.RACS": lambda: _optimizer(f"{OP}.racs_alice.RACS"),
         f"{OP}.racs_alice.Alice": lambda: _optimizer(f"{OP}.racs_alice.Alice", rank=2, leading_basis=1),
-        f"{OP}.specgd.orthogonalize_ns": lambda: _call(f"{OP}.specgd.orthogonalize_ns", g=_g(4, 3)),
-        f"{OP}.cosmos.newton_schulz5": lambda: _call(f"{OP}.cosmos.newton_schulz5", g=_g(4, 3)),
-        f"{OP}.specgd.linear_dynamics_closed_form": lambda: _call(
+        f"{OP}.specgd.orthogonalize_ns": lambda: call_example(f"{OP}.specgd.orthogonalize_ns", g=gauss(4, 3)),
+        f"{OP}.cosmos.newton_schulz5": lambda: call_example(f"{OP}.cosmos.newton_schulz5", g=gauss(4, 3)),
+        f"{OP}.specgd.linear_dynamics_closed_form": lambda: call_example(
             f"{OP}.specgd.linear_dynamics_closed_form",
             priors=torch.tensor([0.5, 0.3, 0.2]),
             a=1.0,
@@ -844,14 +826,14 @@ TENSOR_EXAMPLES.update(
             steps=3,
         ),
         f"{OP}.attent.classification_score": lambda: Example(
-            _fn(f"{OP}.attent.classification_score"),
-            {"logits": _g(5, 3), "targets": _ids(5, vocab=3)},
+            fn(f"{OP}.attent.classification_score"),
+            {"logits": gauss(5, 3), "targets": ids(5, vocab=3)},
             agree={"targets": 0},
             vocab={"targets": 3},
         ),
         f"{OP}.attent.classification_loss_score": lambda: Example(
-            _fn(f"{OP}.attent.classification_loss_score"),
-            {"logits": _g(5, 3), "targets": _ids(5, vocab=3)},
+            fn(f"{OP}.attent.classification_loss_score"),
+            {"logits": gauss(5, 3), "targets": ids(5, vocab=3)},
             agree={"targets": 0},
             vocab={"targets": 3},
         ),
@@ -862,42 +844,44 @@ TENSOR_EXAMPLES.update(
 AR = "iclr26.architectures"
 TENSOR_EXAMPLES.update(
     {
-        f"{AR}.phat.DyT": lambda: _forward(f"{AR}.phat.DyT", {"dim": 8}, {"x": -1}, x=_g(2, 3, 8)),
-        f"{AR}.phat.SwiGLU": lambda: _forward(f"{AR}.phat.SwiGLU", {"d_model": 8}, {"x": -1}, x=_g(2, 3, 8)),
-        f"{AR}.phat.PNAttention": lambda: _forward(
-            f"{AR}.phat.PNAttention", {"d_model": 8, "n_heads": 2}, {"z": -1}, z=_g(2, 3, 4, 8)
+        f"{AR}.phat.DyT": lambda: forward_example(f"{AR}.phat.DyT", {"dim": 8}, {"x": -1}, x=gauss(2, 3, 8)),
+        f"{AR}.phat.SwiGLU": lambda: forward_example(
+            f"{AR}.phat.SwiGLU", {"d_model": 8}, {"x": -1}, x=gauss(2, 3, 8)
         ),
-        f"{AR}.phat.PHATBlock": lambda: _forward(
-            f"{AR}.phat.PHATBlock", {"d_model": 8, "n_heads": 2}, {"z": -1}, z=_g(2, 3, 4, 8)
+        f"{AR}.phat.PNAttention": lambda: forward_example(
+            f"{AR}.phat.PNAttention", {"d_model": 8, "n_heads": 2}, {"z": -1}, z=gauss(2, 3, 4, 8)
         ),
-        f"{AR}.phat.PHAT": lambda: _forward(
+        f"{AR}.phat.PHATBlock": lambda: forward_example(
+            f"{AR}.phat.PHATBlock", {"d_model": 8, "n_heads": 2}, {"z": -1}, z=gauss(2, 3, 4, 8)
+        ),
+        f"{AR}.phat.PHAT": lambda: forward_example(
             f"{AR}.phat.PHAT",
             {"seq_len": 16, "pred_len": 4, "n_vars": 2, "d_model": 8, "n_heads": 2},
             {"x": 2},
-            x=_g(2, 16, 2),
+            x=gauss(2, 16, 2),
         ),
-        f"{AR}.phat.stick_softplus": lambda: _call(f"{AR}.phat.stick_softplus", x=_g(2, 4)),
-        f"{AR}.phat.detect_periods": lambda: _call(f"{AR}.phat.detect_periods", x=_g(2, 16, 2)),
-        f"{AR}.phat.fold": lambda: _call(f"{AR}.phat.fold", z=_g(2, 8, 4), P=4),
-        f"{AR}.fact_forecast.DLinear": lambda: _forward(
+        f"{AR}.phat.stick_softplus": lambda: call_example(f"{AR}.phat.stick_softplus", x=gauss(2, 4)),
+        f"{AR}.phat.detect_periods": lambda: call_example(f"{AR}.phat.detect_periods", x=gauss(2, 16, 2)),
+        f"{AR}.phat.fold": lambda: call_example(f"{AR}.phat.fold", z=gauss(2, 8, 4), P=4),
+        f"{AR}.fact_forecast.DLinear": lambda: forward_example(
             f"{AR}.fact_forecast.DLinear",
             {"seq_len": 16, "pred_len": 4, "n_vars": 2, "kernel": 5},
             {"x": 2},
-            x=_g(2, 16, 2),
+            x=gauss(2, 16, 2),
         ),
-        f"{AR}.fact_forecast.TSMixerLite": lambda: _forward(
+        f"{AR}.fact_forecast.TSMixerLite": lambda: forward_example(
             f"{AR}.fact_forecast.TSMixerLite",
             {"seq_len": 16, "pred_len": 4, "n_vars": 2, "d_ff": 8},
             {"x": 2},
-            x=_g(2, 16, 2),
+            x=gauss(2, 16, 2),
         ),
-        f"{AR}.fact_forecast.ITransformer": lambda: _forward(
+        f"{AR}.fact_forecast.ITransformer": lambda: forward_example(
             f"{AR}.fact_forecast.ITransformer",
             {"seq_len": 16, "pred_len": 4, "n_vars": 2, "d_model": 8, "d_ff": 8, "n_layers": 1, "n_heads": 2},
             {"x": 2},
-            x=_g(2, 16, 2),
+            x=gauss(2, 16, 2),
         ),
-        f"{AR}.fact_forecast.PatchTST": lambda: _forward(
+        f"{AR}.fact_forecast.PatchTST": lambda: forward_example(
             f"{AR}.fact_forecast.PatchTST",
             {
                 "seq_len": 16,
@@ -911,66 +895,75 @@ TENSOR_EXAMPLES.update(
                 "n_heads": 2,
             },
             {"x": 2},
-            x=_g(2, 16, 2),
+            x=gauss(2, 16, 2),
         ),
-        f"{AR}.fact_forecast.FACT": lambda: _forward(
+        f"{AR}.fact_forecast.FACT": lambda: forward_example(
             f"{AR}.fact_forecast.FACT",
             {"seq_len": 16, "pred_len": 4, "n_vars": 4, "d_model": 8, "d_ff": 8},
             {"x": 2},
-            x=_g(2, 16, 4),
+            x=gauss(2, 16, 4),
         ),
-        f"{AR}.fact_forecast.AttnBlock": lambda: _forward(
-            f"{AR}.fact_forecast.AttnBlock", {"d_model": 8, "d_ff": 8, "n_heads": 2}, {"h": 1}, h=_g(2, 8, 3)
+        f"{AR}.fact_forecast.AttnBlock": lambda: forward_example(
+            f"{AR}.fact_forecast.AttnBlock",
+            {"d_model": 8, "d_ff": 8, "n_heads": 2},
+            {"h": 1},
+            h=gauss(2, 8, 3),
         ),
-        f"{AR}.fact_forecast.InceptionDW": lambda: _forward(
-            f"{AR}.fact_forecast.InceptionDW", {"channels": 4}, {"z": 1}, z=_g(2, 4, 4, 4)
+        f"{AR}.fact_forecast.InceptionDW": lambda: forward_example(
+            f"{AR}.fact_forecast.InceptionDW", {"channels": 4}, {"z": 1}, z=gauss(2, 4, 4, 4)
         ),
-        f"{AR}.fact_forecast.pad_to_grid": lambda: _call(f"{AR}.fact_forecast.pad_to_grid", h=_g(2, 5, 8)),
-        f"{AR}.mamba_theory.AttentionClassifier": lambda: _forward(
-            f"{AR}.mamba_theory.AttentionClassifier", {"d": 4, "m": 4}, {"X": -1}, X=_g(3, 5, 4)
+        f"{AR}.fact_forecast.pad_to_grid": lambda: call_example(
+            f"{AR}.fact_forecast.pad_to_grid", h=gauss(2, 5, 8)
         ),
-        f"{AR}.mamba_theory.SelectiveSSMClassifier": lambda: _forward(
-            f"{AR}.mamba_theory.SelectiveSSMClassifier", {"d": 4, "m": 4}, {"X": -1}, X=_g(3, 5, 4)
+        f"{AR}.mamba_theory.AttentionClassifier": lambda: forward_example(
+            f"{AR}.mamba_theory.AttentionClassifier", {"d": 4, "m": 4}, {"X": -1}, X=gauss(3, 5, 4)
         ),
-        f"{AR}.mamba_theory.majority_labels": lambda: _call(
-            f"{AR}.mamba_theory.majority_labels", pattern_ids=_ids(3, 5, vocab=4)
+        f"{AR}.mamba_theory.SelectiveSSMClassifier": lambda: forward_example(
+            f"{AR}.mamba_theory.SelectiveSSMClassifier", {"d": 4, "m": 4}, {"X": -1}, X=gauss(3, 5, 4)
         ),
-        f"{AR}.hyper_set.average_angle": lambda: _call(f"{AR}.hyper_set.average_angle", u=_g(2, 5, 8)),
-        f"{AR}.hyper_set.effective_rank": lambda: _call(f"{AR}.hyper_set.effective_rank", u=_g(2, 5, 8)),
-        f"{AR}.hyper_set.StepSizeNet": lambda: _forward(
+        f"{AR}.mamba_theory.majority_labels": lambda: call_example(
+            f"{AR}.mamba_theory.majority_labels", pattern_ids=ids(3, 5, vocab=4)
+        ),
+        f"{AR}.hyper_set.average_angle": lambda: call_example(
+            f"{AR}.hyper_set.average_angle", u=gauss(2, 5, 8)
+        ),
+        f"{AR}.hyper_set.effective_rank": lambda: call_example(
+            f"{AR}.hyper_set.effective_rank", u=gauss(2, 5, 8)
+        ),
+        f"{AR}.hyper_set.StepSizeNet": lambda: forward_example(
             f"{AR}.hyper_set.StepSizeNet",
             {"d_model": 8, "time_emb": 8},
             {"z": -1},
-            c_t=_g(8, seed=1),
-            z=_g(2, 5, 8, seed=2),
+            c_t=gauss(8, seed=1),
+            z=gauss(2, 5, 8, seed=2),
         ),
-        f"{AR}.hyper_set.HyperSETBlock": lambda: _forward(
+        f"{AR}.hyper_set.HyperSETBlock": lambda: forward_example(
             f"{AR}.hyper_set.HyperSETBlock",
             {"d_model": 8, "n_heads": 2},
             {"x": -1},
-            x=_g(2, 5, 8),
+            x=gauss(2, 5, 8),
             alpha=0.5,
             beta=0.5,
         ),
         f"{AR}.aside.VanillaEmbedding": lambda: Example(
-            _module(lambda: _fn(f"{AR}.aside.VanillaEmbedding")(torch.nn.Embedding(8, 8))),
-            {"input_ids": _ids(2, 4), "segment_ids": torch.zeros(2, 4, dtype=torch.long)},
+            built(lambda: fn(f"{AR}.aside.VanillaEmbedding")(torch.nn.Embedding(8, 8))),
+            {"input_ids": ids(2, 4), "segment_ids": torch.zeros(2, 4, dtype=torch.long)},
             agree={"segment_ids": 1},
             vocab={"input_ids": 8},
         ),
         f"{AR}.aside.ASIDEEmbedding": lambda: Example(
-            _module(lambda: _fn(f"{AR}.aside.ASIDEEmbedding")(torch.nn.Embedding(8, 8))),
-            {"input_ids": _ids(2, 4), "segment_ids": torch.zeros(2, 4, dtype=torch.long)},
+            built(lambda: fn(f"{AR}.aside.ASIDEEmbedding")(torch.nn.Embedding(8, 8))),
+            {"input_ids": ids(2, 4), "segment_ids": torch.zeros(2, 4, dtype=torch.long)},
             agree={"segment_ids": 1},
             vocab={"input_ids": 8},
         ),
         f"{AR}.aside.ISEEmbedding": lambda: Example(
-            _module(lambda: _fn(f"{AR}.aside.ISEEmbedding")(torch.nn.Embedding(8, 8))),
-            {"input_ids": _ids(2, 4), "segment_ids": torch.zeros(2, 4, dtype=torch.long)},
+            built(lambda: fn(f"{AR}.aside.ISEEmbedding")(torch.nn.Embedding(8, 8))),
+            {"input_ids": ids(2, 4), "segment_ids": torch.zeros(2, 4, dtype=torch.long)},
             agree={"segment_ids": 1},
             vocab={"input_ids": 8},
         ),
-        f"{AR}.aside.check_segment_ids": lambda: _call(
+        f"{AR}.aside.check_segment_ids": lambda: call_example(
             f"{AR}.aside.check_segment_ids", segment_ids=torch.zeros(2, 4, dtype=torch.long), shape=(2, 4)
         ),
     }
@@ -1030,7 +1023,14 @@ _ANY_LEADING: dict[tuple[str, str], str] = {
     ("iclr26.attention.bam.apply_rope", "cos"): "the (T, d_head) table broadcasts against x, documented",
     ("iclr26.attention.bam.apply_rope", "sin"): "the (T, d_head) table broadcasts against x, documented",
     ("iclr26.optim.specgd.NormalizedGD", "param"): "normalised GD updates parameters of any shape",
+    ("iclr26.lab.flex.masked_softmax", "scores"): "a softmax over the last axis maps over any leading axes",
+    ("iclr26.lab.flex.masked_softmax", "keep"): "keep broadcasts to the scores' shape, documented",
 }
+#: the one non-finite input that comes out finite through torch's own kernel
+_SDPA_ROW = (
+    "an infinite entry scores -inf against keys of the other sign, and torch's SDPA kernel gives zeros for a row "
+    "whose every score is -inf (as for a masked row); a NaN propagates, and the explicit executors keep it"
+)
 ACCEPTS.update(
     {(name, arg, m): reason for (name, arg), reason in _ANY_LEADING.items() for m in ("ndim-", "ndim+")}
 )
@@ -1193,68 +1193,31 @@ ACCEPTS.update(
             "bias",
             "ndim-",
         ): "bias broadcasts to (B, H, Tq, Tk), documented",
+        (
+            "iclr26.attention.bam.bias_attention",
+            "k",
+            "inf",
+        ): _SDPA_ROW,
+        ("iclr26.lab.flex.block_sparse_attention", "q", "inf"): _SDPA_ROW,
+        (
+            "iclr26.attention.bam.ssmax_mod",
+            "scale",
+            "ndim-",
+        ): "one value for every head (0-D) or one per head, documented",
+        (
+            "iclr26.inference.dparallel.semi_ar_masks",
+            "input_ids",
+            "oov",
+        ): "takes no vocabulary size: any id >= 0 but mask_id is a token (negative ids are refused)",
     }
 )
 
 
-#: callable | argument | mutation | the failure seen (one a line): the fixes still to come
-_PENDING_TEXT = r"""
-iclr26.attention.bam.apply_rope | cos | int | accepted silently
-iclr26.attention.bam.apply_rope | cos | complex | accepted silently
-iclr26.attention.bam.apply_rope | cos | bool | accepted silently
-iclr26.attention.bam.apply_rope | sin | int | accepted silently
-iclr26.attention.bam.apply_rope | sin | complex | accepted silently
-iclr26.attention.bam.apply_rope | sin | bool | accepted silently
-iclr26.attention.bam.bias_attention | k | inf | finite output from a non-finite input
-iclr26.attention.bam.ggd_bias | delta | int | accepted silently
-iclr26.attention.bam.ggd_bias | delta | complex | accepted silently
-iclr26.attention.bam.ggd_bias | delta | bool | obscure RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.
-iclr26.attention.bam.ggd_bias | delta | None | TypeError not naming 'delta': unsupported operand type(s) for -: 'NoneType' and 'float'
-iclr26.attention.bam.ggd_bias | theta_alpha | int | accepted silently
-iclr26.attention.bam.ggd_bias | theta_alpha | complex | accepted silently
-iclr26.attention.bam.ggd_bias | theta_alpha | bool | accepted silently
-iclr26.attention.bam.ggd_bias | beta | int | accepted silently
-iclr26.attention.bam.ggd_bias | beta | complex | accepted silently
-iclr26.attention.bam.ggd_bias | beta | bool | accepted silently
-iclr26.attention.bam.rope_cos_sin | positions | float | accepted silently
-iclr26.attention.bam.ssmax_mod | scale | ndim- | accepted silently
-iclr26.attention.bam.ssmax_mod | scale | ndim+ | ValueError not naming 'scale': s must be 0/1-D, got shape (1, 2)
-iclr26.attention.bam.ssmax_mod | scale | int | TypeError not naming 'scale': s must be a floating-point tensor, got torch.int64
-iclr26.attention.bam.ssmax_mod | scale | complex | TypeError not naming 'scale': s must be a floating-point tensor, got torch.complex64
-iclr26.attention.bam.ssmax_mod | scale | bool | TypeError not naming 'scale': s must be a floating-point tensor, got torch.bool
-iclr26.attention.bam.ssmax_mod | scale | str | TypeError not naming 'scale': s must be a number per head (a sequence or a 1-D tensor), got str
-iclr26.attention.bam.ssmax_mod | scale | None | TypeError not naming 'scale': s must be a number per head (a sequence or a 1-D tensor), got NoneType
-iclr26.attention.bam.ssmax_mod | scale | nan | ValueError not naming 'scale': s must be finite, got [nan, 0.5]
-iclr26.attention.bam.ssmax_mod | scale | inf | ValueError not naming 'scale': s must be finite, got [inf, 0.5]
-iclr26.attention.hdla.DeltaProductMixer | x | nan | ValueError not naming 'x': log_f must be <= 0 everywhere (a decay above 1 makes the state grow without bound), got nan
-iclr26.attention.hdla.GLAMixer | x | nan | ValueError not naming 'x': log_f must be <= 0 everywhere (a decay above 1 makes the state grow without bound), got nan
-iclr26.attention.hdla.GLAMixer | x | inf | ValueError not naming 'x': log_f must be <= 0 everywhere (a decay above 1 makes the state grow without bound), got nan
-iclr26.attention.hdla.GatedDeltaNetMixer | x | nan | ValueError not naming 'x': log_f must be <= 0 everywhere (a decay above 1 makes the state grow without bound), got nan
-iclr26.attention.hdla.GatedDeltaNetMixer | x | inf | ValueError not naming 'x': log_f must be finite, got -inf: a forget gate of exactly 0 breaks the chunked cumulative sums; use a large finite negative value (e.g. -1e4) instead
-iclr26.attention.hdla.HDLAAttention | x | nan | ValueError not naming 'x': beta must lie in [0, 2] (outside it the Householder factor expands the state)
-iclr26.attention.hdla.HDLAAttention | x | inf | ValueError not naming 'x': f must lie in (0, 1] (a decay above 1 makes the state grow without bound)
-iclr26.attention.lla.GatedDeltaNetMixer | x | nan | ValueError not naming 'x': log_f must be <= 0 everywhere (a decay above 1 makes the state grow without bound), got nan
-iclr26.attention.lla.GatedDeltaNetMixer | x | inf | ValueError not naming 'x': log_f must be finite, got -inf: a forget gate of exactly 0 breaks the chunked cumulative sums; use a large finite negative value (e.g. -1e4) instead
-iclr26.attention.lla.lla_weights | k | str | obscure AttributeError: 'str' object has no attribute 'new_zeros'
-iclr26.attention.lla.lla_weights | k | None | obscure AttributeError: 'NoneType' object has no attribute 'new_zeros'
-iclr26.attention.lla.nadaraya_watson | k | inf | finite output from a non-finite input
-iclr26.attention.swax.apply_rope | positions | float | accepted silently
-iclr26.inference.dparallel.semi_ar_masks | input_ids | oov | accepted silently
-iclr26.lab.flex.block_sparse_attention | q | inf | finite output from a non-finite input
-"""
-#: folders whose fixes belong to the helper that owns them
-_OWNED = tuple(f"iclr26.attention.{paper}." for paper in ("hdla", "lla", "swax", "bam"))
-
-
-def _pending_reason(line: str) -> str:
-    name, _, _, failure = line.split(" | ", 3)
-    owner = "(attention/hdla, lla, swax, bam: owned by another helper) " if name.startswith(_OWNED) else ""
-    return f"fix to follow {owner}- seen: {failure}"
-
-
-PENDING.update(
-    {tuple(line.split(" | ", 3)[:3]): _pending_reason(line) for line in _PENDING_TEXT.strip().splitlines()}
-)
+_EXAMPLES, _ACCEPTS = case_tables()
+_TWICE = set(_EXAMPLES) & set(TENSOR_EXAMPLES)
+assert not _TWICE, f"examples defined both here and in tensor_cases/: {sorted(_TWICE)}"
+TENSOR_EXAMPLES.update(_EXAMPLES)
+ACCEPTS.update(_ACCEPTS)
 
 
 # --- the battery --------------------------------------------------------------------------------------------

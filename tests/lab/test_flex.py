@@ -18,6 +18,7 @@ from iclr26.lab.flex import (
     dense_mask,
     from_dense,
     log_n_scaling,
+    masked_softmax,
     sliding_window,
 )
 
@@ -131,6 +132,32 @@ def test_block_sparse_executor_is_exact_and_counts_work():
     assert res.flops < 0.5 * res.dense_flops
     nonempty = res.stats.n_full + res.stats.n_partial
     assert res.flops <= nonempty * 8 * 8 * 2 * (8 + 8) * 2 * 3
+
+
+def test_masked_softmax_zeros_empty_rows_and_keeps_a_bad_score_visible():
+    keep = torch.tensor([[False, False, False], [True, True, False], [True, True, True]])
+    scores = torch.randn(2, 3, 3, dtype=torch.float64).masked_fill(~keep, float("-inf"))
+    w = masked_softmax(scores, keep)
+    assert torch.equal(w[:, 0], torch.zeros(2, 3, dtype=torch.float64))  # no key kept: zeros, not NaN
+    torch.testing.assert_close(w[:, 1:], torch.softmax(scores[:, 1:], -1), rtol=0, atol=0)
+    torch.testing.assert_close(masked_softmax(scores[:, 2:], None), torch.softmax(scores[:, 2:], -1))
+    bad = scores.clone()
+    bad[0, 1, 0] = float("nan")
+    assert torch.isnan(masked_softmax(bad, keep)[0, 1]).all()  # the old nan_to_num hid this as zeros
+    with pytest.raises(ValueError, match="keep must broadcast"):
+        masked_softmax(scores, keep[:2])
+
+
+@pytest.mark.parametrize("method", ["loop", "gather"])
+def test_block_sparse_attention_shows_a_non_finite_query(method):
+    q, k, v = qkv(t=16)
+    q[0, 0, 5, 0] = float("inf")
+    keep = dense_mask(causal, 1, 1, 16, 16)[0, 0]
+    out = block_sparse_attention(
+        q, k, v, keep, block_size=4, method=method, score_mod=alibi([0.3, 0.2, 0.1])
+    ).out
+    assert not torch.isfinite(out[0, 0, 5]).all()
+    assert torch.isfinite(out[0, 0, :5]).all() and torch.isfinite(out[1]).all()
 
 
 def test_bad_arguments_are_named():

@@ -71,6 +71,7 @@ __all__ = [
     "attention",
     "block_plan",
     "block_sparse_attention",
+    "masked_softmax",
     "block_stats",
     "causal",
     "dense_mask",
@@ -200,6 +201,29 @@ def _mask_of(mask_mod: MaskMod, idx: tuple[Tensor, ...], shape: tuple[int, int, 
     return keep
 
 
+def masked_softmax(scores: Tensor, keep: Tensor | None = None) -> Tensor:
+    """Softmax over the last axis of ``scores`` (already -inf where ``keep`` is False), with the rows that keep no
+    key set to zeros. Unlike zeroing every NaN, a NaN or infinite score of a row that does keep a key stays
+    non-finite, so a bad input shows in the output instead of vanishing. ``keep`` broadcasts to ``scores``
+    (None: every key kept)."""
+    check_tensor("scores", scores, floating=True)
+    weights = torch.softmax(scores, dim=-1)
+    if keep is None:
+        return weights
+    check_tensor("keep", keep)
+    if keep.dtype != torch.bool:
+        raise TypeError(f"keep must be a bool tensor, got {keep.dtype}")
+    try:
+        fits = torch.broadcast_shapes(keep.shape, scores.shape) == scores.shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"keep must broadcast to the scores' shape {tuple(scores.shape)}, got {tuple(keep.shape)}"
+        )
+    return weights.masked_fill(~keep.any(dim=-1, keepdim=True), 0.0)
+
+
 def _dense(q, k, v, score_mod, mask_mod, bias, scale, return_weights):
     """The reference: explicit scores, mods on broadcast indices, masked softmax (fully masked rows -> 0)."""
     b, h, tq, _ = q.shape
@@ -213,9 +237,7 @@ def _dense(q, k, v, score_mod, mask_mod, bias, scale, return_weights):
     if mask_mod is not None:
         keep = _mask_of(mask_mod, idx, (b, h, tq, tk)).expand(b, h, tq, tk)
         scores = scores.masked_fill(~keep, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
-    if mask_mod is not None:
-        weights = torch.nan_to_num(weights, nan=0.0)  # fully masked rows -> zero output
+    weights = masked_softmax(scores, keep if mask_mod is not None else None)  # fully masked rows -> zeros
     out = torch.matmul(weights, v)
     return (out, weights) if return_weights else out
 
@@ -394,7 +416,12 @@ def alibi_bias(slopes: Sequence[float] | Tensor, tq: int, tk: int) -> Tensor:
 
 
 def log_n_scaling(
-    s: float | Sequence[float] | Tensor, causal_len: bool = True, q_offset: int = 0, n_keys: int | None = None
+    s: float | Sequence[float] | Tensor,
+    causal_len: bool = True,
+    q_offset: int = 0,
+    n_keys: int | None = None,
+    *,
+    name: str = "s",
 ) -> ScoreMod:
     """SSMax-style length scaling: multiply each score by ``s_h * log(n)``.
 
@@ -402,11 +429,12 @@ def log_n_scaling(
     (``causal_len``; ``q_offset`` is the absolute position of the first query, for chunked or KV-cached queries),
     else ``n_keys`` (default: the key length of the call). With ``n = 1`` the row's scores become 0 (a single key
     gets all the weight anyway). A tensor ``s`` (e.g. a learned per-head parameter) keeps its dtype and gradient;
-    numbers are held in float64 until they meet the scores' dtype.
+    numbers are held in float64 until they meet the scores' dtype. ``name`` is the argument's name in errors (a
+    caller's own name for ``s``).
     """
-    st = _per_head(s, "s", scalar=True)
+    st = _per_head(s, name, scalar=True)
     if not st.requires_grad and not bool(torch.isfinite(st).all()):  # a learned s is the optimizer's to check
-        raise ValueError(f"s must be finite, got {st.tolist()}")
+        raise ValueError(f"{name} must be finite, got {st.tolist()}")
     st = st.flatten()
     check_int("q_offset", q_offset, low=0)
     if n_keys is not None:
@@ -639,7 +667,7 @@ def _block_loop(q: Tensor, k: Tensor, v: Tensor, plan: BlockPlan, score_mod, sca
             scores = score_mod(scores, bi, hi, qi, keys.view(1, 1, 1, -1))
         keep = m[q0:q1][:, keys]
         scores = scores.masked_fill(~keep, float("-inf"))
-        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        weights = masked_softmax(scores, keep)
         out[:, :, q0:q1] = torch.matmul(weights, v[:, :, keys])
     return out
 
@@ -690,9 +718,10 @@ def _block_gather(q: Tensor, k: Tensor, v: Tensor, plan: BlockPlan, score_mod, s
                 (kb.view(n, c, 1) * bs + offs).clamp(max=tk - 1).view(1, 1, n, 1, c * bs),
             )
             scores = score_mod(scores, *idx)
-            if bk.keep is not None:
-                scores = scores.masked_fill(~bk.keep.to(dev), float("-inf"))
-            weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+            keep = None if bk.keep is None else bk.keep.to(dev)
+            if keep is not None:
+                scores = scores.masked_fill(~keep, float("-inf"))
+            weights = masked_softmax(scores, keep)
             og = torch.matmul(weights, vg.reshape(b, h, n, c * bs, dv))
         if bk.row_any is not None:
             og = og.masked_fill(~bk.row_any.to(dev), 0.0)  # fully masked rows -> zeros

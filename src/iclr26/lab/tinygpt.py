@@ -40,7 +40,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.harness.progress import task
 from iclr26.lab.corpora import get_corpus, split_text
 
@@ -177,8 +177,10 @@ class TinyGPT(nn.Module):
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         """Logits of shape (B, T, vocab) for token ids of shape (B, T) with T <= seq_len."""
+        check_tensor("idx", idx, floating=False)
         if idx.ndim != 2 or idx.shape[1] > self.cfg.seq_len:
             raise ValueError(f"idx must have shape (B, T<={self.cfg.seq_len}), got {tuple(idx.shape)}")
+        check_token_ids("idx", idx, self.tok.num_embeddings)
         x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
         for block in self.blocks:
             x = block(x)

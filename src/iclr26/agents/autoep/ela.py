@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from iclr26.agents.autoep.tsp import check_tour
 from iclr26.checks import check_int
 
 __all__ = ["FEATURE_NAMES", "ELAState", "edge_distance", "features"]
@@ -46,7 +47,8 @@ def _adjacency(pop: np.ndarray) -> np.ndarray:
 
 def edge_distance(a: np.ndarray, b: np.ndarray) -> float:
     """``1 - shared undirected edges / n`` between two tours (0 for the same cycle, rotations/reflections too)."""
-    adj = _adjacency(np.stack([np.asarray(a), np.asarray(b)]))
+    a = check_tour("a", a)
+    adj = _adjacency(np.stack([a, check_tour("b", b, a.size)]))
     return float(1.0 - (adj[0] @ adj[1]) / 2.0 / adj.shape[1] ** 0.5)
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 
 __all__ = [
     "check_coords",
+    "check_tour",
     "distance_matrix",
     "greedy_tour",
     "inversion_mutation",
@@ -31,6 +32,23 @@ def check_coords(coords: object) -> np.ndarray:
     return c
 
 
+def _check_dist(dist: object) -> np.ndarray:
+    """`dist` as a finite square float matrix."""
+    d = check_array("dist", dist, ndim=2, finite=True)
+    if d.shape[0] != d.shape[1]:
+        raise ValueError(f"dist must be a square (n, n) distance matrix, got shape {d.shape}")
+    return d
+
+
+def check_tour(name: str, tour: object, n: int | None = None) -> np.ndarray:
+    """`tour` as a 1-d integer permutation of ``range(n)`` (n = its length when not given)."""
+    t = check_array(name, tour, ndim=1, integer=True)
+    if (n is not None and t.size != n) or not np.array_equal(np.sort(t), np.arange(t.size)):
+        want = "range(n)" if n is None else f"range({n})"
+        raise ValueError(f"{name} must be a permutation of {want}, got {t.tolist()}")
+    return t
+
+
 def random_instance(n: int, rng: np.random.Generator) -> np.ndarray:
     """`n` cities uniform in the unit square, shape (n, 2)."""
     return rng.random((check_int("n", n, low=3), 2))
@@ -44,14 +62,17 @@ def distance_matrix(coords: object) -> np.ndarray:
 
 def tour_length(tour: np.ndarray, dist: np.ndarray) -> float:
     """Length of the closed tour under the distance matrix `dist`."""
-    t = np.asarray(tour)
+    dist = _check_dist(dist)
+    t = check_tour("tour", tour, dist.shape[0])
     return float(dist[t, np.roll(t, -1)].sum())
 
 
 def order_crossover(a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Davis's order crossover (OX): copy ``a[i:j]`` in place, fill the other positions, starting after ``j``
     and wrapping, with the cities of `b` in the order they appear in `b` read from position ``j`` on."""
+    a = check_tour("a", a)
     n = a.size
+    b = check_tour("b", b, n)
     i, j = np.sort(rng.choice(n + 1, size=2, replace=False))
     child = np.empty(n, dtype=np.int64)
     child[i:j] = a[i:j]
@@ -66,6 +87,7 @@ def order_crossover(a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> n
 
 def inversion_mutation(tour: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Reverse a random segment ``tour[i:j+1]`` (i < j) of a copy of `tour`."""
+    tour = check_tour("tour", tour)
     n = tour.size
     i, j = np.sort(rng.choice(n, size=2, replace=False))
     child = tour.copy()
@@ -75,6 +97,7 @@ def inversion_mutation(tour: np.ndarray, rng: np.random.Generator) -> np.ndarray
 
 def greedy_tour(dist: np.ndarray, start: int) -> np.ndarray:
     """Nearest-neighbour tour from city `start`."""
+    dist = _check_dist(dist)
     n = dist.shape[0]
     check_int("start", start, low=0, high=n - 1)
     left = np.ones(n, dtype=bool)
@@ -90,7 +113,8 @@ def greedy_tour(dist: np.ndarray, start: int) -> np.ndarray:
 
 def two_opt(tour: np.ndarray, dist: np.ndarray, max_sweeps: int = 1000) -> np.ndarray:
     """2-opt local search to a local optimum (best move per city, repeated until no move shortens the tour)."""
-    t = np.asarray(tour, dtype=np.int64).copy()
+    dist = _check_dist(dist)
+    t = check_tour("tour", tour, dist.shape[0]).astype(np.int64)  # a copy
     n = t.size
     for _ in range(check_int("max_sweeps", max_sweeps, low=1)):
         improved = False
@@ -117,6 +141,7 @@ def reference_length(dist: np.ndarray, starts: int = 10, seed: int = 0) -> float
     """Best length of 2-opt from `starts` nearest-neighbour tours (start cities drawn with `seed`).
 
     A strong but not optimal reference (LKH is not used offline); gaps to it may be slightly negative."""
+    dist = _check_dist(dist)
     n = dist.shape[0]
     rng = np.random.default_rng(seed)
     firsts = rng.choice(n, size=min(check_int("starts", starts, low=1), n), replace=False)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from iclr26.agents.bayesian_persuasion.game import Game
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int
 
 __all__ = ["Envelope", "concavify_binary", "indifference_beliefs", "upper_hull", "v_hat_on"]
 
@@ -52,8 +52,11 @@ def v_hat_on(game: Game, beliefs: np.ndarray) -> np.ndarray:
 
 def upper_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Vertices of the upper concave hull of the points (x, y) (x sorted ascending after the call)."""
+    x, y = check_array("x", x, ndim=1), check_array("y", y, ndim=1)
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must be points of one length, got shapes {x.shape} and {y.shape}")
     order = np.lexsort((-y, x))
-    xs, ys = np.asarray(x, dtype=float)[order], np.asarray(y, dtype=float)[order]
+    xs, ys = x[order], y[order]
     hull: list[int] = []
     for i in range(xs.size):
         if hull and xs[hull[-1]] == xs[i]:

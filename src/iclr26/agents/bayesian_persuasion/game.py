@@ -160,7 +160,10 @@ def check_scheme(game: Game, pi: object) -> np.ndarray:
     if not isinstance(game, Game):
         raise TypeError(f"game must be a Game, got {type(game).__name__}")
     try:
-        arr = np.array(pi, dtype=float)
+        arr = np.array(pi)
+        if arr.dtype.kind == "c":  # a float cast would drop the imaginary part
+            raise ValueError("complex")
+        arr = np.array(arr, dtype=float)
     except (TypeError, ValueError) as err:
         raise ValueError(f"pi must be a numeric matrix [Omega, S], got {pi!r}") from err
     if arr.ndim != 2 or arr.shape[0] != game.n_states or arr.shape[1] < 1:

@@ -119,6 +119,11 @@ def straightforward(game: Game, pi: np.ndarray, receiver: Receiver | None = None
 def strategy_tv(game: Game, pi_a: np.ndarray, pi_b: np.ndarray, receiver: Receiver | None = None) -> float:
     """Total variation between two schemes' induced posterior distributions, posteriors labelled by the action
     they induce: (1/2) sum_{omega, a} mu0(omega) |P_a(a | omega) - P_b(a | omega)|, in [0, 1]."""
+    for name, pi in (("pi_a", pi_a), ("pi_b", pi_b)):
+        try:
+            check_scheme(game, pi)
+        except ValueError as err:
+            raise ValueError(f"{name}: {err}") from None
     sa = straightforward(game, pi_a, receiver)
     sb = straightforward(game, pi_b, receiver)
     return float(0.5 * np.abs(game.prior[:, None] * (sa - sb)).sum())

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from iclr26.checks import check_bool, check_float, check_int, check_tensor, check_token_ids
+from iclr26.checks import check_bool, check_float, check_int, check_logits, check_tensor, check_token_ids
 
 __all__ = [
     "FlyThinker",
@@ -103,6 +103,14 @@ def shifted_loss(logits: torch.Tensor, labels: torch.Tensor, reduction: str = "m
 
     ``reduction="none"`` gives the (B, T-1) per-position losses (0 where ignored).
     """
+    check_tensor("logits", logits, ndim=3, floating=True)
+    check_tensor("labels", labels, ndim=2, floating=False, shape=tuple(logits.shape[:2]))
+    V = logits.shape[-1]
+    bad = (labels != -100) & ((labels < 0) | (labels >= V))
+    if bool(bad.any()):
+        raise ValueError(
+            f"labels must be token ids in [0, {V}) or -100 (ignored), got {labels[bad][0].item()}"
+        )
     lg = logits[:, :-1].float() if logits.dtype not in (torch.float32, torch.float64) else logits[:, :-1]
     tgt = labels[:, 1:]
     per = F.cross_entropy(lg.reshape(-1, lg.shape[-1]), tgt.reshape(-1), ignore_index=-100, reduction="none")
@@ -222,6 +230,7 @@ class FlyThinker(nn.Module):
 
 def greedy(logits: torch.Tensor) -> torch.Tensor:
     """The arg-max token of each row of (B, V) logits."""
+    check_logits("logits", logits, ndim=2)
     return logits.argmax(dim=-1)
 
 
@@ -234,6 +243,7 @@ class TopP:
         self.gen = torch.Generator().manual_seed(check_int("seed", seed))
 
     def __call__(self, logits: torch.Tensor) -> torch.Tensor:
+        check_logits("logits", logits, ndim=2)
         probs = torch.softmax(logits.double() / self.temperature, dim=-1)
         p, idx = probs.sort(dim=-1, descending=True)
         keep = p.cumsum(-1) - p < self.top_p  # the smallest prefix whose mass reaches top_p

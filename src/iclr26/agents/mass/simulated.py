@@ -32,7 +32,7 @@ import numpy as np
 
 from iclr26.agents.mass.items import LETTERS, ItemSet
 from iclr26.agents.mass.prompts import ROLES, SUMMARIZE_ASK, VERIFY_ASK, Demo, PromptConfig
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 from iclr26.lab.llm import ChatRequest, Completion, LLMBackend, LLMError
 
 __all__ = ["BONUS", "PENALTY", "SimulatedLLM", "majority_vote"]
@@ -76,9 +76,14 @@ def majority_vote(answers: np.ndarray, n_options: int) -> np.ndarray:
 
     Unparsed answers (-1) never win unless every agent gave one.
     """
-    a = np.asarray(answers, dtype=int)
+    a = check_array("answers", answers, integer=True).astype(int)
     if a.ndim != 2 or a.shape[1] == 0:
         raise ValueError(f"answers must have shape (items, agents >= 1), got {a.shape}")
+    n_options = check_int("n_options", n_options, low=1)
+    if a.size and (int(a.min()) < -1 or int(a.max()) >= n_options):
+        raise ValueError(
+            f"answers must be options in [0, {n_options}) or -1 (unparsed), got values in [{a.min()}, {a.max()}]"
+        )
     counts = np.zeros((a.shape[0], n_options), dtype=int)
     rows = np.repeat(np.arange(a.shape[0]), a.shape[1])
     flat = a.ravel()

@@ -68,9 +68,34 @@ def alphas_cumprod_schedule(T: int = T_TRAIN) -> Tensor:
 
 def add_noise(x0: Tensor, noise: Tensor, t: Tensor | int, alphas_cumprod: Tensor) -> Tensor:
     """The forward marginal ``x_t = sqrt(abar_t) x0 + sqrt(1 - abar_t) noise`` (t per row or one int)."""
+    check_tensor("alphas_cumprod", alphas_cumprod, ndim=1, floating=True, finite=True)
+    check_tensor("x0", x0, floating=True)
+    if x0.ndim < 1:
+        raise ValueError("x0 must have a leading batch axis, got a 0-d tensor")
+    check_tensor("noise", noise, floating=True)
+    if noise.shape != x0.shape:
+        raise ValueError(f"noise must have the shape of x0 {tuple(x0.shape)}, got {tuple(noise.shape)}")
+    _check_timesteps(t, x0.shape[0], "x0", alphas_cumprod.shape[0])
     a = alphas_cumprod.to(x0.dtype)[torch.as_tensor(t, dtype=torch.long)]
     a = a.reshape(-1, *([1] * (x0.ndim - 1))) if a.ndim else a
     return a.sqrt() * x0 + (1 - a).sqrt() * noise
+
+
+def _check_timesteps(t: Tensor | int, batch: int, rows: str, T: int | None = None) -> None:
+    """One integer timestep, or an integer tensor of one or `batch` of them (each in [0, T) when T is given)."""
+    high = None if T is None else T - 1
+    if not isinstance(t, Tensor):
+        check_int("t", t, low=0, high=high)
+        return
+    check_tensor("t", t, ndim=(0, 1), floating=False)
+    if t.numel() not in (1, batch):
+        raise ValueError(
+            f"t must hold one timestep or one per row of {rows} ({batch}), got shape {tuple(t.shape)}"
+        )
+    if t.numel() and (int(t.min()) < 0 or (high is not None and int(t.max()) > high)):
+        raise ValueError(
+            f"t must hold timesteps in [0, {high}], got values in [{int(t.min())}, {int(t.max())}]"
+        )
 
 
 def ddim_timesteps(T: int, steps: int) -> list[int]:
@@ -168,6 +193,11 @@ class DigitsDDPM(nn.Module):
         return [*self.text_proj.parameters(), *self.cond_layers.parameters()]
 
     def forward(self, x_t: Tensor, t: Tensor | int, cond: Tensor) -> Tensor:
+        check_tensor("x_t", x_t, ndim=2, floating=True, shape=(None, self.inp.in_features))
+        check_tensor(
+            "cond", cond, ndim=3, floating=True, shape=(x_t.shape[0], None, self.text_proj.in_features)
+        )
+        _check_timesteps(t, x_t.shape[0], "x_t")
         t = torch.as_tensor(t, device=x_t.device).reshape(-1).expand(x_t.shape[0])
         c = self.text_proj(cond).sum(1)
         h = self.inp(x_t) + self.temb(_time_embedding(t, 64).to(x_t.dtype))

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 
 __all__ = [
     "check_probs",
@@ -92,12 +92,12 @@ def _choose(u: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 def sum_mod_choices(codes: np.ndarray, n: int) -> np.ndarray:
     """Vectorised :func:`sum_mod` over the rows of an integer code matrix [N, L]."""
-    return np.asarray(codes, dtype=np.int64).sum(axis=1) % n
+    return check_array("codes", codes, ndim=2, integer=True).astype(np.int64).sum(axis=1) % n
 
 
 def rolling_hash_choices(codes: np.ndarray, probs: Sequence[float], base: int = 31, mod: int = 10**9 + 7):
     """Vectorised :func:`rolling_hash_choice` over the rows of an integer code matrix [N, L]."""
-    codes = np.asarray(codes, dtype=np.int64)
+    codes = check_array("codes", codes, ndim=2, integer=True).astype(np.int64)
     h = np.zeros(codes.shape[0], dtype=np.int64)
     for j in range(codes.shape[1]):
         h = (base * h + codes[:, j]) % mod

@@ -16,7 +16,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_array, check_choice, check_float, check_int
 
 __all__ = ["NETWORKS", "VirtualCell", "steady_state"]
 
@@ -26,7 +26,12 @@ RHO_TARGET = 0.8
 
 def steady_state(W: np.ndarray, b: np.ndarray, kappa: float) -> np.ndarray:
     """Solve (I - kappa W) x = b for x (b: (n,) or (n, m)); refuses kappa * rho(W) >= 1 (no steady state)."""
-    W = np.asarray(W, dtype=float)
+    W = check_array("W", W, ndim=2, finite=True)
+    if W.shape[0] != W.shape[1]:
+        raise ValueError(f"W must be a square (n, n) matrix, got shape {W.shape}")
+    b = check_array("b", b, ndim=(1, 2))
+    if b.shape[0] != W.shape[0]:
+        raise ValueError(f"b must have shape ({W.shape[0]},) or ({W.shape[0]}, m), got {b.shape}")
     rho = float(np.max(np.abs(np.linalg.eigvals(W)))) if W.size else 0.0
     if kappa * rho >= 1.0:
         raise ValueError(

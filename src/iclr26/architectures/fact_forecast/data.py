@@ -144,7 +144,7 @@ def prepare(data: np.ndarray, seq_len: int, pred_len: int, order: np.ndarray | N
         raise TypeError(f"data must be a numpy array (T, N), got {type(data).__name__}")
     if data.ndim != 2:
         raise ValueError(f"data must have shape (T, N), got {data.shape}")
-    if not np.issubdtype(data.dtype, np.number) or not np.all(np.isfinite(data)):
+    if data.dtype.kind not in "iuf" or not np.all(np.isfinite(data)):
         raise ValueError("data must hold finite numbers (no NaN or inf)")
     check_int("seq_len", seq_len, low=1)
     check_int("pred_len", pred_len, low=1)

@@ -142,6 +142,7 @@ class PNAttention(nn.Module):
 
 def naive_pna(attn: PNAttention, z: torch.Tensor) -> torch.Tensor:
     """Loop reference of :meth:`PNAttention.forward` (same parameters), one (cycle, pair, query) at a time."""
+    check_tensor("z", z, ndim=4, floating=True, shape=(None, None, None, attn.d_model))
     B, P, N, _ = z.shape
     hd, G = attn.head_dim, attn.pairs
     W = attn.qkv.weight.view(G, 3 * hd, 2, -1)

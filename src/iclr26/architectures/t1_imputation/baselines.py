@@ -13,12 +13,15 @@ import torch
 from torch import nn
 
 from iclr26.architectures.t1_imputation.model import check_series, masked_normalize
-from iclr26.checks import check_int, check_probability
+from iclr26.checks import check_array, check_int, check_probability
 
 __all__ = ["SAITSLike", "iterative_impute", "knn_impute", "linear_interpolation", "locf"]
 
 
 def _check_np(x: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    for name, a in (("x", x), ("mask", mask)):
+        if np.iscomplexobj(a):
+            raise ValueError(f"{name} must hold real numbers, got a complex array")
     try:
         x, mask = np.asarray(x, dtype=float), np.asarray(mask, dtype=float)
     except (TypeError, ValueError):
@@ -35,7 +38,7 @@ def _check_np(x: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_reference(reference: np.ndarray, n_vars: int) -> np.ndarray:
-    ref = np.asarray(reference, dtype=float)
+    ref = check_array("reference", reference, finite=True)
     if ref.ndim != 2 or ref.shape[1] != n_vars or ref.shape[0] < 1:
         raise ValueError(f"reference must be (time, {n_vars}) training rows, got shape {ref.shape}")
     return ref

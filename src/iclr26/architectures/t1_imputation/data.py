@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int
 
 __all__ = [
     "block_missing",
@@ -95,7 +95,7 @@ def chronological_split(
     series: np.ndarray, fractions: tuple[float, float, float] = (0.7, 0.1, 0.2)
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Train/val/test blocks in time order, all standardised with the training block's mean and std."""
-    series = np.asarray(series, dtype=float)
+    series = check_array("series", series)
     if series.ndim != 2:
         raise ValueError(f"series must be (time, variables), got shape {series.shape}")
     if not np.all(np.isfinite(series)):
@@ -117,6 +117,8 @@ def chronological_split(
 
 def sliding_windows(series: np.ndarray, seq_len: int, stride: int = 1) -> np.ndarray:
     """(N, seq_len, M) windows of a (time, M) series."""
+    if np.iscomplexobj(series):
+        raise ValueError("series must hold real numbers, got a complex array")
     series = np.asarray(series)
     if series.ndim != 2:
         raise ValueError(f"series must be (time, variables), got shape {series.shape}")

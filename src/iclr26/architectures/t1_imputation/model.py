@@ -41,6 +41,8 @@ def check_series(x: torch.Tensor, mask: torch.Tensor, n_vars: int | None = None)
     """Raise ValueError unless `x` and `mask` are (B, T, M) tensors of equal shape with a binary mask."""
     if not isinstance(x, torch.Tensor) or not isinstance(mask, torch.Tensor):
         raise TypeError("x and mask must be torch tensors")
+    if mask.is_complex():
+        raise TypeError(f"mask must be a real 0/1 mask (bool, integer or float), got {mask.dtype}")
     if x.dim() != 3:
         raise ValueError(f"x must have shape (B, T, M), got {tuple(x.shape)}")
     check_tensor("x", x, floating=True)
@@ -94,7 +96,10 @@ def masked_normalize(
 
 
 def front_pad(x: torch.Tensor, kernel: int, stride: int) -> torch.Tensor:
-    """Prepend copies of the last time step so a (kernel, stride) convolution outputs ceil(T / stride) steps."""
+    """Prepend copies of the last time step so a (kernel, stride) convolution outputs ceil(T / stride) steps.
+
+    ``x`` is (..., T): the time axis is the last, any leading axes are carried through, and so is the dtype.
+    """
     check_tensor("x", x)
     check_int("kernel", kernel, low=1)
     check_int("stride", stride, low=1)
@@ -154,10 +159,9 @@ def _pointwise(z: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
 
 
 def _check_z(z: torch.Tensor, channels: int) -> None:
-    if not isinstance(z, torch.Tensor) or z.dim() != 4:
-        raise ValueError(f"input must have shape (B, M, C, T), got {getattr(z, 'shape', type(z))}")
+    check_tensor("z", z, ndim=4, floating=True)
     if z.shape[2] != channels:
-        raise ValueError(f"input has {z.shape[2]} channels (axis 2) but the layer was built for {channels}")
+        raise ValueError(f"z has {z.shape[2]} channels (axis 2) but the layer was built for {channels}")
 
 
 class CHeadAttention(nn.Module):

@@ -24,8 +24,15 @@ __all__ = ["SAITS", "T1", "DeepImputer", "masked_mse"]
 def masked_mse(pred: torch.Tensor, target: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     """Mean squared error over entries with weight 1 (0 if there are none)."""
     check_tensor("pred", pred, floating=True)
-    check_tensor("target", target, shape=tuple(pred.shape))
-    check_tensor("weight", weight, shape=tuple(pred.shape))
+    check_tensor("target", target, floating=True)
+    check_tensor("weight", weight)
+    for name, other in (("target", target), ("weight", weight)):
+        if other.shape != pred.shape:
+            raise ValueError(
+                f"{name} must have the shape of pred {tuple(pred.shape)}, got {tuple(other.shape)}"
+            )
+    if weight.is_complex():
+        raise TypeError(f"weight must be a real 0/1 weight (bool, integer or float), got {weight.dtype}")
     if not bool(((weight == 0) | (weight == 1)).all()):
         raise ValueError("weight must be binary (1 = entry counted, 0 = ignored)")
     w = weight.to(pred.dtype)

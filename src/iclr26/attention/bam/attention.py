@@ -54,7 +54,9 @@ def ssmax_mod(
     check_int("q_offset", q_offset, low=0)
     if not causal:
         check_int("n_keys", n_keys, low=1)
-    scaled = log_n_scaling(scale, causal_len=causal, q_offset=q_offset, n_keys=None if causal else n_keys)
+    scaled = log_n_scaling(
+        scale, causal_len=causal, q_offset=q_offset, n_keys=None if causal else n_keys, name="scale"
+    )
     if bias is None:
         return scaled
 

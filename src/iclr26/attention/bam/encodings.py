@@ -30,7 +30,7 @@ def rope_cos_sin(positions: Tensor, d_head: int, base: float = 10000.0, dtype: t
     """``(cos, sin)`` tables of shape (T, d_head) for integer ``positions`` (rotate-half layout)."""
     if check_int("d_head", d_head, low=2) % 2:
         raise ValueError(f"d_head must be an even int >= 2 for RoPE, got {d_head!r}")
-    check_tensor("positions", positions, ndim=1)
+    check_tensor("positions", positions, ndim=1, floating=False)
     check_float("base", base, low=0.0, low_open=True)
     inv_freq = 1.0 / (
         base ** (torch.arange(0, d_head, 2, dtype=torch.float64, device=positions.device) / d_head)
@@ -46,7 +46,7 @@ def apply_rope(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
     if x.ndim < 1 or x.shape[-1] % 2:
         raise ValueError(f"x must be (..., T, d_head) with an even d_head, got shape {tuple(x.shape)}")
     for name, t in (("cos", cos), ("sin", sin)):
-        check_tensor(name, t)
+        check_tensor(name, t, floating=True)
         try:
             ok = torch.broadcast_shapes(x.shape, t.shape) == x.shape
         except RuntimeError:

@@ -61,6 +61,7 @@ def ggd_bias(
     delta: Tensor, theta_alpha: Tensor, beta: Tensor, mu: Tensor | float = 0.0, eps: float = EPS
 ) -> Tensor:
     """``-exp(theta_alpha) * (|delta - mu| + eps) ** beta`` with every argument broadcast (the README form)."""
+    check_tensor("delta", delta, floating=True)
     _check_bias_args(delta, eps, mu, theta_alpha=theta_alpha, beta=beta)
     return _ggd(delta, theta_alpha, beta, mu, eps)
 
@@ -70,15 +71,16 @@ def _ggd(delta: Tensor, theta_alpha: Tensor, beta: Tensor, mu: Tensor | float, e
 
 
 def _check_bias_args(delta: Tensor | None, eps: float | Tensor, mu: Tensor | float, **params: Tensor) -> None:
-    """Tensors that broadcast together, a finite ``mu`` and a finite ``eps >= 0`` (tensors are used as given)."""
+    """Floating tensors that broadcast together, a finite ``mu`` and a finite ``eps >= 0`` (tensors are used as
+    given)."""
     if delta is not None:
-        check_tensor("delta", delta)
+        check_tensor("delta", delta, floating=True)
     if isinstance(mu, Tensor):
         params = {**params, "mu": mu}
     else:
         check_float("mu", mu)
     for name, t in params.items():
-        check_tensor(name, t)
+        check_tensor(name, t, floating=True)
     if not isinstance(eps, Tensor):
         check_float("eps", eps, low=0.0)
     shapes = [t.shape for t in ([delta] if delta is not None else []) + list(params.values())]
@@ -93,7 +95,9 @@ def _check_bias_args(delta: Tensor | None, eps: float | Tensor, mu: Tensor | flo
 def legacy_ggd_bias(
     delta: Tensor, theta_scale: Tensor, theta_shape: Tensor, mu: Tensor | float = 0.0, eps: float = EPS
 ) -> Tensor:
-    """The earlier code's form, scale inside the power: ``-(|(delta - mu) e^{theta_scale}| + eps) ** theta_shape``."""
+    """The earlier code's form, scale inside the power: ``-(|(delta - mu) e^{theta_scale}| + eps) ** theta_shape``,
+    every argument broadcast (as :func:`ggd_bias`)."""
+    check_tensor("delta", delta, floating=True)
     _check_bias_args(delta, eps, mu, theta_scale=theta_scale, theta_shape=theta_shape)
     return -((torch.abs((delta - mu) * torch.exp(theta_scale)) + eps) ** theta_shape)
 
@@ -101,7 +105,8 @@ def legacy_ggd_bias(
 def legacy_to_readme(
     theta_scale: Tensor, theta_shape: Tensor, eps: float = EPS
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """README-form ``(theta_alpha, beta, eps')`` giving the same bias as :func:`legacy_ggd_bias`.
+    """README-form ``(theta_alpha, beta, eps')`` giving the same bias as :func:`legacy_ggd_bias` (elementwise:
+    `theta_scale` and `theta_shape` of any shapes that broadcast together).
 
     ``(e^s |x| + eps)^b = e^{b s} (|x| + eps e^{-s})^b``, so ``theta_alpha = b s`` and ``eps' = eps e^{-s}``.
     """

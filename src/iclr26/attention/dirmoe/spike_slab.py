@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_float, check_tensor
+from iclr26.checks import check_array, check_float, check_tensor
 from iclr26.lab.moe.router import check_progress
 
 __all__ = [
@@ -114,6 +114,8 @@ def simpson_concentration(simpson: float, base: Tensor | Sequence[float]) -> flo
     """
     if isinstance(base, Tensor):
         check_tensor("base", base, floating=True, ndim=1)
+    else:
+        base = check_array("base", base, ndim=1)
     b = torch.as_tensor(base, dtype=torch.float64)
     if b.ndim != 1 or b.numel() < 2 or not bool((b > 0).all()) or abs(float(b.sum()) - 1) > 1e-6:
         raise ValueError("base must be a probability vector with at least 2 entries, all > 0, summing to 1")

@@ -211,7 +211,7 @@ class RankGeneralizedMixer(nn.Module):
         With ``conv_size > 0`` the state is the pair ``(S, conv_cache)``. ``score_bias`` must be None (a linear-attention mixer has no score matrix to bias). With
         ``return_state`` the final state is returned too, so a sequence can be processed in pieces.
         """
-        check_sequence_input(x, self.d_model)
+        check_sequence_input(x, self.d_model, finite=True)
         if score_bias is not None:
             raise ValueError("score_bias must be None: linear-attention mixers take no additive score bias")
         state, conv = self._check_state(state, x.shape[0])
@@ -232,7 +232,7 @@ class RankGeneralizedMixer(nn.Module):
                 f"x_t must have shape (batch, d_model={self.d_model}), got {tuple(getattr(x_t, 'shape', ()))}"
             )
         x = x_t[:, None]
-        check_sequence_input(x, self.d_model, name="x_t")
+        check_sequence_input(x, self.d_model, name="x_t", finite=True)
         state, conv = self._check_state(state, x.shape[0])
         q, terms, conv = self.core_inputs(x, conv)
         o, s = rank_generalized_recurrence(q, **terms, scale=self.scale, initial_state=state)
@@ -240,7 +240,7 @@ class RankGeneralizedMixer(nn.Module):
 
     def transition_matrices(self, x: Tensor) -> Tensor:
         """The materialised ``P_t`` (B, T, H, d_k, d_k) this mixer applies to its state for input x."""
-        check_sequence_input(x, self.d_model)
+        check_sequence_input(x, self.d_model, finite=True)
         _, terms, _ = self.core_inputs(x)
         return transition_matrices(terms["log_f"], terms["a"], terms["b"], r_ab=terms["r_ab"])
 

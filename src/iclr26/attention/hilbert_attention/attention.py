@@ -75,12 +75,17 @@ def _check_rpb(rpb: Tensor, H: int, W: int, heads: int) -> None:
     check_tensor("rpb", rpb, floating=True)
 
 
-def _check_inputs(x: Tensor, H: int, W: int, k: Tensor | None, v: Tensor | None, rpb: Tensor | None):
+def _check_inputs(
+    x: Tensor, H: int, W: int, k: Tensor | None, v: Tensor | None, rpb: Tensor | None, x_name: str = "x"
+):
+    """`x_name`: the name of the query argument in the caller's signature (``q`` for the masked oracle)."""
     _pos_int("H", H)
     _pos_int("W", W)
     if not isinstance(x, Tensor) or x.ndim != 4:
-        raise ValueError(f"x must be a 4-D tensor (batch, heads, N, dim), got {getattr(x, 'shape', type(x))}")
-    check_tensor("x", x, floating=True)
+        raise ValueError(
+            f"{x_name} must be a 4-D tensor (batch, heads, N, dim), got {getattr(x, 'shape', type(x))}"
+        )
+    check_tensor(x_name, x, floating=True)
     if x.shape[2] != H * W:
         raise ValueError(f"H*W must equal the sequence length N: H*W = {H * W}, N = {x.shape[2]}")
     k = x if k is None else k
@@ -88,11 +93,12 @@ def _check_inputs(x: Tensor, H: int, W: int, k: Tensor | None, v: Tensor | None,
     for name, t in (("k", k), ("v", v)):
         if not isinstance(t, Tensor) or t.ndim != 4 or t.shape[:3] != x.shape[:3]:
             raise ValueError(
-                f"{name} must be a (batch, heads, N, dim) tensor like x {tuple(x.shape)}, got {t.shape}"
+                f"{name} must be a (batch, heads, N, dim) tensor like {x_name} {tuple(x.shape)}, "
+                f"got {getattr(t, 'shape', type(t))}"
             )
         check_tensor(name, t, floating=True)
     if k.shape[3] != x.shape[3]:
-        raise ValueError(f"k must have the query dim {x.shape[3]} of x, got shape {tuple(k.shape)}")
+        raise ValueError(f"k must have the query dim {x.shape[3]} of {x_name}, got shape {tuple(k.shape)}")
     if rpb is not None:
         _check_rpb(rpb, H, W, x.shape[1])
     return k, v
@@ -163,8 +169,8 @@ def _grouped(
         scores = scores + rpb[_rpb_index(cg, cg, H, W).to(rpb.device)].permute(3, 0, 1, 2)
     sg = seg.view(n_groups, group)
     keep = (sg[:, :, None] == sg[:, None, :]) & (sg[:, None, :] >= 0)
-    scores = scores.masked_fill(~keep.to(q.device), float("-inf"))
-    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    keep = keep.to(q.device)
+    weights = flex.masked_softmax(scores.masked_fill(~keep, float("-inf")), keep)
     out_seq = torch.matmul(weights, part(v)).reshape(b, h, L, dv)
     out = v.new_zeros(b, h, q.shape[2], dv)
     out[:, :, perm[valid].to(q.device)] = out_seq[:, :, valid.to(q.device)]
@@ -309,7 +315,7 @@ def masked_reference(
     q: Tensor, k: Tensor, v: Tensor, mask: Tensor, order: Tensor, H: int, W: int, rpb: Tensor | None = None
 ) -> Tensor:
     """Dense oracle: softmax attention under a (N, N) bool mask plus the gathered global bias, via lab.flex."""
-    _check_inputs(q, H, W, k, v, rpb)
+    _check_inputs(q, H, W, k, v, rpb, x_name="q")
     n = H * W
     if not isinstance(mask, Tensor) or mask.dtype != torch.bool or tuple(mask.shape) != (n, n):
         raise ValueError(

@@ -29,7 +29,7 @@ def _check(q: Tensor, k: Tensor, v: Tensor) -> None:
             raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim < 2:
             raise ValueError(f"{name} must be at least 2-D (..., points, dim), got shape {tuple(x.shape)}")
-        check_tensor(name, x, floating=True)
+        check_tensor(name, x, floating=True, finite=True)
     if not (q.dtype == k.dtype == v.dtype):
         raise ValueError(f"q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
     if q.shape[-1] != k.shape[-1]:

@@ -193,7 +193,7 @@ class GatedDeltaNetMixer(_Projections):
 
     def forward(self, x: Tensor, score_bias: Tensor | None = None) -> Tensor:
         """x: (batch, seq, d_model); score_bias is ignored (no scores to bias)."""
-        check_sequence_input(x, self.d_model)
+        check_sequence_input(x, self.d_model, finite=True)
         q, k, v = (t.transpose(1, 2) for t in self.split(x))  # (B, T, H, d)
         g_beta, g_alpha = self.gates(x).chunk(2, dim=-1)  # (B, T, H) each
         terms = delta_rule_terms(

@@ -33,7 +33,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_choice, check_float, check_int, check_tensor
+from iclr26.checks import check_choice, check_float, check_int, check_logits, check_tensor
 
 __all__ = [
     "KERNELS",
@@ -146,8 +146,7 @@ def ridge_coefficients(
     check_tensor("scores", scores, floating=True)
     if scores.ndim < 1 or scores.shape[-1] < 1:
         raise ValueError(f"scores must be (..., Tq, Tk) with Tk >= 1 keys, got shape {tuple(scores.shape)}")
-    if bool(scores.isnan().any()):
-        raise ValueError("scores must hold no NaN (-inf marks a masked key)")
+    check_logits("scores", scores)  # NaN and +inf refused (+inf would give a ridge of 0); -inf masks a key
     if scores.numel() and not bool((scores > float("-inf")).any(-1).all()):
         raise ValueError("scores must leave every query at least one key (a row of all -inf has no ridge)")
     check_choice("ridge", ridge, RIDGES)
@@ -432,6 +431,7 @@ def lla_weights(
     causal: bool = True,
 ) -> Tensor:
     """The corrected attention weights a_ij (B, H, Tq, Tk) of LLA: rows sum to 1, entries may be negative."""
+    check_tensor("k", k, floating=True)
     v = k.new_zeros(*k.shape[:-1], 1)
     _validate(q, k, v, lam, kernel, bandwidth, ridge, "cholesky", None, causal, None, 0.0)
     return _naive(q, k, v, lam, kernel, bandwidth, ridge, "cholesky", causal, None, 1, 0.0)[1]

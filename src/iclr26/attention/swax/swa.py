@@ -43,7 +43,7 @@ def apply_rope(x: Tensor, positions: Tensor, theta: float = 10000.0) -> Tensor:
     d = x.shape[-1]
     if d % 2:
         raise ValueError(f"RoPE needs an even head dimension, got d_head={d}")
-    check_tensor("positions", positions, shape=(x.shape[-2],))
+    check_tensor("positions", positions, shape=(x.shape[-2],), floating=False)
     check_float("theta", theta, low=0.0, low_open=True)
     half = d // 2
     inv_freq = theta ** (-torch.arange(half, device=x.device, dtype=x.dtype) * 2.0 / d)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import minimize
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int
 
 __all__ = ["REWARD_FUNCTIONS", "LipschitzEnv", "bimodal2d", "make_env", "tent1d", "trig1d"]
 
@@ -27,18 +27,29 @@ _CHECK_POINTS = {1: 4001, 2: 201}  # grid points per axis of the Lipschitz / ran
 _STAR_POINTS = {1: 2**16 + 1, 2: 1025}  # grid points per axis of the dense grid for mu*
 
 
+def _points(x: object, dim: int) -> np.ndarray:
+    """`x` as finite (n, dim) arm coordinates."""
+    x = check_array("x", x, ndim=2, finite=True)
+    if x.shape[1] != dim:
+        raise ValueError(f"x must have shape (n, {dim}), got {x.shape}")
+    return x
+
+
 def trig1d(x: np.ndarray) -> np.ndarray:
     """mu(x) = 0.5 + 0.12 sin(5x) + 0.03 cos(13x) on [0, 1] (|mu'| <= 0.6 + 0.39 < 1)."""
+    x = _points(x, 1)
     return 0.5 + 0.12 * np.sin(5.0 * x[:, 0]) + 0.03 * np.cos(13.0 * x[:, 0])
 
 
 def tent1d(x: np.ndarray) -> np.ndarray:
     """mu(x) = 0.9 - |x - 0.37| on [0, 1] (slope exactly 1)."""
+    x = _points(x, 1)
     return 0.9 - np.abs(x[:, 0] - 0.37)
 
 
 def bimodal2d(x: np.ndarray) -> np.ndarray:
     """mu(x) = max(0.9 - ||x - (0.25, 0.3)||, 0.8 - ||x - (0.75, 0.7)||, 0) on [0, 1]^2 (Euclidean cones)."""
+    x = _points(x, 2)
     a = 0.9 - np.hypot(x[:, 0] - 0.25, x[:, 1] - 0.3)
     b = 0.8 - np.hypot(x[:, 0] - 0.75, x[:, 1] - 0.7)
     return np.maximum(np.maximum(a, b), 0.0)

@@ -54,7 +54,10 @@ def _unit_interval(name: str, value: float) -> float:
 def floats(name: str, x: object, what: str) -> np.ndarray:
     """`x` as a float array; a ValueError naming `name` and `what` is expected when it does not convert."""
     try:
-        return np.asarray(x, dtype=float)
+        a = np.asarray(x)
+        if a.dtype.kind == "c":  # a float cast would drop the imaginary part
+            raise ValueError
+        return np.asarray(a, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be {what}, got {x!r}") from None
 

@@ -44,7 +44,10 @@ def check_grid(grid: object, v_max: float | None = None) -> np.ndarray:
     if v_max is not None:
         v_max = check_float("v_max", v_max, low=0.0, low_open=True)
     try:
-        arr = np.asarray(grid, dtype=float)
+        arr = np.asarray(grid)
+        if arr.dtype.kind == "c":  # a float cast would drop the imaginary part
+            raise ValueError
+        arr = np.asarray(arr, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(f"grid must be a 1-D array of at least 2 bids, got {grid!r}") from None
     if arr.ndim != 1 or arr.size < 2:

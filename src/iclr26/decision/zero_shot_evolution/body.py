@@ -73,10 +73,27 @@ def check_genotype(
     return arr
 
 
+def _binary_grid(name: str, g: object, batch: bool = False) -> np.ndarray:
+    """`g` as a uint8 0/1 grid (nx, ny), or (B, nx, ny) with ``batch``; unlike :func:`check_genotype` an empty
+    grid is allowed (these helpers map it to itself)."""
+    if g is None or isinstance(g, (str, bytes)):
+        raise TypeError(f"{name} must be a binary array, got {g!r}")
+    arr = np.asarray(g.detach().cpu().numpy() if hasattr(g, "detach") else g)
+    want = 3 if batch else 2
+    if arr.ndim != want:
+        what = "(B, nx, ny)" if batch else "(nx, ny)"
+        raise ValueError(f"{name} must be a {want}-D binary grid of shape {what}, got shape {arr.shape}")
+    if arr.dtype != bool and (
+        not np.issubdtype(arr.dtype, np.number) or arr.size and not np.isin(arr, (0, 1)).all()
+    ):
+        raise ValueError(f"{name} must be binary (only 0 and 1), got dtype {arr.dtype}")
+    return np.asarray(arr, dtype=np.uint8)
+
+
 def largest_component(g: np.ndarray) -> np.ndarray:
     """The largest 4-connected (face-connected) component of a binary grid (ties: the first in scan order, as
     the official flood fill); an empty grid stays empty."""
-    g = np.asarray(g, dtype=np.uint8)
+    g = _binary_grid("g", g)
     labels, n = ndimage.label(g, structure=_FOUR)
     if n <= 1:
         return g.copy()
@@ -87,7 +104,7 @@ def largest_component(g: np.ndarray) -> np.ndarray:
 def shift_to_bottom_center(g: np.ndarray, dims: tuple[int, int] | None = None) -> np.ndarray:
     """`g` placed in a ``dims`` grid (default: its own shape) with its lowest voxel on row 0 and its voxel centre of
     mass as close as the grid allows to the horizontal centre (the first best shift, as in the official code)."""
-    g = np.asarray(g, dtype=np.uint8)
+    g = _binary_grid("g", g)
     dims = tuple(g.shape) if dims is None else tuple(dims)
     xs, ys = np.nonzero(g)
     if xs.size == 0:
@@ -103,7 +120,7 @@ def shift_to_bottom_center(g: np.ndarray, dims: tuple[int, int] | None = None) -
 def canonical_form(g: np.ndarray) -> np.ndarray:
     """Crop to the bounding box, then the lexicographically smaller (on the flattened cells) of the crop and its
     x-mirror: invariant to translation and to the left-right mirror (gravity rules out rotations in 2-D)."""
-    g = np.asarray(g, dtype=np.uint8)
+    g = _binary_grid("g", g)
     xs, ys = np.nonzero(g)
     if xs.size == 0:
         return g.copy()
@@ -285,7 +302,8 @@ def variation(
 def diversity(genotypes: np.ndarray) -> float:
     """Mean pairwise Hamming distance between flattened genotypes, normalised by the genotype length (the
     official ``diversity.py``); 0 for fewer than two bodies."""
-    g = np.asarray(genotypes).reshape(len(genotypes), -1).astype(np.float64)
+    g = _binary_grid("genotypes", genotypes, batch=True)
+    g = g.reshape(len(g), -1).astype(np.float64)
     n, d = g.shape
     if n < 2:
         return 0.0

@@ -20,6 +20,7 @@ __all__ = ["UniversalController", "cosine_warm_restarts_lr", "masked_center"]
 
 def masked_center(irradiance: torch.Tensor) -> torch.Tensor:
     """Subtract the mean of the non-zero readings of each row from them; zero readings (absent masses) stay 0."""
+    check_tensor("irradiance", irradiance, floating=True)
     mask = irradiance != 0
     count = mask.sum(dim=-1, keepdim=True).clamp_min(1)
     mu = irradiance.masked_fill(~mask, 0).sum(dim=-1, keepdim=True) / count

@@ -27,7 +27,7 @@ import torch
 from PIL import Image
 from torch import nn
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_choice, check_float, check_int, check_tensor, check_token_ids
 from iclr26.generative.aeseval.backends import format_box, indicator_of, option_boxes, task_of
 from iclr26.generative.aeseval.designs import OFFLINE_INDICATORS, AesEvalSample
 from iclr26.lab.vision import Box, VLMBackend, image_fingerprint
@@ -63,6 +63,7 @@ class ImageLevelCNN(nn.Module):
         self.head = nn.Conv2d(4 * w, N_IND, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        check_tensor("x", x, ndim=4, floating=True, shape=(None, 3, None, None))
         f = self.body(x)
         g = f.mean(dim=(2, 3), keepdim=True).expand_as(f)  # global context at every cell
         return self.head(torch.cat([f, g], dim=1))
@@ -91,6 +92,10 @@ class ElementCNN(nn.Module):
         self.head = nn.Sequential(nn.Linear(4 * w + N_IND, 64), nn.GELU(), nn.Linear(64, 1))
 
     def forward(self, crop: torch.Tensor, context: torch.Tensor, ind: torch.Tensor) -> torch.Tensor:
+        check_tensor("crop", crop, ndim=4, floating=True, shape=(None, 3, None, None))
+        n = crop.shape[0]
+        check_tensor("context", context, floating=True, shape=(n, 4, None, None))
+        check_token_ids("ind", check_tensor("ind", ind, shape=(n,)), N_IND)
         one_hot = nn.functional.one_hot(ind, N_IND).float()
         return self.head(torch.cat([self.crop(crop), self.context(context), one_hot], dim=1)).squeeze(1)
 

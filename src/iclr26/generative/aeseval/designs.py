@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_array, check_choice, check_float, check_int
 from iclr26.lab.vision import Box, Element, hue, hue_distance, register_kind, render_design
 from iclr26.lab.vision.render import element_kinds
 
@@ -148,7 +148,7 @@ def balance_offset(boxes: Sequence[Box]) -> float:
 
 def equal_neighbour_share(pixels: np.ndarray) -> float:
     """Share of horizontally adjacent pixel pairs with identical RGB (blockiness; a smooth photo is near 0)."""
-    a = np.asarray(pixels)
+    a = check_array("pixels", pixels, ndim=3)
     return float(np.all(a[:, 1:] == a[:, :-1], axis=-1).mean())
 
 

@@ -8,7 +8,7 @@ from sklearn.cluster import KMeans
 from sklearn.linear_model import Ridge
 from torch import nn
 
-from iclr26.checks import check_int
+from iclr26.checks import check_int, check_tensor
 from iclr26.generative.and_or_template.terms import geometry
 
 __all__ = ["SmallCNN", "hand_features", "kmeans_paradigms", "ridge_ratings", "train_cnn"]
@@ -32,6 +32,7 @@ class SmallCNN(nn.Module):
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        check_tensor("x", x, ndim=4, floating=True, shape=(None, 3, None, None))
         return self.net(x)[:, 0]
 
 

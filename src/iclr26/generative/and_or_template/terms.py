@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iclr26.checks import check_array
 from iclr26.generative.and_or_template.scenes import CATEGORIES, as_parts
 
 __all__ = ["TERMS", "Term", "fit_lambdas", "geometry", "term_features"]
@@ -103,6 +104,9 @@ def _bump(d2: np.ndarray, sigma: float) -> np.ndarray:
 
 def term_features(geo: np.ndarray) -> np.ndarray:
     """(n, K) terminal features of the geometry array (column order = TERMS)."""
+    geo = check_array("geo", geo, ndim=3)
+    if geo.shape[1:] != (len(CATEGORIES), 5):
+        raise ValueError(f"geo must have shape (n, {len(CATEGORIES)}, 5) (see geometry), got {geo.shape}")
     cols = []
     for c in CATEGORIES:
         g = geo[:, C[c]]
@@ -148,8 +152,12 @@ def fit_lambdas(h_ref: np.ndarray, target: np.ndarray, tol: float = 1e-10, max_i
     Targets at or outside the reference sample's range of h_k push lambda to +-LAMBDA_MAX (``clipped``): there
     the moments cannot be matched exactly and the term acts as a near-hard constraint.
     """
-    h_ref = np.asarray(h_ref, dtype=float)
-    target = np.asarray(target, dtype=float)
+    h_ref = check_array("h_ref", h_ref, ndim=2)
+    target = check_array("target", target, ndim=1)
+    if target.shape[0] != h_ref.shape[1]:
+        raise ValueError(
+            f"target must hold one value per column of h_ref ({h_ref.shape[1]}), got {target.shape[0]}"
+        )
     lam = np.zeros_like(target)
     hmin, hmax = h_ref.min(axis=0), h_ref.max(axis=0)
     low, high = target <= hmin + 1e-12, target >= hmax - 1e-12

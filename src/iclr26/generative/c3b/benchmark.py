@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 from iclr26.generative.c3b.chrf import chrf
 from iclr26.generative.c3b.cultures import check_language
 from iclr26.lab.vision import VLMBackend, VQAItem, evaluate, match_choice, strip_reasoning, validate_split
@@ -38,7 +38,7 @@ def bootstrap_mean(
     scores: Sequence[float] | np.ndarray, n_boot: int = 1000, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float, float]:
     """Mean of ``scores`` and its percentile bootstrap interval over items ``(mean, lo, hi)``."""
-    x = np.asarray(scores, dtype=float)
+    x = check_array("scores", scores, ndim=1)
     if x.size == 0:
         return float("nan"), float("nan"), float("nan")
     n_boot = check_int("n_boot", n_boot, 1)

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from iclr26.checks import check_int, check_tensor
+from iclr26.checks import check_array, check_int, check_tensor
 from iclr26.generative.creatidesign.data import BACKGROUNDS, COLOURS, SHAPES, Design
 from iclr26.lab.vision import Box
 
@@ -43,7 +43,7 @@ def crop_boxes(
     images: torch.Tensor, boxes: Sequence[Box], index: Sequence[int], size: int = CROP
 ) -> torch.Tensor:
     """Bilinear ``size x size`` crops of ``images[index[i]]`` inside ``boxes[i]`` (normalised), ``(N, 3, s, s)``."""
-    images = check_tensor("images", images, ndim=4)
+    images = check_tensor("images", images, ndim=4, floating=True, finite=True)
     if len(boxes) != len(index):
         raise ValueError(f"boxes and index must have the same length, got {len(boxes)} and {len(index)}")
     if not boxes:
@@ -78,6 +78,7 @@ class CropClassifier(nn.Module):
         return self.body(x).mean((2, 3))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        check_tensor("x", x, ndim=4, floating=True, shape=(None, 3, None, None))
         f = self.features(x)
         return self.colour(f), self.shape(f)
 
@@ -131,6 +132,14 @@ def train_crop_classifier(
     return net.eval()
 
 
+def _check_images(images: torch.Tensor, designs: Sequence[Design]) -> None:
+    """Finite float renders ``(len(designs), 3, canvas, canvas)`` of the designs, in order."""
+    canvas = designs[0].canvas if len(designs) else None
+    check_tensor(
+        "images", images, ndim=4, floating=True, finite=True, shape=(len(designs), 3, canvas, canvas)
+    )
+
+
 @torch.no_grad()
 def layout_scores(
     net: CropClassifier, images: torch.Tensor, designs: Sequence[Design]
@@ -138,8 +147,7 @@ def layout_scores(
     """Per layout box (in design order): ``correct`` (colour and shape right), ``leak`` (the box shows a colour
     or shape requested for another box of its design and not for itself; NaN in single-element designs),
     ``n_layout`` (elements in its design), ``design`` (its design's index) and the crops' ``features``."""
-    if len(designs) != images.shape[0]:
-        raise ValueError(f"designs and images must match, got {len(designs)} and {images.shape[0]}")
+    _check_images(images, designs)
     x, yc, ys = _layout_crops(images, designs)
     lc, ls = net(x)
     pc, ps = lc.argmax(-1), ls.argmax(-1)
@@ -171,6 +179,7 @@ def subject_fidelity(images: torch.Tensor, designs: Sequence[Design], shift: int
     """Per design: mean over its subjects of the Pearson correlation between the generated region's pixels and
     the sprite (1 = the sprite pasted exactly). ``shift`` compares with the sprite of design ``i + shift``'s
     first subject instead (a mismatched-sprite baseline)."""
+    _check_images(images, designs)
     out = []
     arr = images.numpy()
     for i, d in enumerate(designs):
@@ -194,6 +203,7 @@ def subject_fidelity(images: torch.Tensor, designs: Sequence[Design], shift: int
 
 def background_accuracy(images: torch.Tensor, designs: Sequence[Design]) -> np.ndarray:
     """Per design: 1 when the mean colour of the pixels no element covers is nearest the prompt's background."""
+    _check_images(images, designs)
     names = list(BACKGROUNDS)
     pal = np.asarray([BACKGROUNDS[n] for n in names], dtype=np.float64)
     arr = ((images.clamp(-1, 1).numpy() + 1) * 127.5).transpose(0, 2, 3, 1)
@@ -207,7 +217,7 @@ def background_accuracy(images: torch.Tensor, designs: Sequence[Design]) -> np.n
 
 def frechet_distance(a: np.ndarray, b: np.ndarray) -> float:
     """``|mu_a - mu_b|^2 + tr(S_a + S_b - 2 (S_a S_b)^(1/2))`` between Gaussian fits of the rows of `a`, `b`."""
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a, b = check_array("a", a, ndim=2, finite=True), check_array("b", b, ndim=2, finite=True)
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1] or min(len(a), len(b)) < 2:
         raise ValueError(
             f"a and b must be (n >= 2, d) feature arrays of equal d, got {a.shape} and {b.shape}"

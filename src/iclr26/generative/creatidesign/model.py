@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from iclr26.checks import check_bool, check_int, check_tensor
+from iclr26.checks import check_bool, check_int, check_tensor, check_token_ids
 from iclr26.generative.creatidesign.masks import MaskRules, build_multimodal_attention_mask
 from iclr26.lab.vision import Box, as_box
 
@@ -35,6 +35,11 @@ __all__ = ["MultiConditionDiT", "fourier_box_embedding", "rectified_flow_loss", 
 def fourier_box_embedding(boxes: torch.Tensor, n_freqs: int = 8) -> torch.Tensor:
     """``(..., 4)`` corner coordinates -> ``(..., 8 * n_freqs)``: sin and cos of ``100 ** (f / n_freqs) * x``
     for each frequency f and coordinate (the official GLIGEN-style box embedding)."""
+    check_tensor("boxes", boxes, floating=True)
+    if boxes.ndim < 1 or boxes.shape[-1] != 4:
+        raise ValueError(
+            f"boxes must have a last dimension of 4 corner coordinates, got {tuple(boxes.shape)}"
+        )
     freqs = 100.0 ** (torch.arange(n_freqs, dtype=boxes.dtype, device=boxes.device) / n_freqs)
     emb = boxes[..., None] * freqs  # (..., 4, F)
     return torch.cat([emb.sin(), emb.cos()], dim=-1).flatten(-2)
@@ -266,16 +271,16 @@ class MultiConditionDiT(nn.Module):
         subjects: Sequence[Subjects] | None = None,
     ) -> torch.Tensor:
         """Velocity ``(B, 3, H, W)`` at ``noisy_latent`` and time ``t`` (shape ``(B,)`` in [0, 1])."""
-        x = check_tensor("noisy_latent", noisy_latent, ndim=4)
+        x = check_tensor("noisy_latent", noisy_latent, ndim=4, floating=True)
         if x.shape[1:] != (3, self.image_size, self.image_size):
             raise ValueError(
                 f"noisy_latent must be (B, 3, {self.image_size}, {self.image_size}), got {tuple(x.shape)}"
             )
         bsz = x.shape[0]
-        t = check_tensor("t", t, ndim=1)
+        t = check_tensor("t", t, ndim=1, floating=True)
         if t.shape[0] != bsz:
-            raise ValueError(f"t must have shape ({bsz},), got {tuple(t.shape)}")
-        prompt_ids = check_tensor("prompt_ids", prompt_ids, ndim=2)
+            raise ValueError(f"t must have shape ({bsz},) (the batch of noisy_latent), got {tuple(t.shape)}")
+        prompt_ids = check_token_ids("prompt_ids", check_tensor("prompt_ids", prompt_ids, ndim=2), self.vocab)
         if prompt_ids.shape != (bsz, self.n_prompt):
             raise ValueError(f"prompt_ids must be ({bsz}, {self.n_prompt}), got {tuple(prompt_ids.shape)}")
         layout = [[] for _ in range(bsz)] if layout is None else list(layout)
@@ -305,6 +310,8 @@ def rectified_flow_loss(
 ) -> torch.Tensor:
     """Mean squared error of the predicted velocity against ``x1 - x0`` at ``x_t = (1 - t) x0 + t x1``,
     t ~ U(0, 1), x0 ~ N(0, I) (drawn on the CPU `generator`)."""
+    size = model.image_size
+    check_tensor("x1", x1, ndim=4, floating=True, shape=(len(layout), 3, size, size))
     x0 = torch.randn(x1.shape, generator=generator).to(x1.device)
     t = torch.rand(x1.shape[0], generator=generator).to(x1.device)
     xt = (1 - t)[:, None, None, None] * x0 + t[:, None, None, None] * x1
@@ -323,8 +330,14 @@ def sample_euler(
 ) -> torch.Tensor:
     """Images ``(B, 3, H, W)`` by `steps` Euler steps of the learned flow from t = 0 (noise) to t = 1."""
     steps = check_int("steps", steps, 1)
-    bsz = prompt_ids.shape[0]
+    bsz = check_tensor("prompt_ids", prompt_ids, ndim=2).shape[0]
+    if len(layout) != bsz or len(subjects) != bsz:
+        raise ValueError(
+            f"prompt_ids has {bsz} rows but layout and subjects hold {len(layout)} and {len(subjects)} samples"
+        )
     shape = (bsz, 3, model.image_size, model.image_size)
+    if noise is not None:
+        check_tensor("noise", noise, floating=True, shape=shape)
     x = torch.randn(shape, generator=generator) if noise is None else noise.clone()
     x = x.to(model.pos.device)
     for i in range(steps):

@@ -114,7 +114,7 @@ def tree_values(
 def advantage_weights(advantages: torch.Tensor, beta: float) -> torch.Tensor:
     """w = min(exp(A / beta), 1e30): unnormalised, clipped exponential weights (float64, never inf or NaN)."""
     check_float("beta (a positive temperature)", beta, low=0.0, low_open=True)
-    check_tensor("advantages", advantages)
+    check_tensor("advantages", advantages, floating=True)
     if bool(torch.isnan(advantages).any()):
         raise ValueError("advantages must not hold NaN")
     return torch.exp(advantages.to(torch.float64) / beta).clamp(max=WEIGHT_CLIP)
@@ -122,7 +122,7 @@ def advantage_weights(advantages: torch.Tensor, beta: float) -> torch.Tensor:
 
 def effective_sample_size(weights: torch.Tensor) -> torch.Tensor:
     """Kish effective sample size (sum w)^2 / sum w^2 along the first axis (per factor)."""
-    check_tensor("weights", weights)
+    check_tensor("weights", weights, floating=True)
     if not bool(((weights >= 0) & ~torch.isnan(weights)).all()):
         raise ValueError("weights must be non-negative (no NaN)")
     w = weights.to(torch.float64)

@@ -17,13 +17,26 @@ import math
 
 import torch
 
+from iclr26.checks import check_float, check_tensor
 from iclr26.generative.rg_vfm.manifolds import Manifold
 
 __all__ = ["jacobi_endpoint_norm", "jacobi_factor", "jacobi_gap"]
 
 
+def _check_batch(manifold: Manifold, **tensors: torch.Tensor) -> None:
+    """Floating-point tensors of one shape (batch, *point_shape), the first (the base point) finite."""
+    want: tuple[int | None, ...] = (None, *manifold.point_shape)
+    for k, (name, x) in enumerate(tensors.items()):
+        check_tensor(name, x, floating=True, finite=k == 0, shape=want)
+        want = tuple(x.shape) if k == 0 else want
+
+
 def jacobi_factor(curvature: float, length: float | torch.Tensor) -> float | torch.Tensor:
     """Normal Jacobi-field scale sin(sqrt(K) l) / (sqrt(K) l) (sinh for K < 0, 1 for K = 0)."""
+    if isinstance(length, torch.Tensor):
+        check_tensor("length", length, floating=True)
+    else:
+        length = check_float("length", length, finite=False)
     if curvature == 0:
         return length * 0 + 1.0 if isinstance(length, torch.Tensor) else 1.0
     s = math.sqrt(abs(curvature))
@@ -44,6 +57,7 @@ def jacobi_endpoint_norm(
         raise ValueError(
             f"manifold {manifold.name} has no constant curvature; the closed form does not apply"
         )
+    _check_batch(manifold, x=x, a=a, b=b)
     w = b - a
     aa = manifold.inner(x, a, a)
     par = (manifold.inner(x, w, a) / aa.clamp_min(torch.finfo(a.dtype).tiny)).unsqueeze(-1) * a
@@ -54,5 +68,6 @@ def jacobi_endpoint_norm(
 
 def jacobi_gap(manifold: Manifold, x_t: torch.Tensor, mu: torch.Tensor, x1: torch.Tensor) -> torch.Tensor:
     """Per-pair d(mu, x1)^2 - |log_{x_t} mu - log_{x_t} x1|^2, i.e. |J(1)|^2 - |J'(0)|^2 (RG-VFM minus scaled RFM)."""
+    _check_batch(manifold, x_t=x_t, mu=mu, x1=x1)
     w = manifold.log(x_t, mu) - manifold.log(x_t, x1)
     return manifold.dist(mu, x1).pow(2) - manifold.inner(x_t, w, w)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import torch
 
-from iclr26.checks import check_choice, check_float
+from iclr26.checks import check_choice, check_float, check_tensor
 from iclr26.generative.rg_vfm.manifolds import Manifold, Sphere, bcast
 
 __all__ = ["CFMLoss", "RFMLoss", "RGVFMLoss", "check_pairs"]
@@ -35,9 +35,9 @@ def check_pairs(manifold: Manifold, x0: torch.Tensor, x1: torch.Tensor, t: torch
     manifold.check_point(x1, "x1")
     if x0.shape[0] != x1.shape[0]:
         raise ValueError(f"x0 and x1 must have the same batch size, got {x0.shape[0]} and {x1.shape[0]}")
-    if not isinstance(t, torch.Tensor) or t.dim() != 1 or t.shape[0] != x0.shape[0]:
-        shape = tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
-        raise ValueError(f"t must be a tensor of shape (batch,) = ({x0.shape[0]},), got {shape}")
+    check_tensor("t", t, floating=True)
+    if t.dim() != 1 or t.shape[0] != x0.shape[0]:
+        raise ValueError(f"t must be a tensor of shape (batch,) = ({x0.shape[0]},), got {tuple(t.shape)}")
     if not bool(((t >= 0) & (t < 1)).all()):
         raise ValueError(f"t must lie in [0, 1), got values in [{float(t.min()):.4g}, {float(t.max()):.4g}]")
 
@@ -167,6 +167,9 @@ class CFMLoss:
         self.reduction = reduction
 
     def __call__(self, model: Callable, x0: torch.Tensor, x1: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        check_tensor("x0", x0, floating=True)
+        check_tensor("x1", x1, floating=True)
+        check_tensor("t", t, floating=True)
         if x0.shape != x1.shape:
             raise ValueError(
                 f"x0 and x1 must have the same shape, got {tuple(x0.shape)} and {tuple(x1.shape)}"

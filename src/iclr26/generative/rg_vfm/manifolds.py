@@ -92,6 +92,8 @@ class Manifold(ABC):
         """Raise ValueError naming the manifold when `x` has the wrong shape or lies off the manifold."""
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor of points on {self.name}, got {type(x).__name__}")
+        if not x.is_floating_point():
+            raise TypeError(f"{name} must be a floating-point tensor of points on {self.name}, got {x.dtype}")
         if x.dim() != 1 + len(self.point_shape) or tuple(x.shape[1:]) != self.point_shape:
             raise ValueError(
                 f"{name} must have shape (batch, {', '.join(map(str, self.point_shape))}) for {self.name}, "

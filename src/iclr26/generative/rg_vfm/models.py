@@ -18,7 +18,7 @@ import math
 import torch
 from torch import nn
 
-from iclr26.checks import check_choice, check_int
+from iclr26.checks import check_choice, check_int, check_tensor
 from iclr26.generative.rg_vfm.manifolds import Lorentz, Manifold
 
 __all__ = ["EndpointMLP", "VelocityMLP", "time_embedding"]
@@ -59,6 +59,9 @@ class _TimeMLP(nn.Module):
 
     def raw(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         """Unconstrained ambient output (with ``origin_chart``: a tangent vector at x, see the class notes)."""
+        shape = self.manifold.point_shape
+        check_tensor("x", x, ndim=1 + len(shape), floating=True, shape=(None, *shape))
+        check_tensor("t", t, floating=True)
         if t.dim() != 1 or t.shape[0] != x.shape[0]:
             raise ValueError(f"t must have shape (batch,) = ({x.shape[0]},), got {tuple(t.shape)}")
         temb = time_embedding(t.to(x.dtype), self.time_dim)

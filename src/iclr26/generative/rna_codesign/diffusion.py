@@ -95,6 +95,11 @@ class CoDesignSample:
 def frame_loss(rots_hat: Tensor, trans_hat: Tensor, rots: Tensor, trans: Tensor) -> Tensor:
     """Per-example ``mean_i |p_hat_i - p_i|^2 + |log(R_i^T R_hat_i)|^2`` (B,): zero at the truth and invariant to a
     global rigid motion applied to prediction and target together."""
+    check_tensor("rots_hat", rots_hat, ndim=4, floating=True, shape=(None, None, 3, 3))
+    shape = tuple(rots_hat.shape[:2])
+    check_tensor("trans_hat", trans_hat, floating=True, shape=(*shape, 3))
+    check_tensor("rots", rots, floating=True, shape=(*shape, 3, 3))
+    check_tensor("trans", trans, floating=True, shape=(*shape, 3))
     dp = ((trans_hat - trans) ** 2).sum(-1)
     dr = (so3_log(rots.transpose(-1, -2) @ rots_hat) ** 2).sum(-1)
     return (dp + dr).mean(-1)
@@ -103,6 +108,8 @@ def frame_loss(rots_hat: Tensor, trans_hat: Tensor, rots: Tensor, trans: Tensor)
 def pair_distance_loss(trans_hat: Tensor, trans: Tensor, cutoff: float) -> Tensor:
     """Mean ``(|p_hat_i - p_hat_j| - |p_i - p_j|)^2`` over the pairs i != j whose true distance is below `cutoff`
     (the pairwise-distance auxiliary loss; invariant to rigid motions of either structure)."""
+    check_tensor("trans_hat", trans_hat, ndim=3, floating=True, shape=(None, None, 3))
+    check_tensor("trans", trans, floating=True, shape=tuple(trans_hat.shape))
     d_hat = torch.cdist(trans_hat, trans_hat)
     d = torch.cdist(trans, trans)
     eye = torch.eye(d.shape[-1], dtype=torch.bool, device=d.device)

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_array, check_float, check_int, check_tensor
 
 __all__ = [
     "LOCAL_ATOMS",
@@ -94,7 +94,7 @@ def so3_log(r: Tensor) -> Tensor:
     """Rotation vectors (..., 3) of rotation matrices ``r`` (..., 3, 3), the inverse of :func:`so3_exp` (angle < pi;
     near pi the axis comes from the symmetric part)."""
     check_tensor("r", r, floating=True)
-    if r.shape[-2:] != (3, 3):
+    if r.ndim < 2 or r.shape[-2:] != (3, 3):
         raise ValueError(f"r must have trailing shape (3, 3), got {tuple(r.shape)}")
     tr = r.diagonal(dim1=-2, dim2=-1).sum(-1)
     cos = ((tr - 1) / 2).clamp(-1.0, 1.0)
@@ -118,7 +118,9 @@ def so3_log(r: Tensor) -> Tensor:
         n = col / col.norm(dim=-1, keepdim=True).clamp_min(1e-30)
         sign = torch.where((n * vee).sum(-1, keepdim=True) < 0, -1.0, 1.0).to(r.dtype)
         w = torch.where(near_pi[..., None], sign * n * theta[..., None], w)
-    return w
+    # a non-finite matrix has no rotation vector: NaN there (the clamp above would hide an infinity)
+    bad = ~torch.isfinite(r).flatten(-2).all(-1)
+    return torch.where(bad[..., None], torch.full_like(w, math.nan), w) if bool(bad.any()) else w
 
 
 def random_rotations(n: int, generator: torch.Generator | None = None, dtype=torch.float32) -> Tensor:
@@ -149,7 +151,7 @@ def igso3_angle_density(omega: np.ndarray | float, eps: float, terms: int = 200)
     ``f(w) = sum_l (2l+1) exp(-l(l+1) eps^2 / 2) sin((l+1/2) w) / sin(w/2)`` (eps^2 = variance of the generator).
     For small eps the angle density approaches that of a 3-D Gaussian's norm (Maxwell with scale eps)."""
     eps = check_float("eps", eps, low=0.0, low_open=True)
-    w = np.asarray(omega, dtype=float)
+    w = check_array("omega", omega)
     ell = np.arange(terms)[:, None]
     s = np.sin(w / 2)
     s = np.where(np.abs(s) < 1e-12, 1e-12, s)
@@ -210,12 +212,22 @@ def check_frames(rots: Tensor, trans: Tensor, length: int | None = None) -> None
 
 def atoms_from_frames(rots: Tensor, trans: Tensor) -> Tensor:
     """Pseudo-atoms (..., 3 atoms, 3) = p + R @ LOCAL_ATOMS (C4', N, P)."""
+    check_tensor("rots", rots, floating=True)
+    check_tensor("trans", trans, floating=True)
+    if rots.ndim < 2 or rots.shape[-2:] != (3, 3) or trans.shape != rots.shape[:-1]:
+        raise ValueError(
+            f"rots (..., 3, 3) and trans (..., 3) must share their leading shape; got {tuple(rots.shape)} and "
+            f"{tuple(trans.shape)}"
+        )
     local = LOCAL_ATOMS.to(rots.dtype).to(rots.device)
     return trans[..., None, :] + torch.einsum("...ij,aj->...ai", rots, local)
 
 
 def frames_from_atoms(atoms: Tensor) -> tuple[Tensor, Tensor]:
     """Frames from pseudo-atoms (..., 3, 3) [C4', N, P] by Gram-Schmidt: e1 = C4'->N, e2 from C4'->P."""
+    check_tensor("atoms", atoms, floating=True)
+    if atoms.ndim < 2 or atoms.shape[-2:] != (3, 3):
+        raise ValueError(f"atoms must have trailing shape (3 atoms, 3), got {tuple(atoms.shape)}")
     c4, nb, pb = atoms[..., 0, :], atoms[..., 1, :], atoms[..., 2, :]
     e1 = nb - c4
     e1 = e1 / e1.norm(dim=-1, keepdim=True).clamp_min(1e-12)
@@ -396,7 +408,8 @@ def pairs_from_frames(
     """Pairs read off one structure (L, 3, 3), (L, 3): C4'-C4' distance within PAIR_DISTANCE +- `window`, both
     base directions within `max_angle_deg` of the direction to the partner, ``|i - j| >= min_sep``; conflicts are
     resolved greedily by the summed angle and crossing pairs dropped (the result is nested)."""
-    check_tensor("trans", trans, ndim=2, floating=True)
+    check_tensor("rots", rots, ndim=3, floating=True, finite=True, shape=(None, 3, 3))
+    check_tensor("trans", trans, floating=True, finite=True, shape=(rots.shape[0], 3))
     p = trans.double()
     e1 = rots.double()[..., :, 0]
     diff = p[None, :, :] - p[:, None, :]  # diff[i, j] = p_j - p_i
@@ -433,8 +446,15 @@ def base_pair_f1(pred: list[int], true: list[int]) -> float:
     return 2 * tp / (len(a) + len(b))
 
 
+def _check_point_sets(x: Tensor, y: Tensor, ndim: int) -> None:
+    """`x` and `y`: finite floating point sets of the same shape, (N, 3) (``ndim`` 2) or (B, N, 3) (3)."""
+    check_tensor("x", x, ndim=ndim, floating=True, finite=True, shape=(None,) * (ndim - 1) + (3,))
+    check_tensor("y", y, floating=True, finite=True, shape=tuple(x.shape))
+
+
 def kabsch(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     """Rotation ``R`` and translation ``t`` minimising ``|R x_i + t - y_i|^2`` over points (N, 3) (proper, det 1)."""
+    _check_point_sets(x, y, 2)
     xc, yc = x.mean(0), y.mean(0)
     h = (x - xc).T @ (y - yc)
     u, _, vt = torch.linalg.svd(h)
@@ -447,6 +467,7 @@ def kabsch(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 def kabsch_batch(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     """Batched :func:`kabsch` over point sets (B, N, 3): rotations (B, 3, 3) and translations (B, 3) with
     ``x @ R^T + t`` closest to y."""
+    _check_point_sets(x, y, 3)
     xc, yc = x.mean(-2, keepdim=True), y.mean(-2, keepdim=True)
     h = (x - xc).transpose(-1, -2) @ (y - yc)
     u, _, vt = torch.linalg.svd(h)
@@ -458,6 +479,7 @@ def kabsch_batch(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
 def rmsd(x: Tensor, y: Tensor) -> float:
     """RMSD of points (N, 3) after the optimal (Kabsch) superposition of x onto y."""
+    _check_point_sets(x, y, 2)
     r, t = kabsch(x.double(), y.double())
     return float(((x.double() @ r.T + t - y.double()) ** 2).sum(-1).mean().sqrt())
 
@@ -485,6 +507,7 @@ def tm_score(x: Tensor, y: Tensor, iterations: int = 6) -> float:
     The superposition starts from Kabsch on all points and is refined by re-superposing on the points closer
     than d0 + 1, 2, 4, 8 A (TM-score's heuristic); the best score over these superpositions is returned.
     """
+    _check_point_sets(x, y, 2)
     x, y = x.double(), y.double()
     n = x.shape[0]
     d0 = d0_rna(n)

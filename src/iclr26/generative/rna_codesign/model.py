@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_bool, check_int
+from iclr26.checks import check_bool, check_int, check_tensor, check_token_ids
 from iclr26.generative.rna_codesign.geometry import so3_exp
 
 __all__ = ["Denoiser", "RF2NAAdapter", "TinyFrameTransformer"]
@@ -140,6 +140,11 @@ class TinyFrameTransformer(nn.Module):
         self, tokens: Tensor, rots: Tensor, trans: Tensor, t: Tensor
     ) -> tuple[Tensor, Tensor, Tensor]:
         """Logits (B, L, 4) and predicted clean frames (rotations, positions) from the noisy state at times t."""
+        check_token_ids("tokens", check_tensor("tokens", tokens, ndim=2), N_TOKENS)
+        b, n = tokens.shape
+        check_tensor("rots", rots, floating=True, shape=(b, n, 3, 3))
+        check_tensor("trans", trans, floating=True, shape=(b, n, 3))
+        check_tensor("t", t, floating=True, shape=(b,))
         t_feat = _time_features(t.to(trans.dtype), 16)
         z = self.pair_features(tokens, rots, trans, t_feat)
         bias = self.to_bias(z).permute(0, 3, 1, 2)  # (B, heads * layers, L, L)

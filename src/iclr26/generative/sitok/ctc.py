@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.checks import check_int, check_tensor
+from iclr26.checks import check_int, check_logits, check_tensor
 
 __all__ = ["CTCHead", "ctc_greedy_decode", "edit_distance", "pad_targets", "phone_error_rate"]
 
@@ -98,7 +98,13 @@ def ctc_loss(
 
 def ctc_greedy_decode(log_probs: Tensor, lengths: Tensor, blank: int) -> list[list[int]]:
     """Best-path decoding: argmax per frame, merge repeats, drop blanks; `log_probs` (B, T, C), `lengths` (B,)."""
-    check_tensor("log_probs", log_probs, ndim=3, floating=True)
+    check_logits("log_probs", log_probs, ndim=3)
+    check_tensor("lengths", lengths, floating=False, shape=(log_probs.shape[0],))
+    if lengths.numel() and (int(lengths.min()) < 0 or int(lengths.max()) > log_probs.shape[1]):
+        raise ValueError(
+            f"lengths must lie in [0, {log_probs.shape[1]}] (the frames of log_probs), got values in "
+            f"[{int(lengths.min())}, {int(lengths.max())}]"
+        )
     best = log_probs.argmax(-1).cpu()
     out = []
     for b in range(best.shape[0]):

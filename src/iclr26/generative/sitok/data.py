@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from scipy.signal import lfilter
 
-from iclr26.checks import check_int, check_tensor
+from iclr26.checks import check_array, check_int, check_tensor
 
 __all__ = [
     "HOP",
@@ -252,6 +252,10 @@ _FBANK: torch.Tensor | None = None
 def log_mel(wave: torch.Tensor | np.ndarray) -> torch.Tensor:
     """(n_samples,) 16 kHz waveform -> (128, frames) log-mel at 50 Hz, frames = 1 + n_samples // 320."""
     global _FBANK
+    if torch.is_tensor(wave):
+        check_tensor("wave", wave, floating=True)
+    else:
+        wave = check_array("wave", wave)
     x = torch.as_tensor(wave, dtype=torch.float32)
     check_tensor("wave", x, ndim=1, floating=True, finite=True)
     if _FBANK is None:

@@ -198,6 +198,7 @@ class RectifiedFlowDecoder(nn.Module):
 def euler_sample(velocity: Callable[[Tensor, Tensor], Tensor], noise: Tensor, steps: int) -> Tensor:
     """Integrate dx/dtau = velocity(x, tau) from tau = 0 (x = noise) to 1 with `steps` Euler steps."""
     steps = check_int("steps", steps, low=0)
+    check_tensor("noise", noise, floating=True)
     x = noise
     for k in range(steps):
         tau = torch.full((noise.shape[0],), k / steps, dtype=noise.dtype, device=noise.device)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 
 __all__ = ["bootstrap_se", "frechet_distance", "gaussian_stats"]
 
@@ -32,6 +32,8 @@ def _sqrt_psd(s: np.ndarray) -> np.ndarray:
 
 def frechet_distance(a: np.ndarray, b: np.ndarray) -> float:
     """Fréchet distance between the Gaussian statistics of frame sets `a` (n, d) and `b` (m, d)."""
+    a = check_array("a", a, ndim=2, finite=True)
+    b = check_array("b", b, ndim=2, finite=True)
     mu_a, s_a = gaussian_stats(a)
     mu_b, s_b = gaussian_stats(b)
     if mu_a.shape != mu_b.shape:

@@ -67,7 +67,10 @@ class CausalEncoder(nn.Module):
         self.norm = nn.LayerNorm(d_model)
 
     def forward(self, x: Tensor) -> Tensor:
+        check_tensor("x", x, ndim=3, floating=True, shape=(None, None, self.inp.in_features))
         n = x.shape[1]
+        if n > self.pos.shape[0]:
+            raise ValueError(f"x has {n} frames, more than max_len = {self.pos.shape[0]}")
         causal = torch.triu(torch.full((n, n), float("-inf"), device=x.device), 1)
         h = self.inp(x) + self.pos[:n]
         return self.norm(self.layers(h, mask=causal, is_causal=True))

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.harness.progress import track
 from iclr26.lab.masked_diffusion import reverse_transition
 
@@ -68,6 +68,8 @@ class AmortisedProposal(nn.Module):
 
     def forward(self, logits: Tensor, x_t: Tensor, t: float) -> Tensor:
         """Corrected logits (B, L, V) from the base logits, the state and the time."""
+        check_tensor("logits", logits, floating=True)
+        check_token_ids("x_t", check_tensor("x_t", x_t), self.vocab_size)
         if logits.shape[1:] != (self.seq_len, self.vocab_size) or x_t.shape != logits.shape[:2]:
             raise ValueError(
                 f"logits must have shape (batch, {self.seq_len}, {self.vocab_size}) and x_t (batch, "

@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_choice, check_float, check_int, check_logits, check_tensor, check_token_ids
 from iclr26.lab.masked_diffusion import SCHEDULES, reverse_transition
 
 __all__ = [
@@ -103,11 +103,13 @@ class SMCResult:
 
 def logmeanexp(x: Tensor, dim: int = -1) -> Tensor:
     """``log mean exp(x)`` along ``dim`` without overflow."""
+    check_tensor("x", x, floating=True)
     return torch.logsumexp(x, dim=dim) - math.log(x.shape[dim])
 
 
 def ess_from_log_weights(log_w: Tensor) -> Tensor:
     """Effective sample size ``(sum w)^2 / sum w^2`` along the last axis, from log-weights (in [1, N])."""
+    check_tensor("log_w", log_w, floating=True)
     return torch.exp(2.0 * torch.logsumexp(log_w, -1) - torch.logsumexp(2.0 * log_w, -1))
 
 
@@ -128,6 +130,7 @@ def token_reward(fn: Callable[[Tensor], Tensor]) -> RewardFn:
     """Adapt a reward on token ids (B, L) to the one-hot interface of :func:`smc_sample` (not differentiable)."""
 
     def wrapped(onehot: Tensor) -> Tensor:
+        check_tensor("onehot", onehot, ndim=3, floating=True, finite=True)
         return fn(onehot.argmax(-1)).to(onehot.dtype)
 
     return wrapped
@@ -210,8 +213,10 @@ def lookahead_twist(
     r_hat (B,), grad (B, L, V) or None)``.
     """
     mask_id = int(model.mask_id)
+    check_tensor("x_t", x_t, ndim=2, floating=False)
     with torch.enable_grad() if need_grad else torch.no_grad():
         n_vocab = _vocab_size(model, x_t)
+        check_token_ids("x_t", x_t, n_vocab)
         onehot = F.one_hot(x_t, n_vocab).float()
         if need_grad:
             onehot.requires_grad_(True)
@@ -276,6 +281,9 @@ def tilted_transition(
     positions is the brief's choice for plain MDLM, where unmasked positions are copied and carry no choice.
     """
     check_choice("mask_mass", mask_mass, MASK_MASS_RULES)
+    check_tensor("base_logq", base_logq, ndim=3, floating=True)
+    check_tensor("guidance", guidance, floating=True, shape=tuple(base_logq.shape))
+    check_token_ids("x_t", check_tensor("x_t", x_t, shape=tuple(base_logq.shape[:2])), base_logq.shape[-1])
     base_logq = base_logq.double()
     guidance = guidance.double()
     masked = x_t == mask_id
@@ -307,6 +315,7 @@ def resample_indices(
 ) -> Tensor:
     """Ancestor indices (R, N) drawn ∝ weights per run (row) of ``log_w`` (R, N)."""
     check_choice("resample", method, RESAMPLERS)
+    check_logits("log_w", log_w, ndim=2)
     probs = torch.softmax(log_w.double(), -1)
     n, dev = probs.shape[-1], probs.device
     if method == "multinomial":
@@ -339,12 +348,18 @@ def _check_args(
     check_float("tau", tau, low=0.0, low_open=True, finite=False)
     check_float("ess_threshold (a fraction of num_particles)", ess_threshold, 0.0, 1.0)
     check_choice("resample", resample, RESAMPLERS)
+    if isinstance(lambdas, str) or (torch.is_tensor(lambdas) and not lambdas.is_floating_point()):
+        raise TypeError(f"lambdas must be floats (a tensor or a sequence), got {_describe(lambdas)}")
     lam = torch.ones(steps + 1, dtype=torch.float64) if lambdas is None else torch.as_tensor(lambdas).double()
     if lam.ndim != 1 or lam.numel() != steps + 1:
         raise ValueError(f"lambdas must have length steps + 1 = {steps + 1}, got shape {tuple(lam.shape)}")
     if not bool(torch.isfinite(lam).all()) or bool((lam < 0).any()):
         raise ValueError("lambdas must be finite and non-negative")
     return lam.clamp(min=1e-3)
+
+
+def _describe(x: object) -> str:
+    return f"a {x.dtype} tensor" if torch.is_tensor(x) else repr(x)
 
 
 def smc_sample(

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.lab.cache import cached_torch
 from iclr26.lab.masked_diffusion import MaskedDiffusionTransformer, train_mdlm
 
@@ -74,6 +74,12 @@ class MarkovChain:
     p2: Tensor  # (V, V)
     p3: Tensor  # (V, V, V)
 
+    def __post_init__(self) -> None:
+        check_tensor("p1", self.p1, ndim=1, floating=True)
+        v = self.p1.shape[0]
+        check_tensor("p2", self.p2, floating=True, shape=(v, v))
+        check_tensor("p3", self.p3, floating=True, shape=(v, v, v))
+
     @property
     def n_tokens(self) -> int:
         return int(self.p1.shape[0])
@@ -120,6 +126,7 @@ class MotifReward:
         self.motif = tuple(int(m) for m in motif)
 
     def __call__(self, onehot: Tensor) -> Tensor:
+        check_tensor("onehot", onehot, floating=True)
         if onehot.ndim != 3:
             raise ValueError(f"onehot must have shape (batch, length, vocab), got {tuple(onehot.shape)}")
         k, length = len(self.motif), onehot.shape[1]

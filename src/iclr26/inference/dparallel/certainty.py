@@ -44,6 +44,8 @@ def _check_ids(input_ids: Tensor) -> None:
         raise ValueError("input_ids must be an integer tensor of token ids")
     if input_ids.ndim != 2:
         raise ValueError(f"input_ids must have shape (batch, length), got {tuple(input_ids.shape)}")
+    if input_ids.numel() and int(input_ids.min()) < 0:
+        raise ValueError(f"input_ids must hold token ids >= 0, got {int(input_ids.min())}")
 
 
 def _rand(shape: tuple[int, ...], generator: torch.Generator | None, device: torch.device) -> Tensor:

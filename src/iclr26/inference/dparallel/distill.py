@@ -16,6 +16,7 @@ from torch import Tensor, nn
 from iclr26.checks import check_int
 from iclr26.harness.progress import track
 from iclr26.inference.dparallel.decoding import decode, resolve_mask_id
+from iclr26.lab.masked_diffusion import check_mask_id
 
 __all__ = ["DistillDataset", "self_distill_dataset"]
 
@@ -57,6 +58,7 @@ def self_distill_dataset(
     mask_id = resolve_mask_id(teacher, mask_id)
     if not torch.is_tensor(prompts) or prompts.ndim != 2 or prompts.shape[0] == 0:
         raise ValueError("prompts must be a non-empty (N, P) integer tensor")
+    check_mask_id(prompts, mask_id, "prompts")
     check_int("batch_size", batch_size, low=1)
     was = teacher.training
     teacher.eval()

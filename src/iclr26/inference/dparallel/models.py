@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_int
+from iclr26.checks import check_int, check_tensor, check_token_ids
 from iclr26.lab.masked_diffusion import MaskedDiffusionLM
 
 __all__ = ["LLADA_MASK_ID", "HFMaskedDiffusionAdapter", "MaskedDiffusionLM"]
@@ -76,6 +76,11 @@ class HFMaskedDiffusionAdapter(nn.Module):
         return cls(model, mask_id)
 
     def forward(self, ids: Tensor) -> Tensor:
+        """(batch, length) token ids -> (batch, length, vocab) logits."""
+        check_tensor("ids", ids, ndim=2, floating=False)
+        emb = self.model.get_input_embeddings() if hasattr(self.model, "get_input_embeddings") else None
+        if isinstance(emb, nn.Embedding):
+            check_token_ids("ids", ids, emb.num_embeddings)
         out = self.model(input_ids=ids)
         logits = out if torch.is_tensor(out) else getattr(out, "logits", None)
         if logits is None and isinstance(out, (tuple, list)):

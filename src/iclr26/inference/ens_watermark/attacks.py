@@ -17,7 +17,7 @@ import inspect
 import numpy as np
 import torch
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 
 __all__ = ["paraphrase_attack", "regenerate_tokens", "smoothing_attack", "substitution_attack"]
 
@@ -62,6 +62,11 @@ def regenerate_tokens(
     ids beyond the model's vocabulary cannot occur (its logits have exactly that many entries). The draws are
     made on the generator's device (a CPU generator works with a cuda model) and moved back.
     """
+    check_tensor("ids", ids, ndim=2, floating=False)
+    check_tensor("mask", mask)
+    emb = model.get_input_embeddings() if hasattr(model, "get_input_embeddings") else None
+    if isinstance(emb, torch.nn.Embedding):
+        check_token_ids("ids", ids, emb.num_embeddings)
     if mask.shape != ids.shape or mask[:, 0].any():
         raise ValueError("mask must have the shape of ids and leave the first position unmasked")
     if not float(temperature) > 0:

@@ -106,7 +106,13 @@ class LinearGroup(nn.Module):
         self.bias = nn.Parameter(bias)
 
     def forward(self, hidden_states: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
-        """Apply the affine map to the hidden states."""
+        """Apply the affine map to the hidden states (..., d): position-wise, over any leading axes."""
+        check_tensor("hidden_states", hidden_states, floating=True)
+        if hidden_states.ndim < 1 or hidden_states.shape[-1] != self.weight.shape[0]:
+            raise ValueError(
+                f"hidden_states must be (..., {self.weight.shape[0]}) hidden states, "
+                f"got shape {tuple(hidden_states.shape)}"
+            )
         return hidden_states @ self.weight + self.bias
 
 
@@ -118,6 +124,7 @@ def linear_replacement(
     n_layers = len(getattr(*decoder_layers(model)))
     check_group(n_layers, start, group_len, min_len=1)
     check_float("ridge", ridge, low=0.0)
+    check_model_ids(model, calibration, "calibration")
     hs = group_activations(model, calibration)
     x = hs[start].reshape(-1, hs[start].shape[-1]).double()
     y = hs[start + group_len].reshape(-1, x.shape[-1]).double()

@@ -146,9 +146,10 @@ def sparsegpt_matrix(
     else:
         check_tensor("prune_mask", prune_mask, shape=tuple(weight.shape))
     d_out, d_in = weight.shape
+    check_tensor("gram", gram, floating=True)
     if gram.shape != (d_in, d_in):
         raise ValueError(f"gram must be ({d_in}, {d_in}), got {tuple(gram.shape)}")
-    check_tensor("gram", gram, floating=True, finite=True)
+    check_tensor("gram", gram, finite=True)
     dt = torch.float64 if weight.dtype == torch.float64 else torch.float32
     w_all = weight.clone().to(dt)
     h = gram.clone().to(dt)

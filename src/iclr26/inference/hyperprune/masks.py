@@ -65,8 +65,9 @@ def pattern_logits_from_scores(scores: torch.Tensor, n: int, m: int) -> torch.Te
     """Per group, the sum of ``scores`` over the kept positions of every pattern: ``(d_out, d_in/m, C(m,n))``."""
     check_nm(n, m)
     check_matrix(scores, m, "scores")
-    if bool(scores.isnan().any()):
-        raise ValueError("scores must hold no NaN (a NaN score would pick the first pattern silently)")
+    check_tensor("scores", scores, floating=True)
+    if not bool(scores.isfinite().all()):
+        raise ValueError("scores must be finite (a NaN or infinite score would pick a pattern silently)")
     pats = nm_patterns(n, m).to(scores.dtype)
     return scores.reshape(scores.shape[0], -1, m) @ pats.T
 
@@ -103,8 +104,8 @@ def is_nm_sparse(weight: torch.Tensor, n: int, m: int) -> bool:
 
 def apply_nm_mask(weight: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """``weight`` with the entries where ``mask`` is False set to exactly zero (a new tensor)."""
-    if not isinstance(weight, torch.Tensor) or not isinstance(mask, torch.Tensor):
-        raise TypeError("weight and mask must be torch.Tensors")
+    check_tensor("weight", weight, floating=True)
+    check_tensor("mask", mask)
     if weight.shape != mask.shape:
         raise ValueError(f"mask shape {tuple(mask.shape)} must equal weight shape {tuple(weight.shape)}")
     if mask.dtype != torch.bool and not bool(((mask == 0) | (mask == 1)).all()):
@@ -132,6 +133,8 @@ def gumbel_pattern_mask(
 ) -> torch.Tensor:
     """Differentiable group mask from pattern logits ``(..., P)``: returns ``(..., m)``.
 
+    ``patterns`` is the ``(P, m)`` 0/1 table of :func:`nm_patterns` (any real dtype: it is cast to the logits').
+
     Soft path: ``pi = softmax((logits + g) / tau)``, ``mask = pi @ patterns`` with Gumbel noise ``g`` (``noise``
     if given, zero-noise when ``noise`` is a zero tensor). With ``hard=True`` the forward value is the hard
     pattern of ``argmax(logits + g)`` and the backward pass is the soft path's (straight-through).
@@ -139,10 +142,16 @@ def gumbel_pattern_mask(
     check_float("tau", tau, low=0.0, low_open=True)
     check_tensor("logits", logits, floating=True)
     check_tensor("patterns", patterns, ndim=2)
+    if patterns.is_complex():
+        raise TypeError(f"patterns must be a real 0/1 pattern table, got {patterns.dtype}")
     if logits.ndim < 1:
         raise ValueError(f"logits must be (..., P) pattern logits, got shape {tuple(logits.shape)}")
     if noise is not None:
-        check_tensor("noise", noise, floating=True, shape=tuple(logits.shape))
+        check_tensor("noise", noise, floating=True)
+        if noise.shape != logits.shape:
+            raise ValueError(
+                f"noise must have the shape of logits {tuple(logits.shape)}, got {tuple(noise.shape)}"
+            )
     if logits.shape[-1] != patterns.shape[0]:
         raise ValueError(
             f"logits last dim {logits.shape[-1]} must equal the number of patterns {patterns.shape[0]}"

@@ -75,6 +75,7 @@ def group_features(
     check_nm(n, m)
     check_matrix(weight, m)
     check_gram(weight, gram)
+    check_tensor("weight", weight, finite=True)
     xn = gram.diagonal().clamp_min(0).sqrt()
     f1 = _standardize(torch.log(weight.abs() + 1e-12))
     f2 = _standardize(torch.log(wanda_scores(weight, gram) + 1e-12))
@@ -84,10 +85,17 @@ def group_features(
     return feats, prior
 
 
+def _check_keep(keep: torch.Tensor, weight: torch.Tensor) -> None:
+    """A keep mask shaped like `weight`: 0/1 (any real dtype: bool, integer or float) or soft probabilities."""
+    check_tensor("keep", keep, shape=tuple(weight.shape))
+    if keep.is_complex():
+        raise TypeError(f"keep must be a real (bool, integer or float) keep mask, got {keep.dtype}")
+
+
 def reconstruction_error(weight: torch.Tensor, keep: torch.Tensor, gram: torch.Tensor) -> torch.Tensor:
     """``||(W - M o W) X||^2 / ||W X||^2`` from the Gram matrix ``X^T X / N`` (differentiable in ``keep``)."""
     check_tensor("weight", weight, ndim=2, floating=True)
-    check_tensor("keep", keep, shape=tuple(weight.shape))
+    _check_keep(keep, weight)
     check_gram(weight, gram)
     d = weight * (1 - keep.to(weight.dtype))
     return ((d @ gram) * d).sum() / ((weight @ gram) * weight).sum().clamp_min(1e-30)
@@ -111,7 +119,7 @@ def outlier_retention(
     8.0
     """
     check_tensor("weight", weight, ndim=2, floating=True)
-    check_tensor("keep", keep, shape=tuple(weight.shape))
+    _check_keep(keep, weight)
     check_gram(weight, gram)
     energy = weight**2 * gram.diagonal().clamp_min(0)[None, :]  # W_ij^2 E[x_j^2]
     kept = (energy * keep.to(weight.dtype)).sum()
@@ -156,7 +164,14 @@ class HyperNetwork(nn.Module):
     def forward(
         self, feats: torch.Tensor, prior: torch.Tensor, e_layer: torch.Tensor, comp: int
     ) -> torch.Tensor:
-        """Pattern logits ``(G, P)`` of ``G`` groups of one component ``comp`` in the layer of ``e_layer``."""
+        """Pattern logits ``(G, P)`` of ``G`` groups of one component ``comp`` in the layer of ``e_layer``.
+
+        ``feats`` (G, 3m) and ``prior`` (G, P) as from :func:`group_features`; ``e_layer`` (emb_dim,).
+        """
+        check_tensor("feats", feats, ndim=2, floating=True, shape=(None, self.feat.in_features))
+        check_tensor("prior", prior, floating=True, shape=(feats.shape[0], self.out.out_features))
+        check_tensor("e_layer", e_layer, floating=True, shape=(self.ctx.in_features // 2,))
+        check_int("comp", comp, 0, self.comp_emb.shape[0] - 1)
         ctx = self.ctx(torch.cat([e_layer, self.comp_emb[comp]]))
         h = nn.functional.gelu(self.feat(feats) + ctx)
         h = nn.functional.gelu(self.mid(h))

@@ -17,7 +17,8 @@ mismatch |i/n_A - j/n_B|; a random number). FLOPs come from ``torch.utils.flop_c
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -125,8 +126,17 @@ def count_flops(module: nn.Module, example: torch.Tensor) -> int:
         )
     counter = FlopCounterMode(display=False)
     with torch.no_grad(), counter:
-        module(example)
+        _named("example", module, example)
     return int(counter.get_total_flops()) // max(1, example.shape[0])
+
+
+def _named(name: str, call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)``; a ValueError or TypeError of the model on bad input is re-raised naming the argument
+    `name` the input came from."""
+    try:
+        return call(*args)
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"{name}: {err}") from err
 
 
 def fit_stitch_ls(H_a: torch.Tensor, H_b: torch.Tensor, ridge: float = 1e-4) -> nn.Linear:
@@ -180,15 +190,18 @@ def fit_stitch_ls(H_a: torch.Tensor, H_b: torch.Tensor, ridge: float = 1e-4) -> 
 
 
 def _stack(calib: torch.Tensor | Iterable) -> torch.Tensor:
+    """The calibration inputs as one finite floating tensor."""
     if isinstance(calib, torch.Tensor):
-        return calib
-    if calib is None or not isinstance(calib, Iterable):
+        return check_tensor("calib_loader", calib, floating=True, finite=True)
+    if calib is None or isinstance(calib, (str, bytes)) or not isinstance(calib, Iterable):
         raise TypeError(
             f"calib_loader must be a tensor or an iterable of batches, got {type(calib).__name__}"
         )
     parts = [b[0] if isinstance(b, (tuple, list)) else b for b in calib]
     if not parts:
         raise ValueError("calib_loader is empty")
+    for i, part in enumerate(parts):
+        check_tensor(f"calib_loader (batch {i})", part, floating=True, finite=True)
     return torch.cat(parts)
 
 
@@ -216,7 +229,7 @@ def kl_similarity_matrix(
     check_float("T", T, low=0.0, low_open=True)  # a temperature
     check_float("ridge", ridge, low=0.0)
     x = _stack(calib_loader)
-    fa, fb = anchor_a.features(x), anchor_b.features(x)
+    fa, fb = _named("calib_loader", anchor_a.features, x), _named("calib_loader", anchor_b.features, x)
     n_a, n_b = len(fa) - 1, len(fb) - 1
     out = np.zeros((n_a, n_b))
     for i in range(1, n_a + 1):
@@ -260,8 +273,8 @@ def cka_similarity_matrix(
     """Linear CKA of token-mean pooled activations for every (i, j), i = 1..n_A, j = 1..n_B (higher = more similar)."""
     _check_pair(anchor_a, anchor_b)
     x = _stack(calib_loader)
-    fa = [h.mean(1).numpy() for h in anchor_a.features(x)[1:]]
-    fb = [h.mean(1).numpy() for h in anchor_b.features(x)[1:]]
+    fa = [h.mean(1).numpy() for h in _named("calib_loader", anchor_a.features, x)[1:]]
+    fb = [h.mean(1).numpy() for h in _named("calib_loader", anchor_b.features, x)[1:]]
     return np.array([[linear_cka(a, b) for b in fb] for a in fa])
 
 
@@ -272,9 +285,10 @@ def candidate_flops(anchor_a: nn.Module, anchor_b: nn.Module, example: torch.Ten
     FlopCounterMode; equal to ``StitchedNet(...).flops(example)`` (tested).
     """
     _check_pair(anchor_a, anchor_b)
+    check_tensor("example", example)
     with torch.no_grad():
-        ha = anchor_a.features(example)
-        hb = anchor_b.features(example)
+        ha = _named("example", anchor_a.features, example)
+        hb = _named("example", anchor_b.features, example)
     ea = count_flops(anchor_a.embed, example)
     ba = [count_flops(m, ha[k]) for k, m in enumerate(anchor_a.blocks)]
     bb = [count_flops(m, hb[k]) for k, m in enumerate(anchor_b.blocks)]

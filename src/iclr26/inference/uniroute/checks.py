@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from iclr26.checks import check_float
+from iclr26.checks import check_array, check_float
 
 __all__ = ["check_cost", "check_costs", "check_embeddings", "check_errors", "check_rng", "is_text"]
 
@@ -25,10 +25,7 @@ def is_text(X: object) -> bool:
 
 def check_embeddings(X: object, name: str, n_features: int | None = None) -> np.ndarray:
     """`X` as a finite float array of shape (n, D) with n >= 1 (and D == n_features when given)."""
-    try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a numeric array of shape (n, D), got {type(X).__name__}") from err
+    arr = check_array(name, X)  # None, a string, complex or non-numeric entries: refused by name
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"{name} must have shape (n, D) with n, D >= 1, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -45,12 +42,7 @@ def check_errors(E: object, name: str, shape: tuple[int | None, ...] | None = No
 
     ``None`` in `shape` leaves that axis free.
     """
-    try:
-        arr = np.asarray(E, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(
-            f"{name} must be a numeric array of errors in [0, 1], got {type(E).__name__}"
-        ) from err
+    arr = check_array(name, E)  # None, a string, complex or non-numeric entries: refused by name
     if shape is not None:
         ok = arr.ndim == len(shape) and all(s is None or s == a for s, a in zip(shape, arr.shape))
         if not ok:
@@ -77,10 +69,7 @@ def check_costs(
     costs: object, name: str = "costs", size: int | None = None, positive: bool = True
 ) -> np.ndarray:
     """`costs` as a non-empty finite 1-D float array (of `size` entries when given; all > 0 if `positive`)."""
-    try:
-        arr = np.asarray(costs, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a numeric 1-D array of costs, got {type(costs).__name__}") from err
+    arr = check_array(name, costs)  # None, a string, complex or non-numeric entries: refused by name
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array (one cost per LLM), got shape {arr.shape}")
     if size is not None and arr.size != size:

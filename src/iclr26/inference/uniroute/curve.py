@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int
 from iclr26.inference.uniroute.checks import check_costs, check_errors
 
 __all__ = [
@@ -56,7 +56,7 @@ def route_scores(gamma: np.ndarray, costs: np.ndarray, lam: float) -> np.ndarray
     Ties go to the lowest index (``np.argmin``). ``lam = inf`` routes to the cheapest LLM; among equally cheap
     ones, to the lowest predicted error.
     """
-    gamma = np.asarray(gamma, dtype=float)
+    gamma = check_array("gamma", gamma)
     if gamma.ndim != 2 or gamma.shape[1] == 0:
         raise ValueError(f"gamma must be an (n, pool) array of predicted errors, got shape {gamma.shape}")
     if not np.all(np.isfinite(gamma)):
@@ -91,6 +91,11 @@ def lambda_grid(costs: np.ndarray, n: int = 200, lo: float = 1e-4) -> np.ndarray
     return np.concatenate([[0.0], np.geomspace(lo, hi, n)])
 
 
+def _curve_points(cost: object, accuracy: object) -> tuple[np.ndarray, np.ndarray]:
+    """The points of a deferral curve: `cost` and `accuracy` as 1-D float arrays (one entry per lambda)."""
+    return check_array("cost", cost, ndim=1), check_array("accuracy", accuracy, ndim=1)
+
+
 def audc(cost: np.ndarray, accuracy: np.ndarray) -> float:
     """Area under the deferral curve over normalised cost [0, 1] (see the module docstring).
 
@@ -101,8 +106,7 @@ def audc(cost: np.ndarray, accuracy: np.ndarray) -> float:
     >>> audc(np.array([0.0, 0.5]), np.array([0.5, 0.9]))  # flat after cost 0.5
     0.8
     """
-    cost = np.asarray(cost, dtype=float).ravel()
-    accuracy = np.asarray(accuracy, dtype=float).ravel()
+    cost, accuracy = _curve_points(cost, accuracy)
     if cost.size != accuracy.size or cost.size == 0:
         raise ValueError(
             f"cost and accuracy must be non-empty and of equal length, got {cost.size}, {accuracy.size}"
@@ -132,8 +136,7 @@ def quality_neutral_cost(cost: np.ndarray, accuracy: np.ndarray, target: float) 
     >>> quality_neutral_cost(np.array([0.0, 0.5]), np.array([0.5, 1.0]), 0.75)
     0.25
     """
-    cost = np.asarray(cost, dtype=float).ravel()
-    accuracy = np.asarray(accuracy, dtype=float).ravel()
+    cost, accuracy = _curve_points(cost, accuracy)
     if cost.size != accuracy.size or cost.size == 0:
         raise ValueError(
             f"cost and accuracy must be non-empty and of equal length, got {cost.size}, {accuracy.size}"
@@ -200,17 +203,16 @@ def curve_from_routes(
         raise ValueError(
             f"routes must hold pool indices in [0, {pool}), got values in [{raw.min()}, {raw.max()}]"
         )
-    if np.asarray(lams).size != raw.shape[0]:
-        raise ValueError(
-            f"lams must have one entry per row of routes ({raw.shape[0]}), got {np.asarray(lams).size}"
-        )
+    lams = check_array("lams", lams, ndim=1)
+    if lams.size != raw.shape[0]:
+        raise ValueError(f"lams must have one entry per row of routes ({raw.shape[0]}), got {lams.size}")
     routes = np.asarray(routes, dtype=int)
     rows = np.arange(n)[None, :]
     err = test_errors[rows, routes].mean(axis=1)
     norm = normalize_costs(costs)
     share = np.stack([np.bincount(r, minlength=costs.size) / n for r in routes])
     return DeferralCurve(
-        lams=np.asarray(lams, dtype=float),
+        lams=lams,
         cost=norm[routes].mean(axis=1),
         accuracy=1.0 - err,
         raw_cost=costs[routes].mean(axis=1),

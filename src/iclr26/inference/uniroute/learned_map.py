@@ -28,12 +28,12 @@ def _with_bias(X: np.ndarray) -> np.ndarray:
     return np.hstack([X, np.ones((X.shape[0], 1))])
 
 
-def _check_theta(theta: object, X: object) -> tuple[np.ndarray, np.ndarray]:
+def _check_theta(theta: object, X: object, name: str = "theta") -> tuple[np.ndarray, np.ndarray]:
     X = check_embeddings(X, "X")
-    theta = check_embeddings(theta, "theta")
+    theta = check_embeddings(theta, name)
     if theta.shape[1] != X.shape[1] + 1:
         raise ValueError(
-            f"theta must have shape (K, D + 1) = (K, {X.shape[1] + 1}) for X of shape {X.shape}, got {theta.shape}"
+            f"{name} must have shape (K, D + 1) = (K, {X.shape[1] + 1}) for X of shape {X.shape}, got {theta.shape}"
         )
     return theta, X
 
@@ -107,7 +107,7 @@ def fit_cluster_map(
     max_iter: int = 200,
 ) -> tuple[np.ndarray, float, float]:
     """Minimise :func:`cluster_map_loss` from `theta0` with L-BFGS-B. Returns (theta, initial loss, final loss)."""
-    theta0, X = _check_theta(theta0, X)
+    theta0, X = _check_theta(theta0, X, "theta0")
     errors = check_errors(errors, "errors", (X.shape[0], None))
     psi = check_errors(psi, "psi", (errors.shape[1], theta0.shape[0]))
     check_float("weight_decay", weight_decay, low=0.0)

@@ -52,7 +52,8 @@ def cluster_errors(val_errors: np.ndarray, assign: np.ndarray, n_clusters: int) 
     a = np.asarray(assign)
     if a.shape != (E.shape[0],) or a.dtype.kind not in "iu":
         raise ValueError(
-            f"assign must be an integer array of shape ({E.shape[0]},), got {a.dtype} of shape {a.shape}"
+            f"assign must be an integer array of shape ({E.shape[0]},) (one cluster per row of val_errors), "
+            f"got {a.dtype} of shape {a.shape}"
         )
     if a.min() < 0 or a.max() >= n_clusters:
         raise ValueError(

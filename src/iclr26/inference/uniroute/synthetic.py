@@ -28,7 +28,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from iclr26.checks import check_float, check_int
-from iclr26.inference.uniroute.checks import check_costs, check_errors, check_rng
+from iclr26.inference.uniroute.checks import check_costs, check_embeddings, check_errors, check_rng
 
 __all__ = ["RoutingData", "make_irt_pool", "make_multidomain_pool", "split_llms", "split_prompts"]
 
@@ -58,6 +58,8 @@ class RoutingData:
 
     def __post_init__(self) -> None:
         check_errors(self.errors, "errors", (None, None))
+        check_embeddings(self.embeddings, "embeddings")
+        check_costs(self.costs)
         n, m = self.errors.shape
         if self.embeddings.shape[0] != n:
             raise ValueError(f"embeddings has {self.embeddings.shape[0]} rows but errors has {n} prompts")

@@ -18,11 +18,12 @@ def check_features(x: Tensor, d_model: int, name: str = "x") -> None:
         raise ValueError(f"{name} must have shape (..., d_model={d_model}), got {tuple(x.shape)}")
 
 
-def check_sequence_input(x: Tensor, d_model: int, name: str = "x") -> None:
+def check_sequence_input(x: Tensor, d_model: int, name: str = "x", *, finite: bool = False) -> None:
     """Raise ValueError unless ``x`` is a floating (batch, seq, d_model) tensor with seq >= 1.
 
     Every sequence mixer calls this first, so a wrong shape fails with a message naming the argument instead of
-    an einsum error deep inside.
+    an einsum error deep inside. ``finite=True`` (the mixers whose core validates gates computed from ``x``, which a
+    NaN would break with a message about the gate) also refuses NaN and infinite values.
     """
     if not isinstance(x, Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
@@ -30,3 +31,5 @@ def check_sequence_input(x: Tensor, d_model: int, name: str = "x") -> None:
         raise ValueError(f"{name} must have shape (batch, seq>=1, d_model={d_model}), got {tuple(x.shape)}")
     if not x.is_floating_point():
         raise ValueError(f"{name} must be a floating-point tensor, got {x.dtype}")
+    if finite and not bool(x.isfinite().all()):
+        raise ValueError(f"{name} must be finite, but holds NaN or infinite values")

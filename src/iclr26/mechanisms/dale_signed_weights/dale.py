@@ -26,8 +26,7 @@ __all__ = [
 
 
 def _check_weight(weight: torch.Tensor, axis: int) -> int:
-    if not isinstance(weight, torch.Tensor):
-        raise TypeError(f"weight must be a torch.Tensor, got {type(weight).__name__}")
+    check_tensor("weight", weight, floating=True, finite=True)
     if weight.dim() < 2:
         raise ValueError(
             f"weight must have at least 2 dims (Linear or Conv), got shape {tuple(weight.shape)}"
@@ -235,12 +234,13 @@ def input_attribution(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tenso
         raise TypeError(f"fn must be callable fn(x) -> (n,) scores, got {type(fn).__name__}")
     check_tensor("x", x, ndim=4, floating=True)
     x = x.detach().clone().requires_grad_(True)
-    out = fn(x)
-    if out.shape != (x.shape[0],):
-        raise ValueError(
-            f"fn must return one scalar per example, shape ({x.shape[0]},), got {tuple(out.shape)}"
-        )
-    (g,) = torch.autograd.grad(out.sum(), x)
+    with torch.enable_grad():  # a gradient is the point: also inside a caller's torch.no_grad()
+        out = fn(x)
+        if out.shape != (x.shape[0],):
+            raise ValueError(
+                f"fn must return one scalar per example, shape ({x.shape[0]},), got {tuple(out.shape)}"
+            )
+        (g,) = torch.autograd.grad(out.sum(), x)
     return (g * x).sum(1).detach()
 
 

@@ -94,16 +94,22 @@ def pgd_attack(model: nn.Module, x: torch.Tensor, y: torch.Tensor, eps: float, s
     check_float("eps", eps, low=0.0)
     check_int("steps", steps, low=1)
     _check_xy(x, y)
+    check_tensor("x", x, finite=True)  # the [0, 1] clip would turn an infinite pixel into a valid one
     step = 2.5 * eps / steps
     delta = (torch.rand_like(x) * 2 - 1) * eps
-    for _ in range(steps):
+    for i in range(steps):
         delta.requires_grad_(True)
-        loss = F.cross_entropy(model((x + delta).clamp(0, 1)), y)
-        (g,) = torch.autograd.grad(loss, delta)
+        with torch.enable_grad():  # the attack needs input gradients, also inside a caller's torch.no_grad()
+            logits = model((x + delta).clamp(0, 1))
+            if i == 0:
+                check_token_ids("y", y, logits.shape[-1])
+            loss = F.cross_entropy(logits, y)
+            (g,) = torch.autograd.grad(loss, delta)
         delta = (delta.detach() + step * g.sign()).clamp(-eps, eps)
     return (x + delta).clamp(0, 1).detach()
 
 
+@torch.enable_grad()
 def train_cnn(cfg: ZooConfig, x: torch.Tensor, y: torch.Tensor) -> SmallCNN:
     """Train a :class:`SmallCNN` with AdamW (optionally on PGD examples); deterministic given ``cfg.seed``."""
     if not isinstance(cfg, ZooConfig):
@@ -138,10 +144,14 @@ def train_cnn(cfg: ZooConfig, x: torch.Tensor, y: torch.Tensor) -> SmallCNN:
 def accuracy(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch: int = 512) -> float:
     """Top-1 accuracy."""
     check_int("batch", batch, low=1)
-    check_tensor("y", y, floating=False)
+    check_tensor("x", x, ndim=4, floating=True, finite=True)
+    check_tensor("y", y, ndim=1, floating=False)
     if len(y) == 0 or len(x) != len(y):
         raise ValueError(f"x and y must be non-empty and of equal length, got {len(x)} and {len(y)}")
-    hits = sum(
-        int((model(x[i : i + batch]).argmax(1) == y[i : i + batch]).sum()) for i in range(0, len(y), batch)
-    )
+    hits = 0
+    for i in range(0, len(y), batch):
+        logits = model(x[i : i + batch])
+        if i == 0:
+            check_token_ids("y", y, logits.shape[1])
+        hits += int((logits.argmax(1) == y[i : i + batch]).sum())
     return hits / len(y)

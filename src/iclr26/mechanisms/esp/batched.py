@@ -26,6 +26,7 @@ import torch
 from torch import Tensor
 from torch.func import stack_module_state
 
+from iclr26.checks import check_tensor
 from iclr26.lab.transformer import AttnOnlyTransformer
 from iclr26.mechanisms.esp.task import SEQ_LEN
 
@@ -55,6 +56,7 @@ def batched_esp_logits(params: dict[str, Tensor], tokens: Tensor) -> Tensor:
 
     Every row of `tokens` must end in the query token (the last vocabulary id), as ESP instances do.
     """
+    check_tensor("tokens", tokens, floating=False)
     W_E, W_pos = params["W_E"], params["positions.W_pos"]
     P, vocab, d = W_E.shape
     if tokens.ndim != 3 or tokens.shape[0] != P or tokens.shape[2] != SEQ_LEN:

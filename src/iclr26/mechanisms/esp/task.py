@@ -22,6 +22,7 @@ import networkx as nx
 import torch
 from torch import Tensor, nn
 
+from iclr26.checks import check_tensor
 from iclr26.lab.tasks import SyntheticTask, Vocabulary
 
 __all__ = ["EdgeSelectionTask", "accuracy", "check_graph", "make_dataset", "predict"]
@@ -74,6 +75,7 @@ def make_dataset(G: nx.DiGraph) -> tuple[Tensor, Tensor]:
 
 def predict(model: nn.Module, tokens: Tensor) -> Tensor:
     """The model's answers: argmax over the whole vocabulary of the logits at the ``#`` position."""
+    check_tensor("tokens", tokens, floating=False)
     if tokens.ndim != 2 or tokens.shape[1] != SEQ_LEN:
         raise ValueError(f"tokens must have shape (instances, {SEQ_LEN}), got {tuple(tokens.shape)}")
     with torch.no_grad():

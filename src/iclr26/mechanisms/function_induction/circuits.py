@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int, check_tensor, check_token_ids
 from iclr26.lab import patching as _lab
 from iclr26.lab.patching import check_pair, relative_effect
 from iclr26.lab.transformer.hooks import HookedModule, SiteLike, as_site
@@ -53,9 +53,33 @@ Head = tuple[int, int]
 Metric = Callable[[Tensor], Tensor]
 
 
+def _ids(name: str, y: Tensor | Sequence[int]) -> Tensor:
+    """Answer or token ids as an integer tensor (an integer array-like converts)."""
+    if isinstance(y, Tensor):
+        return check_tensor(name, y, floating=False)
+    return torch.as_tensor(check_array(name, y, integer=True))
+
+
+def _values(name: str, v: Tensor | float, *, finite: bool = False) -> Tensor:
+    """Metric values as a float64 tensor (a float, an array or a floating-point tensor)."""
+    if isinstance(v, Tensor):
+        check_tensor(name, v, floating=True, finite=finite)
+    else:
+        v = check_array(name, v, finite=finite)
+    return torch.as_tensor(v, dtype=torch.float64)
+
+
+def _check_prompt_ids(model, name: str, tokens: Tensor) -> None:
+    """`tokens` must be a (batch, seq) integer tensor of ids below the model's vocabulary size (when it has one)."""
+    check_tensor(name, tokens, ndim=2, floating=False)
+    vocab = getattr(model, "vocab_size", None)
+    if isinstance(vocab, int):
+        check_token_ids(name, tokens, vocab)
+
+
 def logit_diff(y_base: Tensor, y_cont: Tensor, pos: int = -1) -> Metric:
     """The metric ``F = logit(y_base) - logit(y_cont)`` at position ``pos``, one value per prompt."""
-    y_base, y_cont = torch.as_tensor(y_base), torch.as_tensor(y_cont)
+    y_base, y_cont = _ids("y_base", y_base), _ids("y_cont", y_cont)
     if y_base.dim() != 1 or y_base.shape != y_cont.shape:
         raise ValueError(
             f"y_base and y_cont must be 1-D answer ids of the same length, got shapes {tuple(y_base.shape)} "
@@ -67,6 +91,8 @@ def logit_diff(y_base: Tensor, y_cont: Tensor, pos: int = -1) -> Metric:
             raise ValueError(
                 f"logits must be (batch={y_base.shape[0]}, seq, vocab), got {tuple(logits.shape)}"
             )
+        check_token_ids("y_base", y_base, logits.shape[-1])
+        check_token_ids("y_cont", y_cont, logits.shape[-1])
         last = logits[:, pos]
         idx = torch.arange(last.shape[0], device=last.device)
         return last[idx, y_base.to(last.device)] - last[idx, y_cont.to(last.device)]
@@ -119,6 +145,8 @@ def path_patch_scan(
     of ``clean`` and ``corrupt`` are computed once for all senders.
     """
     check_pair(clean, corrupt)
+    _check_prompt_ids(model, "clean", clean)
+    _check_prompt_ids(model, "corrupt", corrupt)
     n_layers, n_heads = n_layers_heads(model)
     heads = (
         [(l, h) for l in range(n_layers) for h in range(n_heads)]
@@ -177,9 +205,10 @@ def bootstrap_relative_effect(
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Relative effect ``r`` of per-prompt metric values (last axis = prompts; leading axes e.g. heads) and a
     percentile bootstrap interval over prompts: returns ``(r, lo, hi)``."""
-    f_patched, f_cont, f_base = (torch.as_tensor(v, dtype=torch.float64) for v in (f_patched, f_cont, f_base))
-    n = f_cont.shape[-1]
-    if f_cont.shape != (n,) or f_base.shape != (n,) or f_patched.shape[-1] != n:
+    f_patched = _values("f_patched", f_patched)  # NaN (an empty sender set) propagates
+    f_cont, f_base = _values("f_cont", f_cont, finite=True), _values("f_base", f_base, finite=True)
+    n = f_cont.shape[-1] if f_cont.ndim else 0
+    if f_cont.shape != (n,) or f_base.shape != (n,) or f_patched.ndim < 1 or f_patched.shape[-1] != n:
         raise ValueError(
             f"f_cont and f_base must be (n_prompts,) and f_patched (..., n_prompts); got {tuple(f_patched.shape)}, "
             f"{tuple(f_cont.shape)}, {tuple(f_base.shape)}"
@@ -257,6 +286,7 @@ def naive_logit_effect(
     n_layers, n_heads = n_layers_heads(model)
     ((l, h),) = _lab.check_heads([head], n_layers, n_heads)
     check_int("numbers", numbers, low=1)
+    _check_prompt_ids(model, "source", source)
     name = f"blocks.{l}.attn.hook_result"
     _, cache = model.run_with_cache(source, [name])
     vec = cache[name][:, -1, h].mean(0)  # (d_model,)
@@ -279,7 +309,7 @@ def naive_logit_effect(
 def offset_profile(heat: Tensor, offsets: Sequence[int] = (-3, -2, -1, 0, 1, 2, 3)) -> Tensor:
     """Mean of ``heat[y, y + o]`` over the queries ``y`` for which ``y + o`` is a column: how much a head pushes
     each offset ``o`` in the naive-prompt read-out."""
-    heat = torch.as_tensor(heat, dtype=torch.float64)
+    heat = _values("heat", heat)
     if heat.dim() != 2:
         raise ValueError(f"heat must be a 2-D (query, output) tensor, got shape {tuple(heat.shape)}")
     out = []

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.lab.training import train_cached
 from iclr26.lab.transformer import Transformer
 from iclr26.mechanisms.function_induction.tasks import Vocab, prompt_length, sample_training_batch
@@ -94,8 +94,12 @@ def train_model(cfg: FIModelConfig, seed: int, cache: bool = True, device: str =
 @torch.no_grad()
 def accuracy(model: nn.Module, tokens: Tensor, answers: Tensor) -> float:
     """Fraction of prompts whose next-token argmax (full vocabulary) at the last position is the answer."""
+    check_tensor("tokens", tokens, floating=False)
+    check_tensor("answers", answers, floating=False)
     if tokens.dim() != 2 or answers.shape != (tokens.shape[0],):
         raise ValueError(
             f"tokens must be (n, seq) and answers (n,), got {tuple(tokens.shape)} and {tuple(answers.shape)}"
         )
-    return float((model(tokens)[:, -1].argmax(-1) == answers.to(tokens.device)).float().mean())
+    last = model(tokens)[:, -1]
+    check_token_ids("answers", answers, last.shape[-1])
+    return float((last.argmax(-1) == answers.to(tokens.device)).float().mean())

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 
 __all__ = [
     "TASKS",
@@ -152,6 +152,7 @@ def addition_prompts(
     ops = np.asarray(operands)
     if ops.ndim != 3 or ops.shape[2] != 2 or ops.shape[1] < 1:
         raise ValueError(f"operands must have shape (n, shots + 1, 2), got {ops.shape}")
+    ops = check_array("operands", ops, integer=True)
     ys = ops.sum(-1) + delta
     if base == 8:
         ys = np.vectorize(octal_token)(ops.sum(-1))
@@ -172,6 +173,7 @@ def shift_prompts(
     xs = np.asarray(xs)
     if xs.ndim != 2 or xs.shape[1] < 1:
         raise ValueError(f"xs must have shape (n, shots + 1), got {xs.shape}")
+    xs = check_array("xs", xs, integer=True)
     if domain == "numbers":
         ys = xs + delta
         if xs.min() < 0 or ys.min() < 0 or ys.max() >= vocab.n_numbers:

@@ -21,7 +21,7 @@ from sklearn.neighbors import KNeighborsClassifier, kneighbors_graph
 from sklearn.semi_supervised import LabelSpreading
 from torch import nn
 
-from iclr26.checks import check_bool, check_float, check_int
+from iclr26.checks import check_array, check_bool, check_float, check_int
 from iclr26.mechanisms.ic_ssl.model import check_tokens
 from iclr26.mechanisms.ic_ssl.tasks import ManifoldTask
 
@@ -127,9 +127,7 @@ def laplacian_eigenmap(x: np.ndarray, n_components: int, n_neighbors: int | None
     linear classifier sees the same geometry whichever basis the solver returns. ``n_neighbors`` defaults to
     scikit-learn's ``max(n / 10, 1)``.
     """
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 2 or not np.all(np.isfinite(x)):
-        raise ValueError(f"x must be a finite (n, d) array, got shape {x.shape}")
+    x = check_array("x", x, ndim=2, finite=True)
     n = x.shape[0]
     check_int(f"n_components (for {n} points)", n_components, 1, n - 1)
     n_neighbors = max(n // 10, 1) if n_neighbors is None else n_neighbors

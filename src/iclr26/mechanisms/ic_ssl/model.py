@@ -117,8 +117,16 @@ class RBFAttention(nn.Module):
         self, queries: torch.Tensor, keys: torch.Tensor, key_mask: torch.Tensor | None = None
     ) -> torch.Tensor:
         """``P[b, i, j] = exp(-||q_i - k_j||^2 / 2h) / sum_j' (...)`` over unmasked keys; shape (B, Nq, Nk)."""
+        check_tensor("queries", queries, ndim=3, floating=True)
+        check_tensor("keys", keys, ndim=3, floating=True)
         if queries.shape[-1] != keys.shape[-1]:
             raise ValueError(f"queries and keys dims differ: {queries.shape[-1]} vs {keys.shape[-1]}")
+        if keys.shape[0] != queries.shape[0]:
+            raise ValueError(
+                f"queries and keys must hold the same tasks (batch), got {queries.shape[0]} and {keys.shape[0]}"
+            )
+        if key_mask is not None:
+            check_tensor("key_mask", key_mask, shape=tuple(keys.shape[:2]))
         h = self.bandwidth(keys, key_mask)
         logits = -torch.cdist(queries, keys).pow(2) / (2 * h[:, None, None])
         if key_mask is not None:
@@ -133,7 +141,9 @@ class RBFAttention(nn.Module):
         key_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Attention output ``P @ values``."""
-        return self.weights(queries, keys, key_mask) @ values
+        p = self.weights(queries, keys, key_mask)
+        check_tensor("values", values, floating=True, shape=(*keys.shape[:2], None))
+        return p @ values
 
 
 class PowerIterLayer(nn.Module):
@@ -160,6 +170,10 @@ class PowerIterLayer(nn.Module):
 
     def forward(self, phi: torch.Tensor, p: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
         """`phi` (B, N, k), random-walk matrix `p` (B, N, N), context mask `ctx` (B, N) -> new orthonormal phi."""
+        check_tensor("phi", phi, ndim=3, floating=True, shape=(None, None, self.mix.shape[0]))
+        b, n = phi.shape[:2]
+        check_tensor("p", p, floating=True, shape=(b, n, n))
+        check_tensor("ctx", ctx, shape=(b, n))
         eta = self.eta
         return _orthonormalize((1 - eta) * phi + eta * (p @ phi) @ self.mix, ctx)
 
@@ -183,6 +197,10 @@ class GDSoftmaxLayer(nn.Module):
         self, f: torch.Tensor, phi: torch.Tensor, y: torch.Tensor, labelled: torch.Tensor
     ) -> torch.Tensor:
         """Predictions `f` (B, N, C), features `phi` (B, N, k), one-hot `y` (B, N, C), mask (B, N) -> new f."""
+        check_tensor("phi", phi, ndim=3, floating=True, shape=(None, None, self.qk.shape[0]))
+        check_tensor("f", f, floating=True, shape=(*phi.shape[:2], None))
+        check_tensor("y", y, floating=True, shape=tuple(f.shape))
+        check_tensor("labelled", labelled, shape=tuple(phi.shape[:2]))
         m = labelled.to(phi.dtype)
         resid = m.unsqueeze(-1) * (y - torch.softmax(f, -1))
         scores = phi @ self.qk @ phi.transpose(1, 2)  # (B, N, N): phi_j^T A phi_i

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from sklearn.datasets import load_digits, make_circles, make_moons, make_swiss_roll
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int, check_tensor
 
 __all__ = [
     "FAMILIES",
@@ -143,6 +143,25 @@ def make_task(
     return ManifoldTask(x[:n_context], y_ctx, x[n_context:], y[n_context:], n_cls, family, y_ctx_true)
 
 
+def _points(name: str, x: np.ndarray | torch.Tensor) -> torch.Tensor:
+    """Points as a float32 tensor: a floating-point tensor or a real array (an integer array converts exactly)."""
+    if isinstance(x, torch.Tensor):
+        check_tensor(name, x, floating=True)
+    else:
+        x = check_array(name, x)
+    return torch.as_tensor(x, dtype=torch.float32)
+
+
+def _labels(y: np.ndarray | torch.Tensor) -> np.ndarray | torch.Tensor:
+    """Integer labels: an integer tensor, or an array of whole numbers (a float array of them converts)."""
+    if isinstance(y, torch.Tensor):
+        return check_tensor("y_ctx", y, floating=False)
+    a = check_array("y_ctx", y)
+    if not bool(np.all(a == np.round(a))):
+        raise ValueError("y_ctx must hold integer labels (-1 = unlabelled), got fractional values")
+    return a
+
+
 def tokens_from_task(
     x_ctx: np.ndarray | torch.Tensor,
     y_ctx: np.ndarray | torch.Tensor,
@@ -150,8 +169,7 @@ def tokens_from_task(
     n_classes: int,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Tokens ``[x; onehot(y) or 0]`` of shape (n + q, d + n_classes) and the is-query mask (n + q,)."""
-    x_ctx, x_qry = torch.as_tensor(x_ctx, dtype=torch.float32), torch.as_tensor(x_qry, dtype=torch.float32)
-    y_ctx = torch.as_tensor(y_ctx, dtype=torch.long)
+    x_ctx, x_qry = _points("x_ctx", x_ctx), _points("x_qry", x_qry)
     if x_ctx.ndim != 2 or x_qry.ndim != 2:
         raise ValueError(
             f"x_ctx and x_qry must be 2-D (points, dim), got {tuple(x_ctx.shape)}, {tuple(x_qry.shape)}"
@@ -161,6 +179,7 @@ def tokens_from_task(
     check_int("n_classes", n_classes, low=1)
     if x_ctx.shape[1] != x_qry.shape[1]:
         raise ValueError(f"feature dims differ: x_ctx has {x_ctx.shape[1]}, x_qry has {x_qry.shape[1]}")
+    y_ctx = torch.as_tensor(_labels(y_ctx), dtype=torch.long)
     if y_ctx.shape != (x_ctx.shape[0],):
         raise ValueError(f"y_ctx must have shape ({x_ctx.shape[0]},), got {tuple(y_ctx.shape)}")
     if y_ctx.numel() and (int(y_ctx.max()) >= n_classes or int(y_ctx.min()) < -1):

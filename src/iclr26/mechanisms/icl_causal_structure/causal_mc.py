@@ -6,7 +6,9 @@ Conventions (0-based throughout):
 * a *context* is ``tokens[b]`` of shape (L + 1, H): rows ``0..L-1`` are the L in-context examples, row ``L``
   (the last one) is the query; ``parents[b, h]`` is the parent position of position ``h`` (``-1`` for ``h = 0``,
   otherwise uniform on ``0..h-1``), shared by every row of the context;
-* position 0 of every row is uniform on ``[d]``; position ``h >= 1`` is drawn from ``pi[x[pa(h)], :]``.
+* position 0 of every row is uniform on ``[d]``; position ``h >= 1`` is drawn from ``pi[x[pa(h)], :]``;
+* every predictor also takes a single context (L + 1, H): :func:`bma_predict` then returns unbatched outputs,
+  the baselines a batch of one.
 
 Bayesian model averaging with a uniform prior on every ``pa(h)`` (the parents of different positions are
 independent a priori and, given the examples, a posteriori):
@@ -30,7 +32,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_array, check_float, check_int, check_tensor
 
 __all__ = [
     "bma",
@@ -53,7 +55,10 @@ def check_kernel(pi: Tensor | np.ndarray, name: str = "pi", atol: float = 1e-6) 
     """Return `pi` as a float64 tensor after checking it is a (d, d) row-stochastic matrix with d >= 2."""
     if not isinstance(pi, (Tensor, np.ndarray)):
         raise TypeError(f"{name} must be a torch tensor or numpy array, got {type(pi).__name__}")
-    p = torch.as_tensor(np.asarray(pi) if isinstance(pi, np.ndarray) else pi).detach().to(torch.float64)
+    if isinstance(pi, np.ndarray):
+        p = torch.as_tensor(check_array(name, pi))
+    else:
+        p = check_tensor(name, pi, floating=True).detach().to(torch.float64)
     if p.ndim != 2 or p.shape[0] != p.shape[1] or p.shape[0] < 2:
         raise ValueError(f"{name} must be a square (d, d) matrix with d >= 2, got shape {tuple(p.shape)}")
     if not torch.isfinite(p).all() or (p < 0).any():
@@ -213,9 +218,14 @@ def _weights_predict(tokens: Tensor, pi: Tensor, w: Tensor) -> Tensor:
 def oracle_predict(tokens: Tensor, parents: Tensor, pi: Tensor) -> Tensor:
     """Knows the parent tree: ``pi[x^L_{pa(h)}, :]`` (uniform at h = 0). Returns (B, H, d) float64."""
     t, _, _ = _tokens(tokens, check_kernel(pi).shape[0])
-    parents = torch.as_tensor(parents).long()
+    if isinstance(parents, np.ndarray):
+        parents = torch.as_tensor(check_array("parents", parents, integer=True))
+    parents = check_tensor("parents", parents, floating=False).long()
     if parents.shape != (t.shape[0], t.shape[2]):
-        raise ValueError(f"parents must have shape {(t.shape[0], t.shape[2])}, got {tuple(parents.shape)}")
+        raise ValueError(
+            f"parents must have shape (batch, H) = {(t.shape[0], t.shape[2])} of the tokens, "
+            f"got {tuple(parents.shape)}"
+        )
     H = t.shape[2]
     w = torch.zeros(t.shape[0], H, H, dtype=torch.float64)
     w[:, 1:].scatter_(2, parents[:, 1:, None].clamp_min(0), 1.0)
@@ -224,10 +234,12 @@ def oracle_predict(tokens: Tensor, parents: Tensor, pi: Tensor) -> Tensor:
 
 def map_parent_predict(tokens: Tensor, pi: Tensor) -> Tensor:
     """Plug-in with the MAP parent ``argmax_{h'} w_h(h')`` (first index on ties). Returns (B, H, d)."""
-    w, _ = bma_predict(tokens, pi)
+    p = check_kernel(pi)
+    t, _, _ = _tokens(tokens, p.shape[0])
+    w, _ = bma_predict(t, p)
     hard = torch.zeros_like(w)
     hard[:, 1:].scatter_(2, w[:, 1:].argmax(-1, keepdim=True), 1.0)
-    return _weights_predict(tokens, pi, hard)
+    return _weights_predict(t, p, hard)
 
 
 def uniform_parent_predict(tokens: Tensor, pi: Tensor) -> Tensor:
@@ -258,8 +270,13 @@ def unigram_predict(tokens: Tensor, pi: Tensor, prior: float = 0.5) -> Tensor:
 
 def log_loss(pred: Tensor, targets: Tensor) -> Tensor:
     """Per-position negative log-likelihood ``-log pred[b, h, targets[b, h]]``, shape (B, H)."""
-    check_tensor("pred", pred, floating=True)
-    check_tensor("targets", targets, floating=False, shape=tuple(pred.shape[:-1]))
+    check_tensor("pred", pred, floating=True, finite=True)
+    check_tensor("targets", targets, floating=False)
+    if targets.shape != pred.shape[:-1]:
+        raise ValueError(
+            f"targets must have the shape of pred without its last axis, {tuple(pred.shape[:-1])}, "
+            f"got {tuple(targets.shape)}"
+        )
     if targets.numel() and (int(targets.min()) < 0 or int(targets.max()) >= pred.shape[-1]):
         raise ValueError(f"targets must hold symbols in [0, {pred.shape[-1]})")
     return -torch.log(pred.gather(-1, targets[..., None].long()).squeeze(-1).clamp_min(1e-300))
@@ -267,8 +284,10 @@ def log_loss(pred: Tensor, targets: Tensor) -> Tensor:
 
 def kl_divergence(p: Tensor, q: Tensor) -> Tensor:
     """Per-position ``KL(p || q) = sum_c p log(p / q)`` over the last axis (0 log 0 = 0)."""
-    check_tensor("p", p, floating=True)
-    check_tensor("q", q, floating=True, shape=tuple(p.shape))
+    check_tensor("p", p, floating=True, finite=True)
+    check_tensor("q", q, floating=True)
+    if q.shape != p.shape:
+        raise ValueError(f"q must have the shape of p, {tuple(p.shape)}, got {tuple(q.shape)}")
     p = p.to(torch.float64)
     q = q.to(torch.float64).clamp_min(1e-300)
     ratio = torch.where(p > 0, p * (torch.log(p.clamp_min(1e-300)) - torch.log(q)), torch.zeros_like(p))

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int, check_tensor
 from iclr26.lab.transformer import HookedModule, HookPoint, Site, Transformer
 from iclr26.mechanisms.icl_causal_structure.causal_mc import check_kernel
 
@@ -265,14 +266,21 @@ class StandardRPETransformer(nn.Module):
         return torch.einsum("hde,hfe->hdf", attn.W_Q, attn.W_K) / math.sqrt(attn.d_head)
 
 
+def _matrix(W: Tensor | np.ndarray) -> Tensor:
+    """`W` as a 2-D float64 tensor: a floating-point tensor or a real NumPy array."""
+    if isinstance(W, np.ndarray):
+        return torch.as_tensor(check_array("W", W, ndim=2))
+    return check_tensor("W", W, ndim=2, floating=True).detach().to(torch.float64)
+
+
 def softmax_columns(W: Tensor) -> Tensor:
     """Softmax of each column of W over its rows (the representation invariant to W + 1 a^T)."""
-    return torch.softmax(torch.as_tensor(W, dtype=torch.float64), dim=0)
+    return torch.softmax(_matrix(W), dim=0)
 
 
 def _check_w(W: Tensor, pi: Tensor) -> tuple[Tensor, Tensor]:
     p = check_kernel(pi)
-    W = torch.as_tensor(W).detach().to(torch.float64)
+    W = _matrix(W)
     if W.shape != p.shape:
         raise ValueError(f"W must have the shape of pi {tuple(p.shape)}, got {tuple(W.shape)}")
     return W, torch.log(p.clamp_min(1e-300))

@@ -72,8 +72,11 @@ def parent_selection_loss(attn: Tensor, parents: Tensor) -> Tensor:
     """Mean over contexts and positions h >= 1 of ``-log attn[b, h, parents[b, h]]`` (attn: (B, H, H))."""
     check_tensor("attn", attn, ndim=3, floating=True)
     check_tensor("parents", parents, floating=False, shape=tuple(attn.shape[:2]))
-    if parents.shape[1] > 1 and int(parents[:, 1:].max()) >= attn.shape[-1]:
-        raise ValueError(f"parents must hold positions < {attn.shape[-1]}, got {int(parents[:, 1:].max())}")
+    if parents.numel() and (int(parents.min()) < -1 or int(parents.max()) >= attn.shape[-1]):
+        raise ValueError(
+            f"parents must hold positions < {attn.shape[-1]} (and >= -1, -1: no parent), "
+            f"got values in [{int(parents.min())}, {int(parents.max())}]"
+        )
     pa = parents[:, 1:].clamp_min(0)
     picked = attn[:, 1:].gather(-1, pa[..., None]).squeeze(-1)
     return -torch.log(picked.to(torch.float64).clamp_min(1e-300)).mean()

@@ -33,7 +33,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils import parametrizations
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_array, check_float, check_int, check_tensor, check_token_ids
 from iclr26.lab.transformer import Site, Transformer
 from iclr26.mechanisms.icl_info_removal.task import ICLBatch
 
@@ -82,6 +82,10 @@ class LowRankFilter(nn.Module):
         if init_seed is not None:
             check_int("init_seed", init_seed, low=0)
         self.d, self.r = d, r
+        if isinstance(h_mean, Tensor):
+            check_tensor("h_mean", h_mean, floating=True)
+        elif h_mean is not None:
+            h_mean = check_array("h_mean", h_mean)
         gen = torch.Generator().manual_seed(init_seed) if init_seed is not None else None
         basis = nn.Linear(r, d, bias=False)
         with torch.no_grad():
@@ -117,7 +121,8 @@ class LowRankFilter(nn.Module):
 
     def forward(self, h: Tensor) -> Tensor:
         """Filter hidden states (..., d)."""
-        if h.shape[-1] != self.d:
+        check_tensor("h", h, floating=True)
+        if h.ndim < 1 or h.shape[-1] != self.d:
             raise ValueError(f"h must have last dimension {self.d}, got shape {tuple(h.shape)}")
         U = self.U
         c = h - self.h_mean
@@ -163,6 +168,7 @@ def hidden_states(model: Transformer, tokens: Tensor, layer: int, pos: int = -1)
     return logits[:, pos], cache[site.name][:, pos]
 
 
+@torch.enable_grad()  # it trains: also inside a caller's torch.no_grad()
 def learn_filter(
     model: Transformer,
     tokens: Tensor,
@@ -181,6 +187,7 @@ def learn_filter(
     check_int("seed", seed, low=0)
     check_tensor("tokens", tokens, ndim=2, floating=False)
     check_tensor("targets", targets, floating=False, shape=(tokens.shape[0],))
+    check_token_ids("targets", targets, model.vocab_size)
     filt = LowRankFilter(model.d_model, r, h_mean, init_seed=seed)
     frozen = [p.requires_grad for p in model.parameters()]
     for p in model.parameters():
@@ -296,6 +303,8 @@ def metrics(
     ``h_mean`` defaults to the mean of `hidden` (a per-condition centre). With ``tasks=None`` the selectivity of
     every task is returned, shape (n, n_tasks).
     """
+    check_tensor("hidden", hidden, ndim=2, floating=True)
+    check_tensor("probs", probs, ndim=2, floating=True)
     if hidden.shape[0] != probs.shape[0]:
         raise ValueError(
             f"hidden and probs must have the same rows, got {hidden.shape[0]} and {probs.shape[0]}"
@@ -346,6 +355,10 @@ def run_ablated(
     heads = _check_heads(model, heads)
     if ablation == "mean" and means is None:
         raise ValueError("means (n_layers, n_heads, d_model) are required for ablation='mean'")
+    if ablation == "mean":
+        check_tensor(
+            "means", means, floating=True, finite=True, shape=(model.n_layers, model.n_heads, model.d_model)
+        )
     replace = {
         Site("result", layer, pos=pos, head=head): (means[layer, head] if ablation == "mean" else 0.0)
         for layer, head in heads

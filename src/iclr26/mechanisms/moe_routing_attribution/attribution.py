@@ -290,6 +290,8 @@ def _ranks(scores: Tensor) -> Tensor:
 
 def rank_change(scores: Tensor, sub: Tensor, k: int) -> Tensor:
     """Per-token AARV: mean over the original top-`k` experts of ``|rank(scores) - rank(scores - sub)|``."""
+    check_tensor("scores", scores)
+    check_tensor("sub", sub)
     if scores.shape != sub.shape or scores.ndim != 2:
         raise ValueError(
             f"scores and sub must be equal (tokens, n_experts) shapes, got {scores.shape}, {sub.shape}"
@@ -397,6 +399,8 @@ def cofiring(
     Returns the (E_a, E_b) phi-correlation matrix, its mean absolute value and the null's mean absolute value
     (tokens of `firing_b` permuted).
     """
+    check_tensor("firing_a", firing_a)
+    check_tensor("firing_b", firing_b)
     if firing_a.ndim != 2 or firing_b.ndim != 2 or firing_a.shape[0] != firing_b.shape[0]:
         raise ValueError(
             f"firing_a and firing_b must be (tokens, experts) with equal tokens, got "

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_tensor
+from iclr26.checks import check_float, check_tensor, check_token_ids
 from iclr26.mechanisms.soft_thinking.decode import as_embedding_lm, mix_embeddings
 
 __all__ = ["DominanceProbe", "js_divergence", "layer_overlap", "swap_test", "top1_dominance"]
@@ -41,11 +41,14 @@ def js_divergence(p: Tensor, q: Tensor) -> Tensor:
 
 
 def _check_prefix(prefix: Tensor, d: int) -> None:
-    if not isinstance(prefix, Tensor) or prefix.ndim != 3 or prefix.shape[-1] != d:
+    check_tensor("prefix", prefix, floating=True, finite=True)
+    if prefix.ndim != 3 or prefix.shape[-1] != d:
         raise ValueError(f"prefix must be an embedding tensor of shape (batch, seq, {d})")
 
 
-def _check_support(ids: Tensor, weights: Tensor, batch: int) -> None:
+def _check_support(ids: Tensor, weights: Tensor, batch: int, vocab: int) -> None:
+    check_token_ids("ids", ids, vocab)
+    check_tensor("weights", weights, floating=True, finite=True)
     if ids.shape != weights.shape or ids.ndim != 2 or ids.shape[0] != batch:
         raise ValueError(
             f"ids and weights must both have shape ({batch}, k), got {tuple(ids.shape)} and "
@@ -85,7 +88,7 @@ def top1_dominance(model: nn.Module, prefix: Tensor, ids: Tensor, weights: Tenso
     """
     table, logits_fn = as_embedding_lm(model)
     _check_prefix(prefix, table.shape[1])
-    _check_support(ids, weights, prefix.shape[0])
+    _check_support(ids, weights, prefix.shape[0], table.shape[0])
     order = weights.argsort(-1, descending=True)
     top1 = ids.gather(-1, order[:, :1]).squeeze(-1)
     top2 = ids.gather(-1, order[:, 1:2]).squeeze(-1)
@@ -108,7 +111,7 @@ def swap_test(model: nn.Module, prefix: Tensor, ids: Tensor, weights: Tensor) ->
     top-1 token alone (B,) bool. A single-threaded reader follows the swap."""
     table, logits_fn = as_embedding_lm(model)
     _check_prefix(prefix, table.shape[1])
-    _check_support(ids, weights, prefix.shape[0])
+    _check_support(ids, weights, prefix.shape[0], table.shape[0])
     order = weights.argsort(-1, descending=True)
     i1, i2 = order[:, :1], order[:, 1:2]
     w = weights.clone()
@@ -146,9 +149,11 @@ def layer_overlap(
     table = model.W_E
     _check_prefix(prefix, table.shape[1])
     batch = prefix.shape[0]
+    v = table.shape[0]
+    check_token_ids("a", a, v)
+    check_token_ids("b", b, v)
     if a.shape != (batch,) or b.shape != (batch,):
         raise ValueError(f"a and b must be id tensors of shape ({batch},)")
-    v = table.shape[0]
     if not (1 <= top_single <= top_soft <= v):
         raise ValueError(f"need 1 <= top_single <= top_soft <= vocab size {v}, got {top_single}, {top_soft}")
 

@@ -352,7 +352,7 @@ def normalized_risk(out: Tensor, yq: Tensor, eps: float = 1e-12) -> Tensor:
 
 def rank_share(outputs: Tensor) -> float:
     """Fraction of the (uncentred) energy of the rows of `outputs` (m, d) on their top singular direction."""
-    check_tensor("outputs", outputs, finite=True)
+    check_tensor("outputs", outputs, floating=True, finite=True)
     if outputs.ndim != 2 or outputs.shape[0] < 2 or outputs.shape[1] < 1:
         raise ValueError(f"outputs must have shape (m >= 2, d >= 1), got {tuple(outputs.shape)}")
     s = torch.linalg.svdvals(outputs.detach().double())

@@ -40,7 +40,7 @@ def _check_model(model: nn.Module) -> None:
 def _check_prompts(model: nn.Module, name: str, prompts: Tensor, arrow_id: int) -> None:
     if isinstance(model, LinearAttentionTransformer):
         check_tensor(name, prompts, floating=True)
-        if prompts.ndim != 3 or prompts.shape[1] < 1:
+        if prompts.ndim != 3 or prompts.shape[1] < 1 or prompts.shape[-1] != model.d_model:
             raise ValueError(
                 f"{name} must have shape (batch, tokens >= 1, {model.d_model}), got {tuple(prompts.shape)}"
             )

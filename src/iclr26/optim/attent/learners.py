@@ -131,7 +131,7 @@ class AttentionClassifier(nn.Module):
         )
         # the trunk's token table is not used: inputs are embedded here and passed to forward_embeds
         self.trunk.W_E.requires_grad_(False)
-        self.patch_dim, self.vocab = patch_dim, vocab
+        self.patch_dim, self.vocab, self.seq_len = patch_dim, vocab, seq_len
         self.embed = nn.Linear(patch_dim, d_model) if patch_dim is not None else nn.Embedding(vocab, d_model)
         self.cls = nn.Parameter(torch.empty(1, 1, d_model))
         g = torch.Generator().manual_seed(init_seed + 1) if init_seed is not None else None
@@ -145,17 +145,23 @@ class AttentionClassifier(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         """Class logits (batch, n_classes) for patches (batch, T, patch_dim) or token ids (batch, T)."""
         if self.patch_dim is not None:
+            check_tensor("x", x)
             if x.ndim != 3 or x.shape[-1] != self.patch_dim:
-                raise ValueError(f"patch inputs must be (batch, T, {self.patch_dim}), got {tuple(x.shape)}")
+                raise ValueError(
+                    f"x: patch inputs must be (batch, T, {self.patch_dim}), got {tuple(x.shape)}"
+                )
             check_tensor("x", x, floating=True)
-            h = self.embed(x)
         else:
+            check_tensor("x", x)
             if x.ndim != 2 or x.dtype not in (torch.int64, torch.int32):
                 raise ValueError(
-                    f"token inputs must be integer ids of shape (batch, T), got {tuple(x.shape)}"
+                    f"x: token inputs must be integer ids of shape (batch, T), got {x.dtype} of shape "
+                    f"{tuple(x.shape)}"
                 )
             check_token_ids("x", x, self.vocab)
-            h = self.embed(x)
+        if x.shape[1] > self.seq_len:
+            raise ValueError(f"x holds {x.shape[1]} tokens, more than seq_len={self.seq_len}")
+        h = self.embed(x)
         h = torch.cat([self.cls.expand(h.shape[0], -1, -1), h], dim=1)
         return self.trunk.forward_embeds(h)[:, 0]
 

@@ -31,7 +31,7 @@ import torch
 from torch import Tensor, nn
 from torch.utils.data import Sampler
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
 from iclr26.optim.attent.schedules import (
     AtteNTCycle,
     ConstantRatio,
@@ -61,6 +61,7 @@ def topk_indices(scores: Tensor, k: int) -> Tensor:
     """Indices of the k largest scores, ties broken by the smaller index, returned in ascending index order."""
     if not isinstance(scores, Tensor) or scores.ndim != 1:
         raise ValueError("scores must be a 1-D tensor")
+    check_tensor("scores", scores, floating=True)
     check_int("k", k, 1, type_error=True)
     if bool(scores.isnan().any()):
         raise ValueError("scores must hold no NaN (a NaN score cannot be ranked)")
@@ -80,6 +81,7 @@ def gumbel_topk_indices(
     """
     if not isinstance(scores, Tensor) or scores.ndim != 1:
         raise ValueError("scores must be a 1-D tensor")
+    check_tensor("scores", scores, floating=True)
     check_choice("normalization", normalization, SOFT_NORMALIZATIONS)
     if not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from iclr26.checks import check_array
 from iclr26.harness.progress import track
 from iclr26.optim.distillation_memorization.task import (
     MemorizationTask,
@@ -26,7 +27,12 @@ from iclr26.optim.distillation_memorization.task import (
     soft_targets,
     stratified_split,
 )
-from iclr26.optim.distillation_memorization.training import Model, fit_on_targets, model_logits
+from iclr26.optim.distillation_memorization.training import (
+    Model,
+    check_model_input,
+    fit_on_targets,
+    model_logits,
+)
 
 __all__ = ["PhaseDiagram", "evaluate_leakage", "phase_diagram"]
 
@@ -44,7 +50,9 @@ def evaluate_leakage(
     >>> evaluate_leakage(teacher, teacher, X, y, X)["heldout_teacher_agreement"]
     1.0
     """
-    y_H = np.asarray(y_H)
+    check_model_input(student, X_H, "X_H")
+    check_model_input(student, X_fresh, "X_fresh")
+    y_H = check_array("y_H", y_H, ndim=1, integer=True)
     if np.shape(X_H)[0] != y_H.shape[0]:
         raise ValueError(f"X_H has {np.shape(X_H)[0]} rows but y_H has {y_H.shape[0]} labels")
     s_H = model_logits(student, X_H).argmax(axis=1)

@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from iclr26.checks import check_bool, check_float, check_int
+from iclr26.checks import check_array, check_bool, check_float, check_int
 
 __all__ = ["SoftLabelLogisticRegression", "soft_cross_entropy_and_grad"]
 
@@ -41,7 +41,7 @@ def soft_cross_entropy_and_grad(
     >>> round(loss, 4), dW.shape
     (0.6931, (2, 3))
     """
-    W, b, X, T = (np.asarray(a, dtype=np.float64) for a in (W, b, X, T))
+    W, b, X, T = (check_array(n, a) for n, a in (("W", W), ("b", b), ("X", X), ("T", T)))
     if W.ndim != 2 or X.ndim != 2 or T.ndim != 2 or X.shape[0] == 0:
         raise ValueError(
             f"W (C, d), X (n, d) and T (n, C) must be 2-D and n >= 1, got {W.shape}, {X.shape}, {T.shape}"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int
 
 __all__ = [
     "MemorizationTask",
@@ -141,6 +141,7 @@ def split_by_fraction(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The official split: a fraction ``train_frac`` in (0, 1) of each class goes to the transfer set."""
     check_float("train_frac", train_frac, 0.0, 1.0, low_open=True, high_open=True)
+    y = _labels(y)
     return stratified_split(y, int(round(train_frac * len(y))), rng)
 
 
@@ -158,7 +159,7 @@ def soft_targets(logits: np.ndarray, tau: float) -> np.ndarray:
     [[0.25, 0.75]]
     """
     tau = check_tau(tau)
-    z = np.asarray(logits, dtype=np.float64)
+    z = check_array("logits", logits)
     if z.ndim != 2 or z.shape[1] < 1 or not np.all(np.isfinite(z)):
         raise ValueError(f"logits must be a finite (n, C) array, got shape {z.shape}")
     z = z / tau  # z_T / tau
@@ -187,6 +188,7 @@ def shuffle_within_class(targets: np.ndarray, y: np.ndarray, rng: np.random.Gene
     _check_rng(rng)
     if np.shape(targets)[:1] != y.shape:
         raise ValueError(f"targets must have one row per label ({y.shape[0]}), got shape {np.shape(targets)}")
+    targets = check_array("targets", targets)
     out = np.array(targets, copy=True)
     for c in np.unique(y):
         idx = np.flatnonzero(y == c)

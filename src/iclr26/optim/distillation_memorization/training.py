@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_array, check_float, check_int, check_tensor
 from iclr26.harness.progress import task
 from iclr26.optim.distillation_memorization.soft_logistic import SoftLabelLogisticRegression
 from iclr26.optim.distillation_memorization.task import check_tau, soft_targets
@@ -82,30 +82,27 @@ def make_mlp(
     return nn.Sequential(*layers)
 
 
-def _check_inputs(model: object, X: object) -> None:
+def check_model_input(model: object, X: object, name: str = "X") -> None:
+    """`name`: the argument's name in the caller's signature."""
     if not isinstance(model, (nn.Module, SoftLabelLogisticRegression)):
         raise TypeError(
             f"model must be a torch module or a SoftLabelLogisticRegression, got {type(model).__name__}"
         )
-    a = (
-        np.asarray(X, dtype=np.float64)
-        if not isinstance(X, torch.Tensor)
-        else X.detach().double().cpu().numpy()
-    )
+    a = check_array(name, X) if not isinstance(X, torch.Tensor) else X.detach().double().cpu().numpy()
     if a.ndim != 2 or a.shape[0] == 0 or not np.all(np.isfinite(a)):
-        raise ValueError(f"X must be a finite non-empty (n, d) array, got shape {a.shape}")
+        raise ValueError(f"{name} must be a finite non-empty (n, d) array, got shape {a.shape}")
 
 
 def _as_input(model: nn.Module, X: np.ndarray) -> torch.Tensor:
     """``X`` as a tensor on the model's device, in its parameters' dtype."""
-    _check_inputs(model, X)
+    check_model_input(model, X)
     p = next(model.parameters())
     return torch.as_tensor(np.asarray(X), device=p.device).to(p.dtype)
 
 
 def model_logits(model: Model, X: np.ndarray) -> np.ndarray:
     """The logits (n, C) of a torch module or a :class:`SoftLabelLogisticRegression`, as a float64 array."""
-    _check_inputs(model, X)
+    check_model_input(model, X)
     if isinstance(model, SoftLabelLogisticRegression):
         return model.logits(X)
     with torch.no_grad():
@@ -147,8 +144,8 @@ def fit_on_targets(
     then multiplied by ``student_temperature`` so that softmax(z_S / tau_S) is the fitted distribution.
     """
     tau_s = check_tau(student_temperature, "student_temperature")
-    _check_inputs(student, X)
-    t_arr = np.asarray(targets, dtype=np.float64)
+    check_model_input(student, X)
+    t_arr = check_array("targets", targets)
     if t_arr.ndim != 2 or t_arr.shape[0] != np.shape(X)[0]:
         raise ValueError(
             f"targets must be (n, C) with one row per input ({np.shape(X)[0]}), got {t_arr.shape}"
@@ -208,7 +205,8 @@ def distill(
     >>> bool(np.allclose(2.0 * student.logits(X), Z - Z.mean(axis=1, keepdims=True), atol=1e-4))
     True
     """
-    Z = np.asarray(teacher_logits_S, dtype=np.float64)
+    check_model_input(student, X_S, "X_S")
+    Z = check_array("teacher_logits_S", teacher_logits_S, finite=True)
     if Z.ndim != 2 or Z.shape[0] != np.shape(X_S)[0]:
         raise ValueError(
             f"teacher_logits_S must be (n_S, C) matching X_S's {np.shape(X_S)[0]} rows, got {Z.shape}"
@@ -238,7 +236,7 @@ def train_teacher(
     1.0
     """
     check_float("until_acc", until_acc, 0.0, 1.0, low_open=True)
-    _check_inputs(model, X)
+    check_model_input(model, X)
     y = np.asarray(y)
     if y.shape != (np.shape(X)[0],) or y.dtype.kind not in "iu":
         raise ValueError(

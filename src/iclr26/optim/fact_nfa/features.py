@@ -23,7 +23,7 @@ import torch
 from torch import nn
 from torch.func import jacrev, vmap
 
-from iclr26.checks import check_choice, check_float, check_tensor
+from iclr26.checks import check_array, check_choice, check_float, check_tensor
 
 __all__ = ["agop_matrix", "fact_matrix", "feature_agreement", "psd_power"]
 
@@ -32,7 +32,7 @@ FACT_FORMS = ("raw", "symmetric", "sqrt")
 
 def check_square(name: str, A: object) -> None:
     """A finite square matrix (numpy array or tensor)."""
-    a = A.detach().cpu().numpy() if isinstance(A, torch.Tensor) else np.asarray(A, dtype=float)
+    a = A.detach().cpu().numpy() if isinstance(A, torch.Tensor) else check_array(name, A)
     if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square matrix, got shape {a.shape}")
     if not np.all(np.isfinite(a)):
@@ -42,7 +42,7 @@ def check_square(name: str, A: object) -> None:
 def _check_model_input(model: object, X: object) -> None:
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
-    check_tensor("X", X, floating=True)
+    check_tensor("X", X, floating=True, finite=True)
     if X.ndim < 1 or X.shape[0] < 1:
         raise ValueError(f"X must hold at least one row, got shape {tuple(X.shape)}")
 
@@ -118,6 +118,8 @@ def fact_matrix(
     check_float("weight_decay (FACT needs lambda > 0)", weight_decay, low=0.0, low_open=True)
     _check_model_input(model, X)
     check_tensor("Y", Y)
+    if Y.is_complex():
+        raise TypeError(f"Y must hold real targets or class ids, got {Y.dtype}")
     if not callable(loss_fn):
         raise TypeError(f"loss_fn must be callable loss_fn(outputs, Y), got {type(loss_fn).__name__}")
     check_choice("form", form, FACT_FORMS)
@@ -169,6 +171,8 @@ def agop_matrix(
     """
     check_float("power", power, 0.0, 1.0, low_open=True)
     _check_model_input(model, X)
+    if X.ndim < 2:
+        raise ValueError(f"X must be (n, ...) with one input row per example, got shape {tuple(X.shape)}")
     module = _resolve_layer(model, layer)
     captured: list[torch.Tensor] = []
     handle = module.register_forward_hook(lambda mod, args, out: captured.append(args[0].detach()))
@@ -202,8 +206,8 @@ def feature_agreement(A: np.ndarray | torch.Tensor, B: np.ndarray | torch.Tensor
     >>> [round(v, 6) for v in feature_agreement(np.eye(3), 2 * np.eye(3))]
     [1.0, 1.0]
     """
-    a = A.detach().cpu().numpy() if isinstance(A, torch.Tensor) else np.asarray(A, dtype=float)
-    b = B.detach().cpu().numpy() if isinstance(B, torch.Tensor) else np.asarray(B, dtype=float)
+    a = A.detach().cpu().numpy() if isinstance(A, torch.Tensor) else check_array("A", A)
+    b = B.detach().cpu().numpy() if isinstance(B, torch.Tensor) else check_array("B", B)
     if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape != b.shape:
         raise ValueError(f"A and B must be square matrices of the same shape, got {a.shape} and {b.shape}")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 import numpy as np
 import scipy.linalg
 
-from iclr26.checks import check_bool, check_choice, check_float, check_int
+from iclr26.checks import check_array, check_bool, check_choice, check_float, check_int
 from iclr26.optim.fact_nfa.features import check_square, psd_power_unchecked
 
 __all__ = [
@@ -54,7 +54,7 @@ _ROUND_OFF = 64 * np.finfo(float).eps
 
 
 def _array(name: str, value: object, ndim: int) -> np.ndarray:
-    a = np.asarray(value, dtype=float)
+    a = check_array(name, value)
     if a.ndim != ndim or a.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {a.shape}")
     if not np.all(np.isfinite(a)):
@@ -132,7 +132,7 @@ def solve_kernel_ridge(K: np.ndarray, Y: np.ndarray, ridge: float) -> np.ndarray
     ``np.linalg.solve`` in the official RFM grokking code.
     """
     check_square("K", K)
-    Y_arr = np.asarray(Y, dtype=float)
+    Y_arr = check_array("Y", Y)
     if Y_arr.ndim not in (1, 2) or Y_arr.shape[0] != len(K) or not np.all(np.isfinite(Y_arr)):
         raise ValueError(f"Y must be finite with {len(K)} rows (one per row of K), got shape {Y_arr.shape}")
     check_float("ridge", ridge, low=0.0)
@@ -263,6 +263,7 @@ def update_features(
     check_choice("update", update, UPDATES)
     check_square("M", M)
     check_square("agop", agop)
+    check_array("F", F, ndim=2, finite=True)
     d = np.shape(M)[0]
     if np.shape(agop) != (d, d) or np.ndim(F) != 2 or np.shape(F)[0] != d:
         raise ValueError(
@@ -321,7 +322,7 @@ def rfm_iterates(
     check_float("nfa_power", nfa_power, 0.0, 1.0, low_open=True)
     for name, flag in (("center_grads", center_grads), ("normalize", normalize)):
         check_bool(name, flag)
-    X_arr, Y_arr = _array("X", X, 2), np.asarray(Y, dtype=float)
+    X_arr, Y_arr = _array("X", X, 2), check_array("Y", Y)
     if Y_arr.ndim not in (1, 2) or Y_arr.shape[0] != X_arr.shape[0] or not np.all(np.isfinite(Y_arr)):
         raise ValueError(
             f"Y must be finite with {X_arr.shape[0]} rows (one per row of X), got shape {Y_arr.shape}"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_bool, check_choice, check_float, check_int, check_tensor
+from iclr26.checks import check_bool, check_choice, check_float, check_int, check_tensor, check_token_ids
 from iclr26.lab.training import train_loop
 from iclr26.optim.hybrid_zo_finetune.data import ReshuffleLoader, task_a
 from iclr26.optim.hybrid_zo_finetune.lora import add_lora
@@ -54,16 +54,20 @@ class FinetuneSpec:
 
 def accuracy(model: nn.Module, x: Tensor, y: Tensor) -> float:
     """Classification accuracy of `model` on (x, y), in eval mode without gradients."""
-    check_tensor("x", x, floating=False)
-    if x.ndim < 1 or x.shape[0] < 1:
+    check_tensor("x", x, ndim=2, floating=False)
+    if x.shape[0] < 1:
         raise ValueError(f"x must hold at least one example, got shape {tuple(x.shape)}")
+    vocab = getattr(getattr(model, "backbone", None), "vocab_size", None)
+    if vocab is not None:
+        check_token_ids("x", x, vocab)
     check_tensor("y", y, floating=False, shape=(x.shape[0],))
     was = model.training
     model.eval()
     with torch.no_grad():
-        acc = float((model(x, validate=False).argmax(-1) == y).double().mean())
+        logits = model(x, validate=False)
     model.train(was)
-    return acc
+    check_token_ids("y", y, logits.shape[-1])
+    return float((logits.argmax(-1) == y).double().mean())
 
 
 def pretrain(

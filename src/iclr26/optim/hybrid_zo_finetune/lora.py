@@ -17,7 +17,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor
 
 __all__ = ["LoRADelta", "LoRALinear", "add_lora"]
 
@@ -62,7 +62,10 @@ class LoRALinear(nn.Module):
         self.B = nn.Parameter(torch.zeros(base.out_features, self.r, dtype=dtype))
 
     def forward(self, x: Tensor) -> Tensor:
-        """The base output plus the scaled low-rank correction."""
+        """The base output plus the scaled low-rank correction; `x` is (..., in_features), any leading axes."""
+        check_tensor("x", x, floating=True)
+        if x.ndim < 1 or x.shape[-1] != self.base.in_features:
+            raise ValueError(f"x must be (..., {self.base.in_features}), got shape {tuple(x.shape)}")
         return self.base(x) + self.scale * nn.functional.linear(nn.functional.linear(x, self.A), self.B)
 
     def merged_weight(self) -> Tensor:
@@ -111,6 +114,7 @@ class LoRADelta(nn.Module):
 
     def forward(self, weight: Tensor) -> Tensor:
         """``weight + delta``."""
+        check_tensor("weight", weight, floating=True, shape=self.shape)
         return weight + self.delta()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_int
+from iclr26.checks import check_int, check_tensor
 from iclr26.lab.transformer import Transformer
 
 __all__ = ["TinyClassifier"]
@@ -46,6 +46,9 @@ class TinyClassifier(nn.Module):
     def features(self, tokens: Tensor, validate: bool = True) -> Tensor:
         """Mean over positions of the final (normalised) residual stream, (batch, d_model)."""
         bb = self.backbone
+        check_tensor("tokens", tokens)
+        if tokens.ndim == 2 and tokens.shape[1] > bb.seq_len:
+            raise ValueError(f"tokens holds {tokens.shape[1]} positions, more than seq_len={bb.seq_len}")
         x = bb.embed(tokens, validate)
         pos = bb.positions.embed(x.shape[1], x.device)
         if pos is not None:

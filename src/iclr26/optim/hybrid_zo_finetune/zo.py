@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_choice, check_float, check_gradients, check_int
+from iclr26.checks import check_choice, check_float, check_gradients, check_int, check_tensor
 
 __all__ = ["HybridZOFO", "MeZO", "perturb_", "spsa_projections", "step_seed", "zo_update_"]
 
@@ -159,6 +159,12 @@ def _spsa(
     return projections, centres
 
 
+def _check_finite(params: Sequence[Tensor], name: str) -> None:
+    """Refuse a step from parameters holding NaN or infinity (their losses could only be non-finite)."""
+    for i, p in enumerate(params):
+        check_tensor(f"{name}[{i}]", p.detach(), finite=True)
+
+
 def _param_list(params: Iterable[Tensor] | None, name: str) -> list[Tensor]:
     if params is None:
         return []
@@ -224,6 +230,7 @@ class MeZO:
         """One SPSA step; returns the mean of the perturbed losses."""
         if not callable(closure):
             raise TypeError("closure must be callable: closure(need_grad: bool) -> loss")
+        _check_finite(self.params, "params")
         seeds = [step_seed(self.seed, self.steps, k) for k in range(self.n_perturb)]
         proj, centres = _spsa(self.params, closure, self.mu, seeds)
         coeffs = [g / self.n_perturb for g in proj]
@@ -350,6 +357,8 @@ class HybridZOFO:
         """One hybrid step on one minibatch (see the class docstring); returns a loss value."""
         if not callable(closure):
             raise TypeError("closure must be callable: closure(need_grad: bool) -> loss")
+        _check_finite(self.zo_params, "zo_params")
+        _check_finite(self.fo_params, "fo_params")
         seeds = [step_seed(self.seed, self.steps, k) for k in range(self.n_perturb)] if self.zo_active else []
         proj: list[float] = []
         centres: list[float] = []

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from scipy.optimize import minimize_scalar
 
-from iclr26.checks import check_float
+from iclr26.checks import check_array, check_float, check_tensor
 
 __all__ = ["calibrate_temperature", "nll"]
 
@@ -26,6 +26,12 @@ LOG_T_BOUNDS = (-6.0, 6.0)
 def _as_logits_labels(
     logits: torch.Tensor | np.ndarray, y: torch.Tensor | np.ndarray
 ) -> tuple[torch.Tensor, torch.Tensor]:
+    if isinstance(logits, torch.Tensor):
+        check_tensor("logits", logits, floating=True)
+    else:
+        logits = check_array("logits", logits)
+    if not isinstance(y, torch.Tensor):
+        y = check_array("y", y, integer=True)
     z = torch.as_tensor(logits).detach().to("cpu", torch.float64)
     t = torch.as_tensor(y).detach()
     if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:

@@ -88,8 +88,8 @@ def lewc_fit(model_a: nn.Module, model_b: nn.Module, lam: float, probe_x: torch.
     """
     check_same_architecture(model_a, model_b)
     lam = check_lambda(lam)
-    check_tensor("probe_x", probe_x, floating=True)
-    if len(probe_x) == 0:
+    check_tensor("probe_x", probe_x, floating=True, finite=True)
+    if probe_x.ndim < 1 or len(probe_x) == 0:
         raise ValueError("probe_x is empty: need at least one input")
     if not weight_layers(model_a):
         raise ValueError("model_a has no Linear or Conv layer to fit")

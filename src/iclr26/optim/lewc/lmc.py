@@ -34,7 +34,9 @@ def predict_logits(model: nn.Module, x: torch.Tensor, batch_size: int = 4096) ->
     """The model's logits on `x` in eval mode, in chunks of `batch_size`, as a float64 CPU tensor."""
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
-    check_tensor("x", x, floating=True)
+    check_tensor("x", x, floating=True, finite=True)
+    if x.ndim < 1:
+        raise ValueError("x must hold a leading batch axis, got a 0-D tensor")
     check_int("batch_size", batch_size, low=1)
     model.eval()
     return torch.cat([model(x[i : i + batch_size]) for i in range(0, len(x), batch_size)]).to(

@@ -29,7 +29,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_choice, check_float
+from iclr26.checks import check_choice, check_float, check_tensor
 
 __all__ = [
     "ACTIVATIONS",
@@ -85,10 +85,7 @@ def max_derivative(alpha: float) -> float:
 
 
 def _check_input(x: Tensor) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"input must be a torch.Tensor, got {type(x).__name__}")
-    if not x.is_floating_point():
-        raise TypeError(f"input must be a floating-point tensor, got dtype {x.dtype}")
+    check_tensor("x (the input)", x, floating=True)
 
 
 def _warn_floor(value: float, name: str) -> None:
@@ -143,8 +140,10 @@ class SmoothLeaky(nn.Module):
         _warn_floor(alpha, "alpha")
 
     def forward(self, x: Tensor) -> Tensor:
-        if not x.is_floating_point():
-            raise TypeError("input must be a floating-point tensor")
+        if not torch.jit.is_scripting():
+            _check_input(x)
+        elif not x.is_floating_point():
+            raise TypeError("x (the input) must be a floating-point tensor")
         return x * (self.alpha + (1.0 - self.alpha) * torch.sigmoid(x * (self.curvature / self.power)))
 
     def extra_repr(self) -> str:
@@ -199,8 +198,10 @@ class RandomizedSmoothLeaky(nn.Module):
         return 0.5 * (self.lower + self.upper)
 
     def forward(self, x: Tensor) -> Tensor:
-        if not x.is_floating_point():
-            raise TypeError("input must be a floating-point tensor")
+        if not torch.jit.is_scripting():
+            _check_input(x)
+        elif not x.is_floating_point():
+            raise TypeError("x (the input) must be a floating-point tensor")
         gate = torch.sigmoid(x * (self.curvature / self.power))
         if not self.training:
             r = 0.5 * (self.lower + self.upper)

@@ -157,6 +157,7 @@ class ContinualMLP(nn.Module):
 
     def preactivations(self, x: Tensor) -> tuple[Tensor, list[Tensor]]:
         """Logits and the (shocked) pre-activation of every hidden layer."""
+        check_tensor("x", x, ndim=2, floating=True, shape=(None, self.linears[0].in_features))
         pre = []
         h = x
         for lin, act in zip(self.linears[:-1], self.acts):
@@ -191,7 +192,7 @@ def _check_probe(model: ContinualMLP, probe: Tensor) -> None:
     if not isinstance(model, ContinualMLP):
         raise TypeError(f"model must be a ContinualMLP, got {type(model).__name__}")
     d_in = model.linears[0].in_features
-    check_tensor("probe", probe, floating=True, shape=(None, d_in))
+    check_tensor("probe", probe, floating=True, shape=(None, d_in), finite=True)
     if probe.shape[0] < 1:
         raise ValueError("probe must hold at least one input row")
 

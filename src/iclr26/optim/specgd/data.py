@@ -20,7 +20,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
 
 __all__ = [
     "ImbalancedData",
@@ -183,6 +183,7 @@ def balanced_metrics(
     """
     if not isinstance(outputs, torch.Tensor) or outputs.ndim != 2:
         raise ValueError(f"outputs must be a (n, K) tensor, got {getattr(outputs, 'shape', type(outputs))}")
+    check_tensor("outputs", outputs, floating=True)
     if not isinstance(y, torch.Tensor) or y.ndim != 1 or y.shape[0] != outputs.shape[0]:
         raise ValueError(
             f"y must be a ({outputs.shape[0]},) label tensor, got {getattr(y, 'shape', type(y))}"

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import torch
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor
 
 __all__ = ["linear_dynamics_closed_form", "population_loss"]
 
@@ -67,5 +67,8 @@ def linear_dynamics_closed_form(
 
 def population_loss(w: torch.Tensor, means: torch.Tensor, priors: torch.Tensor) -> torch.Tensor:
     """Noiseless population loss ``1/2 sum_c pi_c ||W mu_c - e_c||^2`` (means: (K, d), w: (K, d))."""
+    check_tensor("w", w, ndim=2, floating=True)
+    check_tensor("means (the shape of w)", means, floating=True, shape=tuple(w.shape))
+    check_tensor("priors", priors, floating=True, shape=(w.shape[0],))
     residual = w @ means.T - torch.eye(means.shape[0], dtype=w.dtype)  # column c: W mu_c - e_c
     return 0.5 * (residual.pow(2) * priors[None, :]).sum()

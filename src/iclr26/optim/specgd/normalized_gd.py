@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from iclr26.checks import check_choice, check_gradients, check_parameters
+from iclr26.checks import check_choice, check_gradients, check_parameters, check_tensor
 from iclr26.optim.specgd.spectral_gd import check_common, momentum_direction
 
 __all__ = ["NormalizedGD", "gradient_norm"]
@@ -40,6 +40,7 @@ _NORMS = ("fro", "spectral")
 def gradient_norm(d: torch.Tensor, norm: str = "fro") -> torch.Tensor:
     """Frobenius or spectral norm of `d` (float32 for low-precision inputs); see the module docstring."""
     check_choice("norm", norm, _NORMS)
+    check_tensor("d", d, floating=True)
     work = d.to(torch.float64 if d.dtype == torch.float64 else torch.float32)
     if norm == "fro" or work.ndim < 2:
         return torch.linalg.vector_norm(work)

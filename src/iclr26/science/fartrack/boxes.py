@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 
 __all__ = [
     "N_SPECIAL",
@@ -50,8 +50,21 @@ def command_tokens(
     return (base + torch.arange(4, device=device)).expand(batch, 4).clone()
 
 
+def _check_rows(name: str, x: torch.Tensor, width: int, rows: int | None = None, **kw) -> torch.Tensor:
+    """A floating (B, width) tensor (B = `rows` when given)."""
+    return check_tensor(name, x, ndim=2, floating=True, shape=(rows, width), **kw)
+
+
+def _check_last4(name: str, x: torch.Tensor, **kw) -> torch.Tensor:
+    check_tensor(name, x, **kw)
+    if x.ndim < 1 or x.shape[-1] != 4:
+        raise ValueError(f"{name} must have shape (..., 4), got {tuple(x.shape)}")
+    return x
+
+
 def quantize(box_xyxy: torch.Tensor, bins: int, coord_range: int = 2) -> torch.Tensor:
     """Normalised crop boxes (..., 4) -> coordinate tokens (..., 4) long (the official floor rule)."""
+    _check_last4("box_xyxy", box_xyxy, floating=True, finite=True)  # floor(NaN) would be an arbitrary token
     half = 0.5 * coord_range - 0.5
     b = box_xyxy.clamp(-half, 1.0 + half)
     return torch.floor((b + half) * (bins - 1)).long()
@@ -59,6 +72,10 @@ def quantize(box_xyxy: torch.Tensor, bins: int, coord_range: int = 2) -> torch.T
 
 def dequantize(tokens: torch.Tensor, bins: int, coord_range: int = 2) -> torch.Tensor:
     """Coordinate tokens (..., 4) -> normalised crop coordinates (..., 4) float."""
+    _check_last4("tokens", tokens, floating=False)
+    check_token_ids(
+        "tokens", tokens, check_int("bins", bins, low=2) * check_int("coord_range", coord_range, low=1)
+    )
     return tokens.float() / (bins - 1) - (0.5 * coord_range - 0.5)
 
 
@@ -87,6 +104,7 @@ def crop_window(box_xywh: torch.Tensor, factor: float) -> torch.Tensor:
     """Square crop windows (B, 3) = (x0, y0, side) centred on each box, side = sqrt(w h) * factor (pytracking's
     ``sample_target``, continuous instead of rounded)."""
     check_float("factor", factor, low=0.0, low_open=True)
+    _check_rows("box_xywh", box_xywh, 4)
     cx = box_xywh[:, 0] + 0.5 * box_xywh[:, 2]
     cy = box_xywh[:, 1] + 0.5 * box_xywh[:, 3]
     side = torch.sqrt(box_xywh[:, 2] * box_xywh[:, 3]) * factor
@@ -98,6 +116,8 @@ def crop(frames: torch.Tensor, window: torch.Tensor, size: int) -> torch.Tensor:
 
     Output pixel (i, j) samples the frame at x = x0 + (j + 1/2) side / size (pixel k covers [k, k + 1)).
     """
+    check_tensor("frames", frames, ndim=4, floating=True, finite=True)
+    _check_rows("window", window, 3, frames.shape[0])
     B, _, H, W = frames.shape
     t = (torch.arange(size, dtype=frames.dtype, device=frames.device) + 0.5) / size
     xs = window[:, :1] + t[None] * window[:, 2:3]  # (B, size) in pixels
@@ -110,6 +130,8 @@ def crop(frames: torch.Tensor, window: torch.Tensor, size: int) -> torch.Tensor:
 
 def box_to_crop(box_xywh: torch.Tensor, window: torch.Tensor) -> torch.Tensor:
     """Frame boxes (B, 4) xywh -> normalised crop boxes (B, 4) xyxy in the windows (B, 3)."""
+    _check_rows("box_xywh", box_xywh, 4)
+    _check_rows("window", window, 3, box_xywh.shape[0])
     xyxy = xywh_to_xyxy(box_xywh)
     origin = window[:, :2].repeat(1, 2)
     return (xyxy - origin) / window[:, 2:3]
@@ -117,6 +139,8 @@ def box_to_crop(box_xywh: torch.Tensor, window: torch.Tensor) -> torch.Tensor:
 
 def crop_to_box(box_xyxy: torch.Tensor, window: torch.Tensor) -> torch.Tensor:
     """Normalised crop boxes (B, 4) xyxy -> frame boxes (B, 4) xywh (the inverse of :func:`box_to_crop`)."""
+    _check_rows("box_xyxy", box_xyxy, 4)
+    _check_rows("window", window, 3, box_xyxy.shape[0])
     origin = window[:, :2].repeat(1, 2)
     return xyxy_to_xywh(box_xyxy * window[:, 2:3] + origin)
 

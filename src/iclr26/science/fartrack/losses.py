@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.science.fartrack.boxes import N_SPECIAL
 
 __all__ = [
@@ -45,7 +45,10 @@ def siou_loss(
     arcsin and the square root have infinite slopes there); values elsewhere are unchanged.
     """
     check_tensor("pred_xyxy", pred_xyxy, ndim=2, floating=True)
-    check_tensor("gt_xyxy", gt_xyxy, shape=tuple(pred_xyxy.shape), floating=True)
+    check_tensor("gt_xyxy", gt_xyxy, shape=tuple(pred_xyxy.shape), floating=True, finite=True)
+    # a NaN propagates into the loss (training shows it); an infinity would be clamped away, so it is refused
+    if bool(torch.isinf(pred_xyxy).any()):
+        raise ValueError("pred_xyxy must hold no infinite coordinates")
     if pred_xyxy.shape[-1] != 4:
         raise ValueError(f"boxes must be (N, 4) xyxy, got shape {tuple(pred_xyxy.shape)}")
     if reduction not in ("mean", "none"):
@@ -81,7 +84,12 @@ def bin_values(bins: int, coord_range: int = 2, device: str | torch.device = "cp
 
 def expected_box(logits: torch.Tensor, bins: int, coord_range: int = 2) -> torch.Tensor:
     """Softmax-expected coordinates (B, 4) from logits (B, 4, V) (special tokens excluded)."""
-    n = bins * coord_range
+    n = check_int("bins", bins, low=2) * check_int("coord_range", coord_range, low=1)
+    check_tensor("logits", logits, ndim=3, floating=True, shape=(None, 4, None))
+    if logits.shape[-1] < n:
+        raise ValueError(
+            f"logits must have at least bins * coord_range = {n} entries per coordinate, got {logits.shape[-1]}"
+        )
     prob = logits[..., :n].softmax(-1)
     return prob @ bin_values(bins, coord_range, logits.device).to(prob.dtype)
 
@@ -91,6 +99,8 @@ def adjacent_kl(student: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
 
     student, teacher : (B, 4, V) logits; the last 5 (special) tokens are dropped.
     """
+    check_tensor("student", student, ndim=3, floating=True, shape=(None, 4, None))
+    check_tensor("teacher", teacher, floating=True, shape=tuple(student.shape))
     s = F.log_softmax(student[..., :-N_SPECIAL], dim=-1)
     t = F.softmax(teacher.detach()[..., :-N_SPECIAL], dim=-1)
     return F.kl_div(s, t, reduction="batchmean")
@@ -136,9 +146,10 @@ def self_distill_loss(
             f"logit width V = {V} is not bins * coord_range + 5 with coord_range = {coord_range}"
         )
     bins = (V - N_SPECIAL) // coord_range
+    check_token_ids("target_tokens", target_tokens, V)
     if target_boxes is None:
         target_boxes = target_tokens.float() / (bins - 1) - (0.5 * coord_range - 0.5)
-    check_tensor("target_boxes", target_boxes, shape=tuple(target_tokens.shape), floating=True)
+    check_tensor("target_boxes", target_boxes, shape=tuple(target_tokens.shape), floating=True, finite=True)
     weight = torch.ones(V, device=target_tokens.device)
     weight[-N_SPECIAL:] = special_weight
     ce, si = [], []

@@ -13,14 +13,16 @@ import time
 import numpy as np
 import torch
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int, check_tensor
 from iclr26.harness.threads import limited_threads
 
 __all__ = ["ao_sr", "box_iou", "measure_fps", "precision", "success_auc"]
 
 
 def _as_boxes(name: str, boxes: np.ndarray | torch.Tensor) -> np.ndarray:
-    arr = np.asarray(boxes.detach().cpu() if isinstance(boxes, torch.Tensor) else boxes, dtype=np.float64)
+    if isinstance(boxes, torch.Tensor):
+        boxes = check_tensor(name, boxes).detach().cpu().double().numpy()
+    arr = check_array(name, boxes)
     if arr.ndim not in (2, 3) or arr.shape[-1] != 4:
         raise ValueError(f"{name} must be (T, 4) or (S, T, 4) boxes (x, y, w, h), got shape {arr.shape}")
     if not np.isfinite(arr).all():
@@ -39,7 +41,9 @@ def _pair(pred: np.ndarray | torch.Tensor, gt: np.ndarray | torch.Tensor) -> tup
 
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU of (..., 4) xywh boxes, elementwise; boxes with no area give 0."""
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a, b = check_array("a", a, finite=True), check_array("b", b, finite=True)
+    if a.ndim < 1 or a.shape[-1] != 4 or b.shape != a.shape:
+        raise ValueError(f"a and b must be (..., 4) xywh boxes of one shape, got {a.shape} and {b.shape}")
     x0, y0 = np.maximum(a[..., 0], b[..., 0]), np.maximum(a[..., 1], b[..., 1])
     x1 = np.minimum(a[..., 0] + a[..., 2], b[..., 0] + b[..., 2])
     y1 = np.minimum(a[..., 1] + a[..., 3], b[..., 1] + b[..., 3])

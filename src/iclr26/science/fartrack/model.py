@@ -209,7 +209,9 @@ class ARTracker(nn.Module):
         if tuple(templates.shape[2:]) != (3, ts, ts):
             raise ValueError(f"templates must have shape (B, L, 3, {ts}, {ts}), got {tuple(templates.shape)}")
         if tuple(search.shape) != (B, 3, ss, ss):
-            raise ValueError(f"search must have shape ({B}, 3, {ss}, {ss}), got {tuple(search.shape)}")
+            raise ValueError(
+                f"search must have shape ({B}, 3, {ss}, {ss}) (B from templates), got {tuple(search.shape)}"
+            )
         if not 1 <= L <= self.max_templates:
             raise ValueError(f"the number of templates must be in [1, {self.max_templates}], got {L}")
         if commands is None:

@@ -67,7 +67,13 @@ class GATLayer(nn.Module):
         nn.init.xavier_uniform_(self.att_dst)
 
     def forward(self, x: torch.Tensor, nbr: torch.Tensor) -> torch.Tensor:
+        check_tensor("x", x, ndim=3, floating=True, shape=(None, None, self.lin.in_features))
         B, M, _ = x.shape
+        check_tensor("nbr", nbr, ndim=3, floating=False, shape=(B, M, None))
+        if nbr.numel() and (int(nbr.min()) < 0 or int(nbr.max()) >= M):
+            raise ValueError(
+                f"nbr must hold node indices in [0, {M}), got values in [{int(nbr.min())}, {int(nbr.max())}]"
+            )
         h = self.lin(x).view(B, M, self.heads, self.out)
         a_src = (h * self.att_src).sum(-1)  # (B, M, H)
         a_dst = (h * self.att_dst).sum(-1)
@@ -107,8 +113,10 @@ class GalerkinAttention(nn.Module):
         return q, k, v
 
     def forward(self, x: torch.Tensor, y: torch.Tensor | None = None, z: torch.Tensor | None = None):
-        y = x if y is None else y
-        z = y if z is None else z
+        dim = self.W_q.in_features
+        check_tensor("x", x, ndim=3, floating=True, shape=(None, None, dim))
+        y = x if y is None else check_tensor("y", y, ndim=3, floating=True, shape=(x.shape[0], None, dim))
+        z = y if z is None else check_tensor("z", z, ndim=3, floating=True, shape=tuple(y.shape))
         q, k, v = self.qkv(x, y, z)
         o = q @ (k.transpose(-2, -1) @ v) / q.shape[2]
         return self.W_o(o.transpose(1, 2).reshape(x.shape)) + x
@@ -197,6 +205,9 @@ class GridProjection(nn.Module):
 
     def forward(self, f: torch.Tensor, e: torch.Tensor):
         """(grid tokens P (B, M, C), scores A (B, N, M))."""
+        hidden, M = self.placeholder.shape[-1], self.ww[1].in_features
+        check_tensor("f", f, ndim=3, floating=True, shape=(None, None, hidden))
+        check_tensor("e", e, ndim=3, floating=True, shape=(f.shape[0], M, hidden))
         A = self.scores(f, e)
         return A.softmax(-2).transpose(-1, -2) @ f, A
 

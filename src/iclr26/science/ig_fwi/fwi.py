@@ -51,6 +51,7 @@ class FWIHistory:
 
 def velocity(rep: Representation, v0: torch.Tensor, cfg: OptConfig) -> torch.Tensor:
     """v_theta = clamp(v_0 + s G_theta, v_lo, v_hi) on v0's grid."""
+    check_tensor("v0", v0, ndim=2, floating=True, finite=True)  # the clamp would hide a non-finite start
     return torch.clamp(v0 + cfg.scale * rep.render(*v0.shape), cfg.v_lo, cfg.v_hi)
 
 

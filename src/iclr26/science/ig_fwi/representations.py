@@ -48,7 +48,8 @@ def grid_coords(nz: int, nx: int, dtype=torch.float32) -> torch.Tensor:
 
 
 def check_coords(coords: torch.Tensor) -> torch.Tensor:
-    check_tensor("coords", coords, floating=True)
+    # finite: a grid lookup would map a NaN/inf coordinate to a finite node value
+    check_tensor("coords", coords, floating=True, finite=True)
     if coords.ndim != 2 or coords.shape[1] != 2:
         raise ValueError(f"coords must have shape (N, 2) with (z, x) in [-1, 1], got {tuple(coords.shape)}")
     return coords

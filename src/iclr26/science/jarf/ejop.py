@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from iclr26.checks import check_choice, check_float
+from iclr26.checks import check_array, check_choice, check_float
 
 __all__ = [
     "TRANSFORMS",
@@ -34,12 +34,18 @@ TRANSFORMS = ("sqrt", "eig")
 _ROWS_PER_CALL = 200_000
 
 
+def _real(name: str, x: object, what: str) -> np.ndarray:
+    """`x` as a float array (a complex one is refused: a float cast would drop its imaginary part); anything
+    that is not an array of real numbers is a ValueError naming `name`, as these functions always raised."""
+    try:
+        return check_array(name, x)
+    except TypeError:
+        raise ValueError(f"{name} must be {what}, got {x!r}") from None
+
+
 def _matrix(name: str, x: object, square: bool = False) -> np.ndarray:
     """`x` as a finite, non-empty 2-D float array (square when asked)."""
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a numeric matrix, got {x!r}") from None
+    a = _real(name, x, "a numeric matrix")
     if a.ndim != 2 or a.size == 0 or (square and a.shape[0] != a.shape[1]):
         raise ValueError(
             f"{name} must be a non-empty {'square' if square else '2-D'} matrix, got shape {a.shape}"
@@ -67,10 +73,7 @@ def fd_jacobians(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, h: float)
         raise TypeError(
             f"f must be a callable mapping (m, d) points to (m,) or (m, C) values, got {type(f).__name__}"
         )
-    try:
-        X = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"X must be a numeric (n, d) array, got {X!r}") from None
+    X = _real("X", X, "a numeric (n, d) array")
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must be a non-empty 2-D array (n, d), got shape {X.shape}")
     if not np.all(np.isfinite(X)):
@@ -115,10 +118,7 @@ def normalize_ejop(H: np.ndarray) -> tuple[np.ndarray, bool]:
     Returns the normalised matrix and whether the identity fallback was used (the surrogate was flat at every
     probed point, so no direction is preferred).
     """
-    try:
-        H = np.asarray(H, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"H must be a numeric square matrix, got {H!r}") from None
+    H = _real("H", H, "a numeric square matrix")
     if H.ndim != 2 or H.shape[0] != H.shape[1]:
         raise ValueError(f"H must be a square matrix, got shape {H.shape}")
     d = H.shape[0]

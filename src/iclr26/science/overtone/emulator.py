@@ -173,6 +173,7 @@ class PatchModulatedEmulator(nn.Module):
 
     def forward(self, history: torch.Tensor, patch) -> torch.Tensor:
         """u_{t+1} = u_t + Delta, shape (B, C, H, W)."""
+        check_tensor("history", history, ndim=5, floating=True)
         return history[:, -1] + self.increment_scale * self.increment(history, patch)
 
     def n_tokens(self, H: int, W: int, patch) -> int:
