@@ -85,7 +85,11 @@ def max_derivative(alpha: float) -> float:
 
 
 def _check_input(x: Tensor) -> None:
-    check_tensor("x (the input)", x, floating=True)
+    """A floating tensor; under TorchScript (which cannot compile the checks module) the dtype test alone."""
+    if not torch.jit.is_scripting():
+        check_tensor("x (the input)", x, floating=True)
+    elif not x.is_floating_point():
+        raise TypeError("x (the input) must be a floating-point tensor")
 
 
 def _warn_floor(value: float, name: str) -> None:
@@ -140,10 +144,7 @@ class SmoothLeaky(nn.Module):
         _warn_floor(alpha, "alpha")
 
     def forward(self, x: Tensor) -> Tensor:
-        if not torch.jit.is_scripting():
-            _check_input(x)
-        elif not x.is_floating_point():
-            raise TypeError("x (the input) must be a floating-point tensor")
+        _check_input(x)
         return x * (self.alpha + (1.0 - self.alpha) * torch.sigmoid(x * (self.curvature / self.power)))
 
     def extra_repr(self) -> str:
@@ -198,10 +199,7 @@ class RandomizedSmoothLeaky(nn.Module):
         return 0.5 * (self.lower + self.upper)
 
     def forward(self, x: Tensor) -> Tensor:
-        if not torch.jit.is_scripting():
-            _check_input(x)
-        elif not x.is_floating_point():
-            raise TypeError("x (the input) must be a floating-point tensor")
+        _check_input(x)
         gate = torch.sigmoid(x * (self.curvature / self.power))
         if not self.training:
             r = 0.5 * (self.lower + self.upper)

@@ -34,18 +34,9 @@ TRANSFORMS = ("sqrt", "eig")
 _ROWS_PER_CALL = 200_000
 
 
-def _real(name: str, x: object, what: str) -> np.ndarray:
-    """`x` as a float array (a complex one is refused: a float cast would drop its imaginary part); anything
-    that is not an array of real numbers is a ValueError naming `name`, as these functions always raised."""
-    try:
-        return check_array(name, x)
-    except TypeError:
-        raise ValueError(f"{name} must be {what}, got {x!r}") from None
-
-
 def _matrix(name: str, x: object, square: bool = False) -> np.ndarray:
     """`x` as a finite, non-empty 2-D float array (square when asked)."""
-    a = _real(name, x, "a numeric matrix")
+    a = check_array(name, x)
     if a.ndim != 2 or a.size == 0 or (square and a.shape[0] != a.shape[1]):
         raise ValueError(
             f"{name} must be a non-empty {'square' if square else '2-D'} matrix, got shape {a.shape}"
@@ -73,7 +64,7 @@ def fd_jacobians(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, h: float)
         raise TypeError(
             f"f must be a callable mapping (m, d) points to (m,) or (m, C) values, got {type(f).__name__}"
         )
-    X = _real("X", X, "a numeric (n, d) array")
+    X = check_array("X", X)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must be a non-empty 2-D array (n, d), got shape {X.shape}")
     if not np.all(np.isfinite(X)):
@@ -118,7 +109,7 @@ def normalize_ejop(H: np.ndarray) -> tuple[np.ndarray, bool]:
     Returns the normalised matrix and whether the identity fallback was used (the surrogate was flat at every
     probed point, so no direction is preferred).
     """
-    H = _real("H", H, "a numeric square matrix")
+    H = check_array("H", H)
     if H.ndim != 2 or H.shape[0] != H.shape[1]:
         raise ValueError(f"H must be a square matrix, got shape {H.shape}")
     d = H.shape[0]
