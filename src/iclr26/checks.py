@@ -21,6 +21,7 @@ __all__ = [
     "check_array",
     "check_bool",
     "check_choice",
+    "check_fit_data",
     "check_float",
     "check_gradients",
     "check_int",
@@ -302,3 +303,24 @@ def check_gradients(optimizer: str, param_groups: Iterable[dict[str, Any]]) -> N
             f"{optimizer}: the gradient of {bad} holds NaN or infinite values; no parameter was updated "
             "(lower the learning rate, clip gradients, or skip the step as a GradScaler does)"
         )
+
+
+def check_fit_data(estimator: Any, X: Any, y: Any, **kwargs: Any) -> tuple[Any, Any]:
+    """scikit-learn's ``validate_data(estimator, X, y, **kwargs)`` for ``fit``, each error prefixed with the
+    argument it concerns (``"X: Expected 2D array, ..."``, ``"y: Found input variables with inconsistent numbers
+    of samples ..."``). scikit-learn's own types and messages are kept after the prefix (``check_estimator``
+    matches them); ``X`` is checked alone first (with the ``dtype`` and ``ensure_*`` options given), so an error
+    about ``X`` never reads as one about ``y``.
+    """
+    from sklearn.utils.validation import check_array as sk_check_array
+    from sklearn.utils.validation import validate_data
+
+    x_options = {k: v for k, v in kwargs.items() if k == "dtype" or k.startswith(("ensure_", "accept_"))}
+    try:
+        sk_check_array(X, input_name="X", **x_options)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"X: {error}") from None
+    try:
+        return validate_data(estimator, X, y, **kwargs)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"y: {error}") from None

@@ -44,7 +44,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_choice, check_float, check_int, check_logits, check_token_ids
 from iclr26.lab.training import LoopResult, train_loop
 from iclr26.lab.transformer import Transformer
 
@@ -245,6 +245,9 @@ def reverse_transition(
     if not 0.0 <= s < t <= 1.0:
         raise ValueError(f"times must satisfy 0 <= s < t <= 1, got t={t}, s={s}")
     check_float("temperature", temperature, low=0.0, low_open=True, finite=False)
+    check_logits("logits", logits, ndim=3)
+    check_int("mask_id", mask_id, 0, logits.shape[-1] - 1)
+    check_token_ids("x_t", x_t, logits.shape[-1])
     a_t, a_s = float(alpha(t, schedule)), float(alpha(s, schedule))
     logp = subs_log_probs(logits / temperature, x_t, mask_id)
     p_unmask = (a_s - a_t) / (1.0 - a_t)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -89,6 +90,31 @@ EXAMPLES.update(
                 "mask_id": N_TOK,
             },
             agree={"guidance": 1, "x_t": 1},
+            vocab={"x_t": N_TOK + 1},
+        ),
+        f"{SMC}.reverse_transition": lambda: Example(
+            fn(f"{SMC}.reverse_transition"),
+            {
+                "logits": gauss(2, SEQ, N_TOK + 1),
+                "x_t": _partly_masked(),
+                "t": 1.0,
+                "s": 0.5,
+                "mask_id": N_TOK,
+            },
+            agree={"logits": 1, "x_t": 1},
+            vocab={"x_t": N_TOK + 1},
+        ),
+        f"{SMC}.reverse_step": lambda: Example(
+            fn(f"{SMC}.reverse_step"),
+            {
+                "logits": gauss(2, SEQ, N_TOK + 1),
+                "x_t": _partly_masked(),
+                "t": 1.0,
+                "s": 0.5,
+                "mask_id": N_TOK,
+                "generator": _gen(6),
+            },
+            agree={"logits": 1, "x_t": 1},
             vocab={"x_t": N_TOK + 1},
         ),
         f"{SMC}.ess_from_log_weights": lambda: call_example(f"{SMC}.ess_from_log_weights", log_w=gauss(2, 5)),
@@ -371,6 +397,11 @@ EXAMPLES.update(
         f"{RG}.jacobi_factor": lambda: call_example(
             f"{RG}.jacobi_factor", curvature=1.0, length=torch.rand(4)
         ),
+        f"{RG}.ManifoldFlowSampler": lambda: Example(
+            fn(f"{RG}.ManifoldFlowSampler")(_sphere(), _endpoint()).integrate,
+            {"x0": _on_sphere(), "steps": 2},
+            agree={"x0": 1},
+        ),
     }
 )
 
@@ -619,5 +650,107 @@ ACCEPTS.update(
             "pixels",
             "float",
         ): "a float image compares neighbouring pixels by exact equality just as an integer one does",
+    }
+)
+
+
+def _with_grad(step: Callable[..., Any]) -> Callable[..., Any]:
+    """`step` with gradients on (the battery runs every call under no_grad); its signature is kept."""
+
+    @functools.wraps(step)
+    def run(**kwargs: Any) -> Any:
+        with torch.enable_grad():
+            return step(**kwargs)
+
+    return run
+
+
+# --- uncovered callables of round 2: trainers with one step, exact samplers, tokenizers --------------------------
+def _exact_sampler() -> Example:
+    base = fn(f"{SMC}.enumerate_sampler")(_mdlm(), 2, 2)
+    return Example(
+        fn(f"{SMC}.ExactSampler"),
+        {"states": base.states, "log_kernels": base.log_kernels, "mask_id": base.mask_id},
+        vocab={"states": base.mask_id + 1},
+    )
+
+
+def _recognizer() -> torch.nn.Module:
+    return built(lambda: fn(f"{ST}.PhoneRecognizer")(in_dim=8, n_symbols=5, hidden=8))
+
+
+def _sitok() -> torch.nn.Module:
+    return built(
+        lambda: fn(f"{ST}.SiTokenizer")(
+            n_mels=8,
+            stack=2,
+            d_model=8,
+            enc_layers=1,
+            dec_layers=1,
+            n_heads=2,
+            codebook_size=6,
+            code_dim=4,
+            n_symbols=5,
+            max_tokens=16,
+            data_init=False,
+        )
+    )
+
+
+EXAMPLES.update(
+    {
+        f"{SMC}.ExactSampler": _exact_sampler,
+        f"{RNA}.self_consistency": lambda: call_example(
+            f"{RNA}.self_consistency",
+            {"rots": 1, "trans": 1},
+            tokens=ids(2, 8, vocab=4),
+            rots=_rots(2, 8),
+            trans=torch.stack([_helix(seed=1), _helix(seed=2)]),
+        ),
+        f"{ST}.KMeansTokenizer": lambda: Example(
+            fn(f"{ST}.KMeansTokenizer")(codebook_size=4, n_mels=8, stack=2, max_iter=2).fit,
+            {"mels": gauss(3, 8, 12), "mean": gauss(8, seed=1), "std": torch.rand(8) + 0.5},
+            agree={"mels": 1, "mean": 0, "std": 0},
+        ),
+        f"{ST}.SiTokenizer": lambda: Example(
+            _sitok(),
+            {
+                "mel": gauss(2, 8, 8),
+                "text_tokens": ids(2, 3, vocab=5),
+                "mel_lengths": torch.tensor([8, 6]),
+                "generator": _gen(3),
+            },
+            agree={"mel": 1, "text_tokens": 0, "mel_lengths": 0},
+            vocab={"text_tokens": 5},
+        ),
+        f"{ST}.recognize": lambda: call_example(f"{ST}.recognize", model=_recognizer(), feats=gauss(3, 8, 8)),
+        f"{ST}.train_ctc_model": lambda: Example(
+            _with_grad(fn(f"{ST}.train_ctc_model")),
+            {
+                "model": _recognizer(),
+                "feats": gauss(3, 8, 8),
+                "targets": ids(3, 2, vocab=5),
+                "steps": 1,
+                "batch": 2,
+            },
+            agree={"targets": 0},
+            vocab={"targets": 5},
+        ),
+        f"{AO}.train_cnn": lambda: Example(
+            _with_grad(fn(f"{AO}.train_cnn")),
+            {
+                "x_train": normal_array(6, 3, 16, 16).astype(np.float32),
+                "y_train": normal_array(6, seed=1),
+                "x_test": normal_array(2, 3, 16, 16, seed=2).astype(np.float32),
+                "steps": 1,
+                "batch": 4,
+            },
+            agree={"y_train": 0, "x_test": 1},
+        ),
+        f"{CD}.train_crop_classifier": lambda: Example(
+            _with_grad(fn(f"{CD}.train_crop_classifier")),
+            {"images": _designs().images, "designs": _designs().designs, "steps": 1, "batch": 4},
+            agree={"images": 0},
+        ),
     }
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -33,6 +34,17 @@ def _tiny_lm(arch: str = "gpt2", vocab: int = 16, n_layers: int = 2) -> torch.nn
     return build_model(
         replace(SMOKE_CONFIG, arch=arch, n_layers=n_layers, d_model=16), vocab_size=vocab
     ).eval()
+
+
+def _with_grad(step: Callable[..., Any]) -> Callable[..., Any]:
+    """`step` with gradients on (the battery runs every call under no_grad); its signature is kept."""
+
+    @functools.wraps(step)
+    def run(**kwargs: Any) -> Any:
+        with torch.enable_grad():
+            return step(**kwargs)
+
+    return run
 
 
 # --- architectures.t1_imputation -------------------------------------------------------------------------------
@@ -715,5 +727,149 @@ ACCEPTS.update(
             ): "documented (..., d): a position-wise affine map over any leading axes, as nn.Linear"
             for m in ("ndim-", "ndim+")
         },
+    }
+)
+
+
+# --- architectures: fit/impute estimators, datasets, sudoku counting ---------------------------------------------
+def _deep_imputer() -> Any:
+    """A DeepImputer whose network is a tiny SAITSLike (the base class leaves ``build`` to its subclasses)."""
+
+    class _Tiny(fn(f"{T1}.DeepImputer")):
+        def build(self, n_vars: int, seq_len: int) -> torch.nn.Module:
+            return fn(f"{T1}.SAITSLike")(n_vars, seq_len, d_model=8, n_layers=1, n_heads=2)
+
+    return _Tiny(steps=1, batch_size=2)
+
+
+def _fit_example(imputer: Any) -> Example:
+    x, mask = _np_series_mask()
+    return Example(_with_grad(imputer.fit), {"X": x, "mask": mask}, agree={"mask": 2})
+
+
+_SUDOKU = np.array(
+    [int(c) for c in "534678912672195348198342567859761423426853791713924856961537284287419635345286179"]
+)
+
+
+def _puzzle() -> np.ndarray:
+    grid = _SUDOKU.copy()
+    grid[[0, 10, 40, 80]] = 0
+    return grid
+
+
+EXAMPLES.update(
+    {
+        f"{T1}.DeepImputer": lambda: _fit_example(_deep_imputer()),
+        f"{T1}.SAITS": lambda: _fit_example(
+            fn(f"{T1}.SAITS")(d_model=8, n_layers=1, n_heads=2, steps=1, batch_size=2)
+        ),
+        f"{T1}.T1": lambda: _fit_example(fn(f"{T1}.T1")(_t1_config(), steps=1, batch_size=2)),
+        f"{T1}.iterative_impute": lambda: call_example(
+            f"{T1}.iterative_impute",
+            {"mask": 2, "reference": 1},
+            **dict(zip(("x", "mask"), _np_series_mask())),
+            reference=normal_array(10, 3),
+        ),
+        f"{FF}.ForecastData": lambda: call_example(
+            f"{FF}.ForecastData",
+            {"marks": 0},
+            series=gauss(20, 3),
+            marks=gauss(20, 2, seed=1),
+            seq_len=4,
+            pred_len=2,
+            train_end=14,
+            val_end=16,
+        ),
+        f"{MT}.SequenceData": lambda: Example(
+            fn(f"{MT}.SequenceData"),
+            {
+                "X": gauss(3, 5, 4),
+                "y": torch.tensor([1.0, -1.0, 1.0]),
+                "patterns": torch.eye(4)[:3],
+                "pattern_ids": ids(3, 5, vocab=3),
+            },
+            agree={"y": 0, "patterns": 1, "pattern_ids": 1},
+            vocab={"pattern_ids": 3},
+        ),
+        f"{HS}.count_solutions": lambda: call_example(f"{HS}.count_solutions", grid=_puzzle()),
+        f"{HS}.is_solution": lambda: call_example(f"{HS}.is_solution", solution=_SUDOKU.copy(), puzzle=None),
+    }
+)
+
+
+# --- inference: equilibrium_lm trainers and block, hyperprune drivers ------------------------------------------
+def _elm_trainer() -> Any:
+    dense = _tiny_lm("llama", n_layers=3)
+    return fn(f"{EL}.ELMTrainer")(fn(f"{EL}.make_elm")(dense, 0, 2), dense, steps=2, lr=1e-3)
+
+
+def _distill_trainer() -> Any:
+    import copy
+
+    teacher = _tiny_lm("llama", n_layers=2)
+    student = copy.deepcopy(teacher)
+    layer = student.model.layers[-1]
+    return fn(f"{EL}.DistillTrainer")(
+        student, teacher, layer, layer, teacher.model.layers[-1], steps=2, lr=1e-3
+    )
+
+
+def _keep_all(index: int, block: Any, linears: Any, grams: Any) -> None:
+    return None
+
+
+EXAMPLES.update(
+    {
+        f"{EL}.FixedPointBlock": lambda: Example(
+            built(lambda: fn(f"{EL}.FixedPointBlock")(torch.nn.Linear(4, 4), 4, max_iter=2)),
+            {"x": gauss(1, 2, 4)},
+            agree={"x": -1},
+        ),
+        f"{EL}.ELMTrainer": lambda: Example(
+            _with_grad(_elm_trainer().step), {"batch": ids(2, 5, vocab=16)}, vocab={"batch": 16}
+        ),
+        f"{EL}.DistillTrainer": lambda: Example(
+            _with_grad(_distill_trainer().step), {"batch": ids(2, 5, vocab=16)}, vocab={"batch": 16}
+        ),
+        f"{HP}.set_weight": lambda: Example(
+            fn(f"{HP}.set_weight"),
+            {"module": built(lambda: torch.nn.Linear(8, 3)), "weight": gauss(3, 8)},
+            agree={"weight": 1},
+        ),
+        f"{HP}.run_sequential": lambda: Example(
+            fn(f"{HP}.run_sequential"),
+            {"model": _tiny_lm(), "calib_ids": ids(2, 6, vocab=16), "fn": _keep_all},
+            vocab={"calib_ids": 16},
+        ),
+        f"{HP}.maskllm_lite_prune": lambda: Example(
+            _with_grad(fn(f"{HP}.maskllm_lite_prune")),
+            {"model": _tiny_lm(), "calib_ids": ids(2, 6, vocab=16), "steps": 1, "batch_size": 2},
+            vocab={"calib_ids": 16},
+        ),
+    }
+)
+
+ACCEPTS.update(
+    {
+        (
+            f"{HS}.count_solutions",
+            "grid",
+            "ndim+",
+        ): "documented: 81 cells in any layout (a flat 81 or a 9x9 grid "
+        "is ravelled); a grid of another size is refused",
+        (
+            f"{HS}.count_solutions",
+            "grid",
+            "float",
+        ): "cells are numbers 0..9: a float grid of whole numbers is the "
+        "same grid (a non-integral or out-of-range cell is refused)",
+        (
+            f"{HS}.is_solution",
+            "solution",
+            "ndim+",
+        ): "documented: 81 cells in any layout (a 9x9 grid is ravelled)",
+        (f"{HS}.is_solution", "solution", "float"): "a float grid of whole numbers 1..9 is the same grid (a "
+        "non-integral cell makes it no solution)",
     }
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -652,5 +654,324 @@ EXAMPLES.update(
             agree={"prefix": 2, "b": 0},
             vocab={"a": V_ST, "b": V_ST},
         ),
+    }
+)
+
+
+def _with_grad(call: Callable[..., Any]) -> Callable[..., Any]:
+    """`call` with autograd on (the battery runs every example under ``torch.no_grad``): for training loops."""
+
+    @functools.wraps(call)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with torch.enable_grad():
+            return call(*args, **kwargs)
+
+    return run
+
+
+def _fields(record: Any) -> dict[str, Any]:
+    """A dataclass record's fields, to rebuild it by keyword."""
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+
+
+# --- continuous_cot ---------------------------------------------------------------------------------------------
+CC = "iclr26.mechanisms.continuous_cot"
+
+
+def _cc_data() -> Any:
+    return fn(f"{CC}.make_prosqa_like")(2, 8, 2, seed=0)
+
+
+def _cc_wrapper() -> torch.nn.Module:
+    data = _cc_data()
+    return built(lambda: fn(f"{CC}.CoconutWrapper")(fn(f"{CC}.make_model")(data, d_model=8, n_heads=2)))
+
+
+EXAMPLES.update(
+    {
+        f"{CC}.CoconutWrapper": lambda: Example(
+            _cc_wrapper(),
+            {
+                "prefix": _cc_data().prompt,
+                "n_thoughts": 2,
+                "suffix": torch.full((2, 1), _cc_data().token("[A]")),
+            },
+            agree={"suffix": 0},
+            vocab={"prefix": _cc_data().vocab_size, "suffix": _cc_data().vocab_size},
+        ),
+        f"{CC}.capture_attention": lambda: call_example(
+            f"{CC}.capture_attention",
+            {"embeds": -1},
+            wrapper=_cc_wrapper(),
+            embeds=_cc_wrapper().model.embed(_cc_data().prompt).detach(),
+        ),
+        f"{CC}.ReachabilityData": lambda: Example(
+            fn(f"{CC}.ReachabilityData"),
+            _fields(_cc_data()),
+            agree={
+                **{n: 0 for n in ("root", "pos", "neg", "edges", "src_pos", "tgt_pos", "cand_pos")},
+                **{n: 0 for n in ("dist", "reach", "path")},
+            },
+            vocab={n: _cc_data().vocab_size for n in ("prompt",)},
+        ),
+        f"{CC}.IndexMatching": lambda: call_example(
+            f"{CC}.IndexMatching",
+            {"gap_src": 1, "gap_tgt": 1, "edge_scores": 2, "frontier": 1},
+            mu=0.5,
+            gap_sep=gauss(2, 2, seed=1),
+            gap_src=gauss(2, 2, seed=2),
+            gap_tgt=gauss(2, 2, seed=3),
+            edge_scores=gauss(3, 2, 2, 5, seed=4),
+            frontier=torch.rand(3, 5, generator=torch.Generator().manual_seed(5)) > 0.5,
+        ),
+    }
+)
+
+# --- dale_signed_weights: the data record -----------------------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{DS}.TextureDigits": lambda: call_example(
+            f"{DS}.TextureDigits",
+            {"y": 0, "mask": 1, "alpha": 2},
+            x=_images(2, 4),
+            y=torch.tensor([1, 3]),
+            mask=_mask(2, 4),
+            alpha=torch.rand(2, 4, 4, generator=torch.Generator().manual_seed(1)),
+        ),
+    }
+)
+
+# --- esp: the batched-runs record -------------------------------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{ES}.BatchedRuns": lambda: call_example(
+            f"{ES}.BatchedRuns",
+            {"accuracy": 1},
+            steps=[0, 10, 20],
+            accuracy=torch.rand(2, 3, generator=torch.Generator().manual_seed(0)),
+            params=fn(f"{ES}.batched.stack_models")(_esp_models()),
+            n_vertices=4,
+            heads=1,
+            d=8,
+        ),
+    }
+)
+
+# --- function_induction: patching and the relative effect -------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{FI}.activation_patch": lambda: Example(
+            fn(f"{FI}.activation_patch"),
+            {
+                "model": _fi_model(),
+                "clean": _pairs()[0],
+                "corrupt": _pairs()[1],
+                "sites": [fn("iclr26.lab.transformer.Site")("resid_final", pos=-1)],
+                "metric": fn(f"{FI}.logit_diff")(_pairs()[2], _pairs()[3]),
+            },
+            agree={"corrupt": 1},
+            vocab={"clean": _fi_vocab(), "corrupt": _fi_vocab()},
+        ),
+        f"{FI}.path_patch": lambda: Example(
+            fn(f"{FI}.path_patch"),
+            {
+                "model": _fi_model(),
+                "clean": _pairs()[0],
+                "corrupt": _pairs()[1],
+                "sender": (0, 1),
+                "receivers": [fn("iclr26.lab.transformer.Site")("resid_final", pos=-1)],
+                "metric": fn(f"{FI}.logit_diff")(_pairs()[2], _pairs()[3]),
+            },
+            agree={"corrupt": 1},
+            vocab={"clean": _fi_vocab(), "corrupt": _fi_vocab()},
+        ),
+        f"{FI}.relative_effect": lambda: call_example(
+            f"{FI}.relative_effect",
+            patched=gauss(4, seed=1),
+            corrupt_value=gauss(4, seed=2) + 3,
+            clean_value=gauss(4, seed=3) - 3,
+        ),
+    }
+)
+
+# --- ic_ssl: the task record ------------------------------------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{SS}.ManifoldTask": lambda: Example(
+            fn(f"{SS}.ManifoldTask"),
+            _fields(fn(f"{SS}.make_task")("moons", 6, 3, 2, 1, np.random.default_rng(0))),
+            agree={"y_ctx": 0, "x_qry": 1, "y_qry": 0, "y_ctx_true": 0},
+            vocab={"y_ctx": 2, "y_qry": 2, "y_ctx_true": 2},
+        ),
+    }
+)
+
+# --- icl_causal_structure: training -----------------------------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{CS}.train": lambda: Example(
+            _with_grad(fn(f"{CS}.train")),
+            {
+                "model": built(lambda: fn(f"{CS}.DisentangledRPETransformer")(D_CS, L_CS, H_CS)),
+                "pi": _kernel(),
+                "cfg": fn(f"{CS}.TrainConfig")(steps=1, batch=2, log_every=1),
+                "seed": 0,
+                "L": L_CS,
+                "H": H_CS,
+            },
+            agree={"pi": 0},
+        ),
+    }
+)
+
+# --- icl_info_removal: the records ------------------------------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{IR}.HeadScan": lambda: call_example(
+            f"{IR}.HeadScan",
+            {"accuracy_drop": 1, "off_subspace_increase": 1},
+            selectivity_drop=gauss(2, 2, seed=1),
+            accuracy_drop=gauss(2, 2, seed=2),
+            off_subspace_increase=gauss(2, 2, seed=3),
+        ),
+        f"{IR}.ICLBatch": lambda: Example(
+            fn(f"{IR}.ICLBatch"),
+            _fields(_ir_batch()),
+            agree={"targets": 0, "tasks": 0, "queries": 0},
+            vocab={"tasks": 2},
+        ),
+        f"{IR}.TaskFamily": lambda: Example(
+            fn(f"{IR}.TaskFamily"), _fields(_ir_family()), vocab={"label_table": _ir_family().vocab_size}
+        ),
+    }
+)
+
+# --- moe_routing_attribution: the tiny MoE LM -------------------------------------------------------------------
+_MR_CFG = {"n_layers": 2, "d_model": 8, "n_heads": 2, "n_experts": 4, "k": 2, "d_hidden": 8, "seq_len": 8}
+
+
+def _moe() -> torch.nn.Module:
+    cfg = fn(f"{MR}.TinyMoEConfig")(**_MR_CFG, vocab_size=16)
+    return built(lambda: fn(f"{MR}.tiny_moe_lm")(cfg))
+
+
+def _moe_call(path: str, **kw: Any) -> Example:
+    return Example(fn(path), {"model": _moe(), "tokens": ids(2, 4, vocab=16), **kw}, vocab={"tokens": 16})
+
+
+def _trace() -> Any:
+    return fn(f"{MR}.trace_routing")(_moe(), ids(2, 4, vocab=16))
+
+
+EXAMPLES.update(
+    {
+        f"{MR}.trace_routing": lambda: _moe_call(f"{MR}.trace_routing"),
+        f"{MR}.router_scores": lambda: _moe_call(f"{MR}.router_scores", layer=1),
+        f"{MR}.decompose": lambda: _moe_call(f"{MR}.decompose", layer=1),
+        f"{MR}.aarv": lambda: _moe_call(f"{MR}.aarv", component="attn0", layer=1),
+        f"{MR}.influence_matrix": lambda: _moe_call(f"{MR}.influence_matrix"),
+        f"{MR}.linear_subscores": lambda: Example(
+            fn(f"{MR}.linear_subscores"),
+            {
+                "components": {"a": gauss(5, 8, seed=1), "b": gauss(5, 8, seed=2)},
+                "norm": torch.nn.LayerNorm(8),
+                "weight": gauss(4, 8, seed=3),
+                "bias": gauss(4, seed=4),
+            },
+            agree={"weight": 1, "bias": 0},
+        ),
+        f"{MR}.RoutingTrace": lambda: Example(fn(f"{MR}.RoutingTrace"), _fields(_trace()), agree={"pos": 1}),
+        f"{MR}.InfluenceMatrix": lambda: call_example(
+            f"{MR}.InfluenceMatrix",
+            {"aps": 1, "ans": 1},
+            senders=["embed", "attn0", "moe0"],
+            receivers=[0, 1],
+            var=np.random.default_rng(0).random((3, 2)),
+            aps=np.random.default_rng(1).random((3, 2)),
+            ans=-np.random.default_rng(2).random((3, 2)),
+        ),
+    }
+)
+
+# --- soft_thinking: decoding and its records --------------------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{ST}.soft_decode": lambda: Example(
+            fn(f"{ST}.soft_decode"),
+            {
+                "model": _st_model(),
+                "prompt": ids(2, 3, vocab=V_ST),
+                "k": 3,
+                "max_think": 2,
+                "end_think_id": 0,
+                "eos_id": 1,
+                "max_answer": 2,
+                "record": True,
+            },
+            vocab={"prompt": V_ST},
+        ),
+        f"{ST}.DominanceProbe": lambda: call_example(
+            f"{ST}.DominanceProbe",
+            {n: 0 for n in ("js_top2", "agree_top1", "agree_top2", "p_top1")},
+            js_top1=torch.rand(3, dtype=torch.float64),
+            js_top2=torch.rand(3, dtype=torch.float64),
+            agree_top1=torch.tensor([True, False, True]),
+            agree_top2=torch.tensor([False, False, True]),
+            p_top1=torch.rand(3, dtype=torch.float64),
+        ),
+        f"{ST}.SoftStep": lambda: Example(
+            fn(f"{ST}.SoftStep"),
+            {
+                "rows": torch.tensor([0, 2]),
+                "prefix": gauss(2, 3, 8),
+                "ids": ids(2, 3, vocab=V_ST),
+                "p": probs(2, 3, seed=1),
+                "q": probs(2, 3, seed=2),
+            },
+            agree={"prefix": 0, "ids": 0, "p": 1, "q": 1},
+        ),
+        f"{ST}.SoftDecodeResult": lambda: call_example(
+            f"{ST}.SoftDecodeResult",
+            {"think_len": 0},
+            tokens=torch.tensor([[3, 0, 5, 1], [0, 4, 1, -1]]),
+            think_len=torch.tensor([1, 0]),
+            answers=[[5], [4]],
+        ),
+    }
+)
+
+# --- task_vectors: the records ----------------------------------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{TV}.ICLBatch": lambda: Example(
+            fn(f"{TV}.ICLBatch"),
+            _fields(_tv_batch()),
+            agree={"W": 0, "Y": 0, "xq": 0, "yq": 0},
+        ),
+        f"{TV}.MapPool": lambda: Example(
+            fn(f"{TV}.MapPool"),
+            _fields(fn(f"{TV}.map_pool")(0, n_maps=2, size=4)),
+            agree={"dst": 1},
+            vocab={"src": 64, "dst": 64},
+        ),
+    }
+)
+
+ACCEPTS.update(
+    {
+        (
+            f"{FI}.relative_effect",
+            arg,
+            m,
+        ): "documented: the three values (floats or tensors) broadcast together"
+        for arg in ("patched", "corrupt_value", "clean_value")
+        for m in ("ndim-", "ndim+")
+    }
+)
+
+ACCEPTS.update(
+    {
+        (f"{MR}.RoutingTrace", "pos", "None"): "documented Tensor | None: a model without learned positions "
+        "(trace_routing records None then)",
     }
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -570,3 +572,288 @@ _SHAPES = {
     },
 }
 ACCEPTS.update(_SHAPES)
+
+
+def _with_grad(call: Callable[..., Any]) -> Callable[..., Any]:
+    """`call` with autograd on (the battery runs every example under ``torch.no_grad``): for training loops."""
+
+    @functools.wraps(call)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with torch.enable_grad():
+            return call(*args, **kwargs)
+
+    return run
+
+
+def _fields(record: Any) -> dict[str, Any]:
+    """A dataclass record's fields, to rebuild it by keyword."""
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+
+
+# --- attention base classes: a minimal subclass exercises the shared forward ------------------------------------
+def _router() -> torch.nn.Module:
+    class _SoftmaxRouter(fn(f"{A}.dirmoe.Router")):
+        """The base class's forward (its input check) around a dense softmax gate."""
+
+        def __init__(self) -> None:
+            super().__init__(8, 4)
+            self.gate = torch.nn.Linear(8, 4)
+
+        def route(self, h: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+            return torch.softmax(self.gate(h), -1), {}
+
+    return built(_SoftmaxRouter)
+
+
+def _rank_generalized_mixer() -> torch.nn.Module:
+    class _FixedDecayMixer(fn(f"{A}.hdla.RankGeneralizedMixer")):
+        """The shell's forward with the simplest transition: a fixed diagonal decay (GLA with f = e^-1/2)."""
+
+        def core_inputs(self, x: torch.Tensor, conv_state: torch.Tensor | None = None) -> tuple[Any, ...]:
+            q, k, v, conv_state = self._qkv(x, conv_state)
+            k = torch.nn.functional.normalize(self._heads(k), dim=-1)
+            terms = fn("iclr26.lab.linear_attention.gla_terms")(k, self._heads(v), torch.full_like(k, -0.5))
+            return self._heads(q), terms, conv_state
+
+    return built(lambda: _FixedDecayMixer(d_model=8, n_heads=2, chunk_size=2))
+
+
+EXAMPLES.update(
+    {
+        f"{A}.dirmoe.Router": lambda: Example(_router(), {"h": gauss(6, 8)}, agree={"h": -1}),
+        f"{A}.hdla.RankGeneralizedMixer": lambda: Example(
+            _rank_generalized_mixer(), {"x": gauss(2, 4, 8)}, agree={"x": 2}
+        ),
+    }
+)
+
+# --- attent: the teacher's scores -----------------------------------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{AT}.AtteNTSampler": lambda: Example(
+            fn(f"{AT}.AtteNTSampler")(
+                _mlp(3, 4),
+                (gauss(6, 3), ids(6, vocab=4)),
+                fn(f"{AT}.classification_loss_score"),
+                fn(f"{AT}.AtteNTCycle")(epochs=4, cycles=1, initial_interval=1),
+            ).score,
+            {"indices": torch.tensor([0, 2, 5])},
+            vocab={"indices": 6},
+        ),
+    }
+)
+
+# --- distillation_memorization: the task record, the student's fit, the phase diagram -------------------------------
+DMT = f"{DM}.make_random_memorization_task"
+
+
+def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    model = fn(f"{DM}.SoftLabelLogisticRegression")(alpha=1e-2, max_iter=20).fit(X, y)
+    return model.coef_, model.intercept_
+
+
+EXAMPLES.update(
+    {
+        f"{DM}.MemorizationTask": lambda: Example(
+            fn(f"{DM}.MemorizationTask"),
+            _fields(fn(DMT)(3, 4, 2, seed=0)),
+            agree={"y": 0, "mean": 0, "std": 0},
+            vocab={"y": 2},
+        ),
+        f"{DM}.SoftLabelLogisticRegression": lambda: Example(
+            functools.wraps(fn(f"{DM}.SoftLabelLogisticRegression").fit)(_fit),
+            {"X": normal_array(6, 4), "y": _labels(6, 3)},
+            agree={"y": 0},
+        ),
+        f"{DM}.phase_diagram": lambda: Example(
+            fn(f"{DM}.phase_diagram"),
+            {
+                "make_student": lambda: fn(f"{DM}.SoftLabelLogisticRegression")(alpha=1e-2, max_iter=20),
+                "task": fn(DMT)(4, 4, 2, seed=0),
+                "teacher": fn(f"{DM}.SoftLabelLogisticRegression")(alpha=1e-2, max_iter=20).fit(
+                    fn(DMT)(4, 4, 2, seed=0).X, fn(DMT)(4, 4, 2, seed=0).y
+                ),
+                "sizes": [4],
+                "taus": [1.0],
+                "rng": np.random.default_rng(0),
+                "X_fresh": normal_array(5, 4),
+                "epochs": 2,
+            },
+            agree={"X_fresh": 1},
+        ),
+    }
+)
+
+
+# --- fact_nfa: the scikit-learn estimators' fit ----------------------------------------------------------------------
+def _rfm_fit(name: str) -> Callable[..., Any]:
+    cls = fn(f"{FN}.{name}")
+
+    def fit(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return cls(iters=1).fit(X, y).M_
+
+    return functools.wraps(cls.fit)(fit)
+
+
+EXAMPLES.update(
+    {
+        **{
+            f"{FN}.{name}": (
+                lambda name=name: Example(
+                    _rfm_fit(name), {"X": normal_array(8, 3), "y": normal_array(8, seed=1)}, agree={"y": 0}
+                )
+            )
+            for name in ("FactRFM", "RFM")
+        },
+        **{
+            f"{FN}.{name}": (
+                lambda name=name: Example(
+                    _rfm_fit(name), {"X": normal_array(8, 3), "y": _labels(8, 2)}, agree={"y": 0}
+                )
+            )
+            for name in ("FactRFMClassifier", "RFMClassifier")
+        },
+    }
+)
+
+# --- hybrid_zo_finetune: the SPSA projections ------------------------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{HZ}.spsa_projections": lambda: Example(
+            lambda params: fn(f"{HZ}.spsa_projections")(
+                [params], lambda need_grad: (params.double() ** 2).sum(), mu=1e-3, seeds=[0, 1]
+            ),
+            {"params": gauss(3, 2)},
+        ),
+    }
+)
+
+
+# --- lewc: the splits record, the path expansion, permutations, BatchNorm statistics, training -----------------------
+def _bn_mlp() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(
+        torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4), torch.nn.ReLU(), torch.nn.Linear(4, 2)
+    ).eval()
+
+
+def _splits() -> dict[str, Any]:
+    return {
+        "x_train": gauss(6, 3, seed=1),
+        "y_train": ids(6, vocab=3, seed=2),
+        "x_cal": gauss(4, 3, seed=3),
+        "y_cal": ids(4, vocab=3, seed=4),
+        "x_test": gauss(5, 3, seed=5),
+        "y_test": ids(5, vocab=3, seed=6),
+    }
+
+
+EXAMPLES.update(
+    {
+        f"{LW}.Splits": lambda: Example(
+            fn(f"{LW}.Splits"),
+            {**_splits(), "n_classes": 3},
+            agree={"y_train": 0, "x_cal": 1, "y_cal": 0, "x_test": 1, "y_test": 0},
+            vocab={"y_train": 3, "y_cal": 3, "y_test": 3},
+        ),
+        f"{LW}.linear_path_expansion": lambda: Example(
+            lambda mats_a, mats_b: fn(f"{LW}.linear_path_expansion")([mats_a], [mats_b], 0.3),
+            {"mats_a": gauss(3, 2, seed=1), "mats_b": gauss(3, 2, seed=2)},
+            agree={"mats_b": 0},
+        ),
+        f"{LW}.permute_hidden_units": lambda: Example(
+            lambda perms: fn(f"{LW}.permute_hidden_units")(_bn_mlp(), [perms]),
+            {"perms": np.array([2, 0, 3, 1])},
+            vocab={"perms": 4},
+        ),
+        f"{LW}.reset_batchnorm": lambda: Example(
+            lambda batches: fn(f"{LW}.reset_batchnorm")(_bn_mlp(), [batches]).state_dict(),
+            {"batches": gauss(5, 3)},
+            agree={"batches": 1},
+        ),
+        f"{LW}.train_mlp": lambda: Example(
+            _with_grad(fn(f"{LW}.train_mlp")),
+            {
+                "net": _mlp(3, 3),
+                "x": gauss(8, 3),
+                "y": ids(8, vocab=3),
+                "epochs": 1,
+                "seed": 0,
+                "batch_size": 4,
+            },
+            agree={"y": 0, "x": 1},
+            vocab={"y": 3},
+        ),
+    }
+)
+
+# --- smooth_leaky: the task record and the desaturation stress test --------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{SL}.Task": lambda: call_example(
+            f"{SL}.Task",
+            {"y_train": 0, "x_test": 1, "y_test": 0},
+            x_train=gauss(8, 3, seed=1),
+            y_train=ids(8, vocab=2, seed=2),
+            x_test=gauss(4, 3, seed=3),
+            y_test=ids(4, vocab=2, seed=4),
+        ),
+        f"{SL}.desaturation_stress_test": lambda: Example(
+            _with_grad(fn(f"{SL}.desaturation_stress_test")),
+            {
+                "model": _continual(),
+                "task": fn(f"{SL}.Task")(
+                    gauss(8, 3, seed=1), ids(8, vocab=2, seed=2), gauss(4, 3, seed=3), ids(4, vocab=2, seed=4)
+                ),
+                "probe": gauss(5, 3),
+                "gammas": (1.5,),
+                "shock_every": 2,
+                "batch_size": 4,
+                "eval_every": 1,
+            },
+            agree={"probe": -1},
+        ),
+    }
+)
+
+# --- specgd: the data record and the SVD orthogonalisation -----------------------------------------------------------
+EXAMPLES.update(
+    {
+        f"{SG}.ImbalancedData": lambda: call_example(
+            f"{SG}.ImbalancedData",
+            {"y_train": 0, "x_test": 1, "y_test": 0, "means": 1},
+            x_train=gauss(6, 4, seed=1),
+            y_train=torch.tensor([0, 0, 0, 1, 1, 2]),
+            x_test=gauss(6, 4, seed=2),
+            y_test=torch.tensor([0, 0, 1, 1, 2, 2]),
+            priors=torch.tensor([0.5, 0.3, 0.2]),
+            means=gauss(3, 4, seed=3),
+        ),
+        f"{SG}.orthogonalize_svd": lambda: call_example(f"{SG}.orthogonalize_svd", g=gauss(4, 3)),
+    }
+)
+
+ACCEPTS.update(
+    {
+        **{
+            (f"{A}.dirmoe.Router", "h", m): "a router maps (..., d_model) tokens to (..., n_experts) gates, "
+            "documented (Router.forward), as every router subclass"
+            for m in ("ndim-", "ndim+")
+        },
+        **{
+            (f"{HZ}.spsa_projections", "params", m): "a zeroth-order probe perturbs parameters of any shape"
+            for m in ("ndim-", "ndim+")
+        },
+        **{
+            (f"{FN}.{name}", "y", "float"): "scikit-learn's convention: 1-D labels of any dtype are classes "
+            "(integral floats too; check_classification_targets refuses continuous ones)"
+            for name in ("FactRFMClassifier", "RFMClassifier")
+        },
+        (
+            f"{DM}.SoftLabelLogisticRegression",
+            "y",
+            "float",
+        ): "scikit-learn's convention: 1-D labels of any dtype are classes (integral floats too; "
+        "check_classification_targets refuses continuous ones)",
+    }
+)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -195,6 +196,13 @@ def _spd(d: int = 3, seed: int = 0) -> np.ndarray:
     return a @ a.T + np.eye(d)
 
 
+def _linear_surrogate() -> Any:
+    from sklearn.linear_model import LinearRegression
+
+    X = normal_array(12, 3, seed=3)
+    return LinearRegression().fit(X, X @ np.array([1.0, -2.0, 0.5]))
+
+
 EXAMPLES.update(
     {
         f"{JA}.normalize_ejop": lambda: call_example(f"{JA}.normalize_ejop", H=_spd()),
@@ -208,6 +216,15 @@ EXAMPLES.update(
         ),
         f"{JA}.fd_jacobians": lambda: call_example(
             f"{JA}.fd_jacobians", f=lambda x: np.tanh(x[:, :2]), X=normal_array(5, 3), h=0.1
+        ),
+        f"{JA}.surrogate_ejop": lambda: Example(
+            fn(f"{JA}.surrogate_ejop"),
+            {
+                "surrogate": _linear_surrogate(),
+                "X_std": normal_array(5, 3),
+                "h": 0.1,
+                "classification": False,
+            },
         ),
         f"{JA}.ejop_from_callable": lambda: call_example(
             f"{JA}.ejop_from_callable", f=lambda x: np.tanh(x[:, :2]), X=normal_array(5, 3)
@@ -513,6 +530,532 @@ EXAMPLES.update(
 )
 
 
+# --- wrappers: autograd on, list/dict entries as arguments of their own --------------------------------------------
+def _with_grad(f: Callable[..., Any]) -> Callable[..., Any]:
+    """`f` run with autograd on: the battery calls under ``torch.no_grad()``, these train or differentiate."""
+
+    @functools.wraps(f)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with torch.enable_grad():
+            return f(*args, **kwargs)
+
+    return run
+
+
+# --- agents.autoep.features ------------------------------------------------------------------------------------------
+def _population() -> np.ndarray:
+    return np.stack([_tour(seed=s) for s in range(4)])
+
+
+# --- agents.flythinker -------------------------------------------------------------------------------------------
+def _gpt(d: int, seed: int = 0) -> torch.nn.Module:
+    return fn(f"{FT2}.tinygpt.GPT")(8, d, 1, 2, 8, seed=seed)
+
+
+def _flythinker() -> torch.nn.Module:
+    return built(lambda: fn(f"{FT2}.FlyThinker")(_gpt(8), _gpt(4, seed=1)))
+
+
+def _generate(model: torch.nn.Module, input_ids: torch.Tensor, max_new_tokens: int) -> Any:
+    out = fn(f"{FT2}.generate")(model, input_ids, max_new_tokens)
+    return out.sequences, out.logits  # not the wall-clock seconds
+
+
+# --- agents.mass -------------------------------------------------------------------------------------------------
+def _item_set() -> Any:
+    return fn(f"{MA}.ItemSet")(
+        np.arange(3),
+        ("a", "b", "c"),
+        (("1", "2"), ("1", "2"), ("1", "2")),
+        np.array([0, 1, 0]),
+        np.array([False, True, False]),
+        np.array([False, False, True]),
+    )
+
+
+# --- agents.recall_unlearning_attack -----------------------------------------------------------------------------
+def _ddpm() -> torch.nn.Module:
+    return built(lambda: fn(f"{RU}.DigitsDDPM")(fn(f"{RU}.tiny.DDPMConfig")(hidden=8, blocks=1, d_cond=4)))
+
+
+def _recall_attack(z_ref: torch.Tensor, cond: torch.Tensor, uncond: torch.Tensor) -> Any:
+    model = _ddpm()
+    sampler = fn(f"{RU}.tiny.DigitsSampler")(model)
+    attack = fn(f"{RU}.RecallAttack")(
+        model, sampler.img2img, lambda x: np.zeros(len(x), bool), num_timesteps=2, iters=1, steps=2
+    )
+    out = attack(z_ref, cond, uncond, torch.Generator().manual_seed(0))
+    return out.latent, out.image, out.success, out.step  # not the wall-clock seconds
+
+
+def _text_attack(z_ref: torch.Tensor, cond: torch.Tensor) -> Any:
+    model = _ddpm()
+    sampler = fn(f"{RU}.tiny.DigitsSampler")(model)
+    attack = fn(f"{RU}.TextEmbeddingAttack")(
+        model, sampler.txt2img, lambda x: np.zeros(len(x), bool), iters=1, steps=2
+    )
+    out = attack(z_ref, cond, torch.Generator().manual_seed(0))
+    return out.latent, out.image, out.success, out.step  # not the wall-clock seconds
+
+
+def _cond(n: int = 2, seed: int = 0) -> torch.Tensor:
+    return gauss(n, 2, 32, seed=seed)
+
+
+# --- agents.toss: one sample per list ------------------------------------------------------------------------------
+TS = "iclr26.agents.toss"
+
+
+def _risk_scores(losses_util: torch.Tensor, losses_harm: torch.Tensor) -> Any:
+    return fn(f"{TS}.risk_scores")([losses_util], [losses_harm])
+
+
+def _select(scores: torch.Tensor) -> Any:
+    return fn(f"{TS}.select")([scores], 0.25)
+
+
+def _sample_filter_masks(scores: torch.Tensor) -> Any:
+    return fn(f"{TS}.sample_filter_masks")([scores], 0.25)
+
+
+EXAMPLES.update(
+    {
+        f"{AE}.features": lambda: call_example(
+            f"{AE}.features",
+            {"fitness": 0, "best": 0},
+            population=_population(),
+            fitness=np.array([3.0, 1.0, 2.0, 4.0]),
+            best=_tour(seed=1),
+        ),
+        f"{BP}.Game": lambda: call_example(
+            f"{BP}.Game",
+            {"v_sender": 1, "prior": 0},
+            prior=np.array([0.7, 0.3]),
+            u_receiver=np.array([[1.0, 0.0], [0.0, 1.0]]),
+            v_sender=np.array([[0.0, 0.0], [1.0, 1.0]]),
+        ),
+        f"{FT2}.FlyThinker": lambda: Example(
+            _flythinker(),
+            {"input_ids": ids(2, 5), "labels": ids(2, 5, seed=1)},
+            agree={"labels": 1},
+            vocab={"input_ids": 8, "labels": 8},
+        ),
+        f"{FT2}.decode": lambda: Example(
+            fn(f"{FT2}.decode"),
+            {"model": fn(f"{FT2}.SFT")(built(lambda: _gpt(8))), "input_ids": ids(2, 3), "max_new_tokens": 2},
+            vocab={"input_ids": 8},
+        ),
+        f"{FT2}.generate": lambda: Example(
+            _generate,
+            {"model": _flythinker(), "input_ids": ids(2, 3), "max_new_tokens": 2},
+            vocab={"input_ids": 8},
+        ),
+        f"{MA}.ItemSet": lambda: call_example(
+            f"{MA}.ItemSet",
+            {"answers": 0, "long": 0, "code": 0},
+            ids=np.arange(3),
+            questions=("a", "b", "c"),
+            options=(("1", "2"), ("1", "2"), ("1", "2")),
+            answers=np.array([0, 1, 0]),
+            long=np.array([False, True, False]),
+            code=np.array([False, False, True]),
+        ),
+        f"{MA}.ground_truth_tests": lambda: call_example(
+            f"{MA}.ground_truth_tests", {"answers": 0}, items=_item_set(), answers=np.array([0, 0, 0])
+        ),
+        f"{RU}.RecallAttack": lambda: Example(
+            _with_grad(_recall_attack),
+            {"z_ref": gauss(2, 64), "cond": _cond(seed=1), "uncond": _cond(seed=2)},
+            agree={"cond": 0, "uncond": 0},
+        ),
+        f"{RU}.TextEmbeddingAttack": lambda: Example(
+            _with_grad(_text_attack), {"z_ref": gauss(2, 64), "cond": _cond(seed=1)}, agree={"cond": 0}
+        ),
+        **{
+            f"{RU}.{n}": (
+                lambda n=n, arg=arg: Example(
+                    _with_grad(fn(f"{RU}.{n}")),
+                    {"model": _ddpm(), "concept": 3, arg: torch.rand(4, 64), "steps": 1},
+                    agree={arg: 1},
+                )
+            )
+            for n, arg in (("ablate_unlearn", "anchor_images"), ("esd_unlearn", "images"))
+        },
+        f"{RU}.unlearn": lambda: Example(
+            _with_grad(fn(f"{RU}.unlearn")),
+            {
+                "method": "esd",
+                "model": _ddpm(),
+                "concept": 3,
+                "images": np.random.default_rng(0).random((6, 64)),
+                "labels": np.array([3, 3, 0, 0, 3, 1]),
+                "steps": 1,
+                "seed": 0,
+            },
+            agree={"images": 1, "labels": 0},
+            vocab={"labels": 10},
+        ),
+        f"{TS}.risk_scores": lambda: Example(
+            _risk_scores,
+            {
+                "losses_util": torch.rand(4),
+                "losses_harm": torch.rand(4, generator=torch.Generator().manual_seed(1)),
+            },
+            agree={"losses_harm": 0},
+        ),
+        f"{TS}.select": lambda: Example(_select, {"scores": gauss(4)}),
+        f"{TS}.sample_filter_masks": lambda: Example(_sample_filter_masks, {"scores": gauss(4)}),
+    }
+)
+
+
+# --- decision: fl_incentives -------------------------------------------------------------------------------------
+def _instance() -> Any:
+    return fn(f"{FI}.instances.pos_family_instance")(10, 100, 5.0)
+
+
+def _contribution_game() -> Any:
+    return fn(f"{FI}.ContributionGame").from_instance(_instance())
+
+
+def _game_arrays() -> dict[str, Any]:
+    g = _contribution_game()
+    return {"a": g.a, "bad": g.bad, "need": g.need, "c": g.c, "value": np.full(2, 50.0), "grid": g.grid}
+
+
+_PROFILES = np.array([[10, 9], [0, 0], [3, 4]])
+
+
+# --- decision: virne ------------------------------------------------------------------------------------------------
+def _pn() -> Any:
+    import networkx as nx
+
+    g = nx.cycle_graph(5)
+    nx.set_node_attributes(g, 10.0, "cpu")
+    nx.set_edge_attributes(g, 5.0, "bw")
+    return fn(f"{VN}.sim.PhysicalNetwork")(g)
+
+
+def _vn() -> Any:
+    return fn(f"{VN}.VirtualNetwork")(
+        np.array([1.0, 2.0, 3.0]), np.array([[0, 1], [1, 2]]), np.array([1.0, 2.0])
+    )
+
+
+# --- decision: zero_shot_evolution ----------------------------------------------------------------------------------
+def _sim() -> Any:
+    return fn(f"{ZS}.MassSpring2D")(fn(f"{ZS}.body.Workspace")(3, 3))
+
+
+def _bodies() -> np.ndarray:
+    g = np.zeros((2, 3, 3), dtype=np.uint8)
+    g[0, :, 0] = 1
+    g[1, 1, :2] = 1
+    g[1, 0, 0] = 1
+    return g
+
+
+def _archive(*bodies: np.ndarray) -> Any:
+    archive = fn(f"{ZS}.NoveltyArchive")()
+    for b in bodies:
+        archive.extend(b)
+    return archive
+
+
+def _controller() -> torch.nn.Module:
+    sim = _sim()
+    return built(lambda: fn(f"{ZS}.UniversalController")(sim.n_masses, sim.n_springs, hidden=(4,), n_cpg=5))
+
+
+def _shift_head_rows(weight: torch.Tensor, bias: torch.Tensor, n_heads: int, n_actions: int) -> Any:
+    fn(f"{IQ}.shift_head_rows_")(weight, bias, n_heads, n_actions)
+    return weight, bias
+
+
+EXAMPLES.update(
+    {
+        f"{FI}.ContributionGame": lambda: call_example(
+            f"{FI}.ContributionGame", {"bad": 1, "need": 0, "c": 0, "value": 0}, **_game_arrays()
+        ),
+        f"{FI}.FailureEstimate": lambda: call_example(
+            f"{FI}.FailureEstimate", failures=np.array([3, 0]), n_draws=10
+        ),
+        f"{FI}.Instance": lambda: call_example(
+            f"{FI}.Instance",
+            {"h_star": 0, "D": 1, "c": 0},
+            H=np.array([[0, 0], [1, 0], [1, 1]]),
+            h_star=np.array([0, 0]),
+            D=np.array([[0.5, 0.5], [0.0, 1.0]]),
+            c=np.array([1.0, 2.0]),
+            delta=0.1,
+            epsilon=0.2,
+        ),
+        f"{FI}.agent_utility": lambda: call_example(
+            f"{FI}.agent_utility",
+            {"m": 0, "payments": 0},
+            inst=_instance(),
+            agent=0,
+            m=np.array([10, 9]),
+            payments=np.array([5.0, 0.0]),
+        ),
+        f"{FI}.best_response": lambda: call_example(
+            f"{FI}.best_response", {"profiles": 1}, game=_contribution_game(), i=0, profiles=_PROFILES
+        ),
+        f"{FI}.is_nash": lambda: call_example(
+            f"{FI}.is_nash", {"profiles": 1}, game=_contribution_game(), profiles=_PROFILES
+        ),
+        f"{FI}.integer_optimum": lambda: call_example(
+            f"{FI}.integer_optimum",
+            {"c": 0},
+            a=np.array([[1.0, 0.0], [0.5, 1.0]]),
+            c=np.array([1.0, 1.0]),
+            rhs=2.0,
+        ),
+        **{
+            f"{FI}.{n}": (
+                lambda n=n: call_example(f"{FI}.{n}", {"m": 0}, report=_instance(), m=np.array([10, 9]))
+            )
+            for n in ("marginal_benefit_payments", "pwyc_payments")
+        },
+        f"{FI}.perturb_report": lambda: call_example(
+            f"{FI}.perturb_report", D_i=np.full(4, 0.25), rng=_rng()
+        ),
+        f"{FI}.required_contribution": lambda: call_example(
+            f"{FI}.required_contribution",
+            {"bad": 1, "need": 0, "profiles": 1},
+            a=np.array([[0.3, 0.03], [0.0, 0.3]]),
+            bad=np.array([[True, False], [False, True]]),
+            need=np.array([3.0, 3.0]),
+            i=1,
+            profiles=np.array([[10, 0], [100, 0]]),
+        ),
+        f"{FI}.simulate_failures": lambda: call_example(
+            f"{FI}.simulate_failures", {"m": 0}, inst=_instance(), m=np.array([10, 10]), n_draws=20, rng=0
+        ),
+        f"{IQ}.shift_head_rows_": lambda: Example(
+            functools.wraps(fn(f"{IQ}.shift_head_rows_"))(_shift_head_rows),
+            {"weight": gauss(6, 4), "bias": gauss(6, seed=1), "n_heads": 3, "n_actions": 2},
+            agree={"weight": 0, "bias": 0},
+        ),
+        f"{L2}.Trajectory": lambda: call_example(
+            f"{L2}.Trajectory",
+            {"rewards": 0, "costs": 0, "queues": 0},
+            bids=np.array([0.5, 0.6, 0.7]),
+            rewards=np.array([1.0, 0.0, 1.0]),
+            costs=np.array([0.4, 0.0, 0.5]),
+            stop_round=3,
+            queues=np.zeros((3, 2)),
+        ),
+        f"{PB}.DigitsTask": lambda: Example(
+            fn(f"{PB}.DigitsTask"),
+            {
+                "name": "t",
+                "X": torch.rand(5, 4),
+                "y": ids(5, vocab=3),
+                "X_hold": torch.rand(3, 4),
+                "y_hold": ids(3, vocab=3, seed=1),
+                "n_classes": 3,
+            },
+            agree={"y": 0, "X_hold": 1, "y_hold": 0},
+            vocab={"y": 3, "y_hold": 3},
+        ),
+        f"{PB}.LinRegTask": lambda: call_example(
+            f"{PB}.LinRegTask", {"support": 0}, w=np.ones(3), support=np.full(3, 0.5), noise_sd=0.1, label="A"
+        ),
+        f"{VN}.VirtualNetwork": lambda: call_example(
+            f"{VN}.VirtualNetwork",
+            {"bw": 0},
+            cpu=np.array([1.0, 2.0, 3.0]),
+            links=np.array([[0, 1], [1, 2]]),
+            bw=np.array([1.0, 2.0]),
+        ),
+        **{
+            f"{VN}.{n}": (
+                lambda n=n: call_example(
+                    f"{VN}.{n}", {"bw": 0}, pn=_pn(), src=0, dst=2, demand=1.0, bw=np.full(5, 5.0)
+                )
+            )
+            for n in ("bfs_path", "k_shortest_path")
+        },
+        f"{VN}.rank_map": lambda: call_example(
+            f"{VN}.rank_map",
+            {"v_score": 0, "p_score": 0},
+            pn=_pn(),
+            vn=_vn(),
+            v_score=np.array([0.3, 0.2, 0.1]),
+            p_score=np.arange(5.0),
+        ),
+        f"{ZS}.MassSpring2D": lambda: Example(
+            _sim().simulate,
+            {"bodies": _bodies(), "controller": None, "lights": torch.tensor([0.5, -0.5]), "steps": 3},
+            agree={"lights": 0},
+        ),
+        f"{ZS}.crossover": lambda: call_example(
+            f"{ZS}.crossover", {"g2": 0}, g1=_bodies()[0], g2=_bodies()[1], archive=_archive()
+        ),
+        f"{ZS}.mutate": lambda: call_example(f"{ZS}.mutate", g=_bodies()[0], rng=_rng(), archive=_archive()),
+        f"{ZS}.variation": lambda: call_example(
+            f"{ZS}.variation", population=_bodies(), rng=_rng(), archive=_archive(_bodies())
+        ),
+        f"{ZS}.evaluate": lambda: call_example(
+            f"{ZS}.evaluate",
+            controller=_controller(),
+            sim=_sim(),
+            bodies=_bodies(),
+            lights=torch.tensor([0.5, -0.5, 1.0]),
+            steps=3,
+        ),
+        f"{ZS}.evolve": lambda: call_example(
+            f"{ZS}.evolve",
+            mode="zeroshot",
+            population=_bodies(),
+            controller=_controller(),
+            sim=_sim(),
+            eval_lights=torch.tensor([0.5, -0.5]),
+            generations=1,
+            archive=_archive(_bodies()),
+            rng=_rng(),
+            steps=2,
+        ),
+        f"{ZS}.pretrain": lambda: Example(
+            _with_grad(fn(f"{ZS}.pretrain")),
+            {
+                "controller": _controller(),
+                "sim": _sim(),
+                "bodies": _bodies(),
+                "n_steps": 1,
+                "batch_size": 2,
+                "rng": _rng(),
+                "steps": 2,
+            },
+        ),
+    }
+)
+
+# --- science: biobo, fartrack, fisale, ig_fwi, jarf ------------------------------------------------------------------
+BB = "iclr26.science.biobo"
+
+
+def _biobo() -> Any:
+    return fn(f"{BB}.BioBO")(
+        {"a": normal_array(8, 3), "b": normal_array(8, 2, seed=1)},
+        {"p1": {0, 1, 2}, "p2": {3, 4}},
+        fit_iters=2,
+        n_components=2,
+    )
+
+
+def _pibo(prior: torch.Tensor) -> Any:
+    return fn(f"{BB}.PiBO")(lambda c: c.sum(-1), prior, beta=1.0, n=1)(gauss(5, 2))
+
+
+def _fuse_embeddings(expr: np.ndarray, rna: np.ndarray) -> Any:
+    return fn(f"{BB}.fuse_embeddings")({"expr": expr, "rna": rna}, n_components=2)
+
+
+def _feature_distill_loss(student_hidden: torch.Tensor, teacher_hidden: torch.Tensor) -> Any:
+    return fn(f"{FT}.feature_distill_loss")([student_hidden], [teacher_hidden], stride=1)
+
+
+def _fisale() -> torch.nn.Module:
+    return built(
+        lambda: fn(f"{FS}.Fisale")(
+            dim=2,
+            channels={"solid": 0, "fluid": 3, "interface": 4},
+            hidden_dims=(8,),
+            grid_shapes=((3, 3),),
+            neighbors=(2,),
+            coupling_steps=1,
+            heads=2,
+        )
+    )
+
+
+def _latent_grid() -> torch.nn.Module:
+    return built(lambda: fn(f"{FS}.LatentALEGrid")(dim=2, hidden=8, grid_shape=(3, 3), neighbors=2))
+
+
+def _latent_grid_call(coords: torch.Tensor) -> Any:
+    """The grid on two domains: `coords` (the first, mutated) and a fixed second one."""
+    return _latent_grid()([coords, gauss(1, 7, 2, seed=2)])
+
+
+def _fisale_rollout(solid: torch.Tensor, fluid: torch.Tensor, interface: torch.Tensor) -> Any:
+    return fn(f"{FS}.rollout")(_fisale(), (solid, fluid, interface), 2)
+
+
+def _fd2d() -> torch.nn.Module:
+    src, rec = fn(f"{IG}.models.surface_acquisition")(6, 1)
+    wavelet = fn(f"{IG}.models.ricker")(12.0, 30, 0.003, dtype=torch.float64)
+    return fn(f"{IG}.AcousticFD2D")(6, 6, 20.0, 0.003, src, rec, wavelet, pml_width=2, v_max=3000.0)
+
+
+EXAMPLES.update(
+    {
+        f"{BB}.BioBO": lambda: Example(
+            _with_grad(_biobo().suggest),
+            {"obs_idx": np.array([0, 1, 2, 3]), "y_obs": normal_array(4, seed=2), "batch_size": 2},
+            agree={"y_obs": 0},
+        ),
+        f"{BB}.PiBO": lambda: Example(_pibo, {"prior": torch.rand(5) * 0.5 + 0.25}, agree={"prior": 0}),
+        f"{BB}.fuse_embeddings": lambda: Example(
+            _fuse_embeddings,
+            {"expr": normal_array(6, 3), "rna": normal_array(6, 4, seed=1)},
+            agree={"rna": 0},
+        ),
+        f"{FT}.feature_distill_loss": lambda: Example(
+            _feature_distill_loss,
+            {"student_hidden": gauss(2, 3, 4, seed=1), "teacher_hidden": gauss(2, 3, 4, seed=2)},
+            agree={"teacher_hidden": -1},
+        ),
+        f"{FS}.IBSimulator": lambda: call_example(
+            f"{FS}.IBSimulator",
+            {"flow": 0, "stiffness": 0},
+            cfg=fn(f"{FS}.data.FSIDataConfig")(n=8, n_fluid=4, n_interface=8),
+            nu=torch.full((2,), 0.02, dtype=torch.float64),
+            flow=torch.full((2,), 0.2, dtype=torch.float64),
+            stiffness=torch.full((2,), 30.0, dtype=torch.float64),
+        ),
+        f"{FS}.LatentALEGrid": lambda: Example(
+            _latent_grid_call, {"coords": gauss(1, 5, 2, seed=1)}, agree={"coords": 0}
+        ),
+        f"{FS}.rollout": lambda: Example(
+            _fisale_rollout,
+            {
+                "solid": gauss(1, 5, 2, seed=1),
+                "fluid": gauss(1, 7, 5, seed=2),
+                "interface": gauss(1, 6, 6, seed=3),
+            },
+            agree={"fluid": 0, "interface": 0},
+        ),
+        f"{IG}.AcousticFD2D": lambda: Example(
+            _fd2d(), {"v": torch.full((6, 6), 2000.0, dtype=torch.float64)}, agree={"v": 1}
+        ),
+        f"{IG}.fwi_fit": lambda: Example(
+            _with_grad(fn(f"{IG}.fwi_fit")),
+            {
+                "rep": built(lambda: fn(f"{IG}.PixelGrid")(6, 6)),
+                "op": _fd2d(),
+                "d_obs": _fd2d()(torch.full((6, 6), 2100.0, dtype=torch.float64)),
+                "v0": torch.full((6, 6), 2000.0, dtype=torch.float64),
+                "iters": 1,
+            },
+            agree={"d_obs": 2, "v0": 1},
+        ),
+        f"{IG}.wave_ntk_topk": lambda: Example(
+            fn(f"{IG}.wave_ntk_topk"),
+            {
+                "rep": built(lambda: fn(f"{IG}.PixelGrid")(6, 6)),
+                "op": _fd2d(),
+                "v": torch.full((6, 6), 2000.0, dtype=torch.float64),
+                "k": 2,
+            },
+            agree={"v": 1},
+        ),
+    }
+)
+
+
 # --- legitimately accepted mutations ------------------------------------------------------------------------------
 #: (callable, argument) -> why a leading axis more or fewer is legitimately accepted (the ndim+/ndim- mutations)
 _ANY_LEADING: dict[tuple[str, str], str] = {
@@ -564,5 +1107,78 @@ ACCEPTS.update(
         "the same counts (negative or NaN counts are refused)",
         (f"{RU}.add_noise", "t", "ndim-"): "documented: one timestep for every row (a 0-d t is one int)",
         (f"{RU}.DigitsDDPM", "t", "ndim-"): "documented: t (batch,) or one int (a 0-d t is one int)",
+    }
+)
+
+#: callable -> its binary-genotype argument: check_genotype tests the VALUES (only 0 and 1), so a float grid of
+#: 0.0/1.0 is the same body and converts exactly to uint8 (2.0 or 0.5 is refused)
+_GENOTYPES = {
+    f"{ZS}.MassSpring2D": "bodies",
+    f"{ZS}.crossover": "g1",
+    f"{ZS}.evaluate": "bodies",
+    f"{ZS}.evolve": "population",
+    f"{ZS}.mutate": "g",
+    f"{ZS}.pretrain": "bodies",
+    f"{ZS}.variation": "population",
+}
+ACCEPTS.update(
+    {
+        **{
+            (n, arg, "float"): "a binary grid is checked by value (only 0 and 1): 0.0/1.0 converts exactly"
+            for n, arg in (*_GENOTYPES.items(), (f"{ZS}.crossover", "g2"))
+        },
+        (
+            f"{AE}.features",
+            "population",
+            "float",
+        ): "documented: a population that is not integer permutations "
+        "is a real-vector population (Euclidean distances)",
+        **{
+            (f"{FI}.Instance", arg, "float"): "0/1 labels are checked by value (np.isin(., (0, 1))); "
+            "0.0/1.0 converts exactly to int8"
+            for arg in ("H", "h_star")
+        },
+        **{
+            (f"{FI}.{n}", "m", "float"): "m is real-valued sample counts (the fractional LP allocation too, "
+            "checked finite and >= 0): a float array of whole counts is the same allocation"
+            for n in ("agent_utility", "marginal_benefit_payments", "pwyc_payments")
+        },
+        (f"{FI}.simulate_failures", "m", "float"): "integer counts are checked by value (m % 1 == 0): "
+        "whole-number floats are the same counts",
+        **{
+            (f"{FI}.{n}", "profiles", "ndim-"): "one profile (k,) is read as a batch of one (np.atleast_2d, "
+            "as best_response_dynamics passes single profiles)"
+            for n in ("best_response", "is_nash", "required_contribution")
+        },
+        **{
+            (f"{FI}.{n}", "profiles", "float"): "contributions are real numbers, checked finite and >= 0 "
+            "(is_nash checks whole numbers by value): a float profile of whole counts is the same profile"
+            for n in ("best_response", "is_nash", "required_contribution")
+        },
+        **{
+            (
+                f"{IQ}.shift_head_rows_",
+                arg,
+                "ndim+",
+            ): "documented: any leading axes (e.g. the member axis of a "
+            "stacked ensemble) are shifted together"
+            for arg in ("weight", "bias")
+        },
+        **{
+            (f"{IQ}.shift_head_rows_", arg, m): "the first entry belongs to head 0, which the window shift "
+            "overwrites by design (omega_0 <- omega_1); a non-finite entry of any kept head stays in the output"
+            for arg in ("weight", "bias")
+            for m in ("nan", "inf")
+        },
+        (f"{VN}.VirtualNetwork", "links", "ndim+"): "links are read as pairs (reshape(-1, 2)) after an even "
+        "size is checked: any array of 2k endpoint indices is those k links",
+        (f"{VN}.VirtualNetwork", "links", "float"): "endpoint indices are checked by value (finite, "
+        "links % 1 == 0) and convert exactly to int64",
+        (
+            f"{BB}.BioBO",
+            "y_obs",
+            "ndim+",
+        ): "y_obs is flattened (reshape(-1)) and must match obs_idx in length: "
+        "a (1, n) array is the same n observations",
     }
 )

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from iclr26.agents.autoep.tsp import check_tour
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 
 __all__ = ["FEATURE_NAMES", "ELAState", "edge_distance", "features"]
 
@@ -88,7 +88,7 @@ def features(
     pop = np.asarray(population)
     if pop.ndim != 2 or pop.shape[0] < 2:
         raise ValueError(f"population must be a 2-d array with at least 2 rows, got shape {pop.shape}")
-    f = np.asarray(fitness, dtype=float)
+    f = check_array("fitness", fitness)
     if f.shape != (pop.shape[0],) or not np.all(np.isfinite(f)):
         raise ValueError(f"fitness must be {pop.shape[0]} finite values (one per row), got shape {f.shape}")
     window = check_int("window", window, low=1)
@@ -97,6 +97,7 @@ def features(
         raise ValueError(f"best must have shape ({pop.shape[1]},) like a population row, got {b.shape}")
     p, n = pop.shape
     if _is_permutation_population(pop):
+        b = check_tour("best", b, n)  # a row like the population's: a permutation too
         adj = _adjacency(np.vstack([pop, b[None, :]]).astype(np.int64))
         shared = adj @ adj.T / 2.0
         dist = 1.0 - shared / n

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_array, check_choice, check_float, check_int
 
 __all__ = [
     "SENDER_KINDS",
@@ -41,10 +41,7 @@ def as_generator(rng: np.random.Generator | int | None, name: str = "rng") -> np
 
 
 def _matrix(name: str, x: object) -> np.ndarray:
-    try:
-        arr = np.array(x, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a numeric matrix [A, Omega], got {x!r}") from err
+    arr = check_array(name, x).copy()  # a copy: the game freezes its arrays
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D matrix [A, Omega], got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -54,10 +51,7 @@ def _matrix(name: str, x: object) -> np.ndarray:
 
 def check_distribution(name: str, p: object, size: int | None = None) -> np.ndarray:
     """`p` as a 1-D probability vector (nonnegative, sums to 1 within 1e-9), optionally of length `size`."""
-    try:
-        arr = np.array(p, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a probability vector, got {p!r}") from err
+    arr = check_array(name, p).copy()  # a copy: the game freezes its prior
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D probability vector, got shape {arr.shape}")
     if size is not None and arr.size != size:

@@ -31,7 +31,7 @@ import numpy as np
 from iclr26.agents.mass.items import ItemSet
 from iclr26.agents.mass.prompts import ChatOps, PromptConfig, call_seed
 from iclr26.agents.mass.simulated import SimulatedLLM, majority_vote
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 from iclr26.lab.llm import LLMBackend
 
 __all__ = [
@@ -54,7 +54,12 @@ OP_ANSWER, OP_TESTS, OP_VERIFY, OP_REFINE, OP_DEBATE, OP_SUMMARIZE = range(6)
 
 def ground_truth_tests(items: ItemSet, answers: np.ndarray) -> np.ndarray:
     """The default tests of an Executor: an answer passes iff it is the correct option (unit tests that decide)."""
-    return np.asarray(answers) == items.answers
+    if not isinstance(items, ItemSet):
+        raise TypeError(f"items must be an ItemSet, got {type(items).__name__}")
+    a = check_array("answers", answers, ndim=1, integer=True)
+    if a.shape != (len(items),):
+        raise ValueError(f"answers must hold one option index per item: shape ({len(items)},), got {a.shape}")
+    return a == items.answers
 
 
 def ops_for(backend: LLMBackend):

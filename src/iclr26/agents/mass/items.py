@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 
 __all__ = ["LETTERS", "ItemSet", "arithmetic_items"]
 
@@ -44,6 +44,9 @@ class ItemSet:
             raise ValueError("ItemSet.answers must be option indices >= 0")
         if len(set(np.asarray(self.ids).tolist())) != n:
             raise ValueError("ItemSet.ids must be unique")
+        if n:  # ids index the items, answers the options: integers
+            check_array("ItemSet.ids", self.ids, integer=True)
+            check_array("ItemSet.answers", self.answers, integer=True)
 
     def __len__(self) -> int:
         return len(self.questions)

@@ -171,12 +171,16 @@ class RecallAttack:
         """
         check_tensor("z_ref", z_ref, floating=True, finite=True)
         n = len(z_ref)
-        for name, c in (("cond", cond), ("uncond", uncond)):
-            check_tensor(name, c, floating=True)
-            if len(c) != n:
-                raise ValueError(
-                    f"{name} must have one row per reference (batch {n}), got shape {tuple(c.shape)}"
-                )
+        check_tensor("cond", cond, floating=True, finite=True)
+        if len(cond) != n:
+            raise ValueError(
+                f"cond must have one row per reference (z_ref's batch {n}), got shape {tuple(cond.shape)}"
+            )
+        check_tensor("uncond", uncond, floating=True, finite=True)
+        if uncond.shape != cond.shape:
+            raise ValueError(
+                f"uncond must have the shape of cond {tuple(cond.shape)} (the CFG pair), got {tuple(uncond.shape)}"
+            )
         t0 = time.perf_counter()
         done = np.zeros(n, bool)
         step = np.full(n, -1)
@@ -252,6 +256,11 @@ class TextEmbeddingAttack:
     ) -> AttackResult:
         """Attack a batch (one soft prompt per row); returns the optimised embedding as ``latent``."""
         check_tensor("z_ref", z_ref, floating=True, finite=True)
+        check_tensor("cond", cond, floating=True, finite=True)
+        if len(cond) != len(z_ref):
+            raise ValueError(
+                f"cond must have one row per reference (z_ref's batch {len(z_ref)}), got shape {tuple(cond.shape)}"
+            )
         t0 = time.perf_counter()
         ab = torch.as_tensor(self.denoiser.alphas_cumprod).to(z_ref.dtype)
         c = cond.detach().clone().requires_grad_(True)

@@ -31,7 +31,7 @@ from iclr26.agents.recall_unlearning_attack.tiny import (
     add_noise,
     prompt_tokens,
 )
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_array, check_choice, check_float, check_int, check_tensor
 from iclr26.lab.training import train_loop
 
 __all__ = ["METHODS", "ablate_unlearn", "anchor_of", "esd_unlearn", "uce_unlearn", "unlearn"]
@@ -47,6 +47,15 @@ def anchor_of(concept: int) -> int:
     (48%) and 42% of the base model's "1" samples were judged "8", so mapping "8" to "1" left "8" in the output.
     """
     return 4 if check_choice("concept", concept, range(10)) == 0 else 0
+
+
+def _check_images(name: str, images: object, model: object) -> None:
+    """Real digits ``(n, 64)`` (n >= 1, finite floats) for the fine-tuning methods."""
+    if not isinstance(model, DigitsDDPM):
+        raise TypeError(f"model must be a DigitsDDPM, got {type(model).__name__}")
+    check_tensor(name, images, ndim=2, floating=True, finite=True, shape=(None, model.inp.in_features))
+    if len(images) < 1:
+        raise ValueError(f"{name} must hold at least one image, got shape {tuple(images.shape)}")
 
 
 def _finetune(
@@ -92,6 +101,7 @@ def esd_unlearn(
     """ESD negative guidance on the conditioning layers; `images` are real images of `concept` ``(n, 64)``."""
     check_choice("concept", concept, range(10))
     check_float("eta", eta, low=0.0)
+    _check_images("images", images, model)
     null = VOCAB.index("<null>")
 
     def target(orig, x_t, t, style):
@@ -115,6 +125,7 @@ def ablate_unlearn(
     """Concept ablation: the concept's prompt is trained to predict what the anchor prompt predicts on noised
     `anchor_images` (real images of :func:`anchor_of` `concept`)."""
     anchor = anchor_of(concept)
+    _check_images("anchor_images", anchor_images, model)
 
     def target(orig, x_t, t, style):
         with torch.no_grad():
@@ -153,6 +164,13 @@ def unlearn(
 ) -> DigitsDDPM:
     """Dispatch by name (one of :data:`METHODS`); `images`/`labels` are the real digits the methods may use."""
     check_choice("method", method, METHODS)
+    n = len(check_array("images", images, ndim=2, finite=True))
+    lab = check_array("labels", labels, ndim=1, integer=True)
+    if lab.shape != (n,) or lab.min(initial=0) < 0 or lab.max(initial=0) > 9:
+        raise ValueError(
+            f"labels must be {n} digit classes in [0, 9] (one per image), got shape {lab.shape}: "
+            f"{lab[:8].tolist()}"
+        )
     x = torch.as_tensor(images, dtype=torch.float32)
     if method == "esd":
         return esd_unlearn(model, concept, x[labels == concept], steps=steps, lr=lr, seed=seed)

@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from iclr26.agents.toss.world import EOS, PAD, Example
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_choice, check_float, check_int, check_tensor
 
 __all__ = [
     "TOSSPro",
@@ -110,12 +110,20 @@ def risk_scores(
         )
     out = []
     for i, (u, h) in enumerate(zip(losses_util, losses_harm)):
+        check_tensor(f"losses_util[{i}]", u, ndim=1, floating=True)
+        check_tensor(f"losses_harm[{i}]", h, ndim=1, floating=True)
         if u.shape != h.shape:
             raise ValueError(
                 f"sample {i}: losses_util has shape {tuple(u.shape)}, losses_harm {tuple(h.shape)}"
             )
         out.append(u - h)
     return out
+
+
+def _check_scores(scores: Sequence[torch.Tensor]) -> None:
+    """Per-sample risk scores: 1-D finite float tensors (a NaN would sort silently)."""
+    for i, s in enumerate(scores):
+        check_tensor(f"scores[{i}]", s, ndim=1, floating=True, finite=True)
 
 
 def _check_lengths(scores: Sequence[torch.Tensor], dataset: Sequence[Example] | None) -> None:
@@ -143,6 +151,7 @@ def select(
     level = check_choice("level", level, ("global", "sample"))
     if not scores:
         raise ValueError("scores must be a non-empty list of 1-D tensors")
+    _check_scores(scores)
     _check_lengths(scores, dataset)
     masks = [torch.ones(len(s), dtype=torch.bool) for s in scores]
     if level == "sample":
@@ -167,6 +176,7 @@ def sample_filter_masks(scores: Sequence[torch.Tensor], ratio: float) -> list[to
     """SEAL-like sample filtering at the same *token* budget: rank samples by mean token risk and drop whole
     samples, highest first, until at least floor(ratio * N) tokens are dropped."""
     ratio = check_float("ratio", ratio, 0.0, 1.0, high_open=True)
+    _check_scores(scores)
     budget = math.floor(ratio * sum(len(s) for s in scores))
     means = np.array([float(s.double().mean()) for s in scores])
     masks = [torch.ones(len(s), dtype=torch.bool) for s in scores]

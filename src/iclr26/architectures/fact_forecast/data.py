@@ -112,6 +112,15 @@ class ForecastData:
     train_end: int
     val_end: int
 
+    def __post_init__(self) -> None:
+        check_tensor("series", self.series, ndim=2, floating=True)
+        T = self.series.shape[0]
+        check_tensor("marks", self.marks, ndim=2, floating=True, shape=(T, None))
+        check_int("seq_len", self.seq_len, low=1)
+        check_int("pred_len", self.pred_len, low=1)
+        check_int("train_end", self.train_end, 1, T)
+        check_int("val_end", self.val_end, self.train_end, T)
+
     def windows(self, starts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(x (B, L, N), x_mark (B, L, n_mark), y (B, F, N)) for window start indices `starts`."""
         check_tensor("starts", starts, ndim=1, floating=False)

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
@@ -23,11 +24,29 @@ __all__ = ["CRATE", "EnergyTransformer", "VanillaTransformer"]
 
 
 class _Recurrent(nn.Module):
-    """Stem -> layers (each applied ``n_recur`` times) -> head; ``n_iter`` overrides the repeats of a 1-layer stack."""
+    """Stem -> layers (each applied ``n_recur`` times) -> head; ``n_iter`` overrides the repeats of a 1-layer stack.
 
-    def __init__(self, layers: nn.ModuleList, n_recur: int, stem: TokenStem, head: TokenHead) -> None:
+    Built from ``make_layer``: ``depth`` distinct layers (``shared=False``), or one layer applied ``depth`` times;
+    the layers are made before the stem and the head (the order the seeded parameters are drawn in).
+    """
+
+    def __init__(
+        self,
+        make_layer: Callable[[], nn.Module],
+        depth: int,
+        shared: bool,
+        d_model: int,
+        n_classes: int,
+        n_tokens: int,
+        task: str,
+        in_features: int | None,
+        vocab_size: int | None,
+    ) -> None:
         super().__init__()
-        self.layers, self.n_recur, self.stem, self.head = layers, n_recur, stem, head
+        self.layers = nn.ModuleList([make_layer()] if shared else [make_layer() for _ in range(depth)])
+        self.n_recur = depth if shared else 1
+        self.stem = TokenStem(d_model, n_tokens, task, in_features, vocab_size)
+        self.head = TokenHead(d_model, n_classes, task)
 
     def forward(self, x: Tensor, n_iter: int | None = None) -> Tensor:
         """Logits; ``n_iter`` (weight-shared models only) changes the number of repeats."""
@@ -42,10 +61,6 @@ class _Recurrent(nn.Module):
             for _ in range(n):
                 h = layer(h)
         return self.head(h)
-
-
-def _stem_head(d_model, n_classes, n_tokens, task, in_features, vocab_size):
-    return TokenStem(d_model, n_tokens, task, in_features, vocab_size), TokenHead(d_model, n_classes, task)
 
 
 class VanillaTransformer(_Recurrent):
@@ -79,12 +94,7 @@ class VanillaTransformer(_Recurrent):
                 norm_first=True,
             )
 
-        layers = nn.ModuleList([layer()] if shared else [layer() for _ in range(n_layers)])
-        super().__init__(
-            layers,
-            n_layers if shared else 1,
-            *_stem_head(d_model, n_classes, n_tokens, task, in_features, vocab_size),
-        )
+        super().__init__(layer, n_layers, shared, d_model, n_classes, n_tokens, task, in_features, vocab_size)
 
 
 class _CRATELayer(nn.Module):
@@ -129,12 +139,16 @@ class CRATE(_Recurrent):
         check_int("n_layers", n_layers, low=1, type_error=True)
         check_heads(d_model, n_heads)
         check_bool("shared", shared)
-        count = 1 if shared else n_layers
-        layers = nn.ModuleList([_CRATELayer(d_model, n_heads) for _ in range(count)])
         super().__init__(
-            layers,
-            n_layers if shared else 1,
-            *_stem_head(d_model, n_classes, n_tokens, task, in_features, vocab_size),
+            lambda: _CRATELayer(d_model, n_heads),
+            n_layers,
+            shared,
+            d_model,
+            n_classes,
+            n_tokens,
+            task,
+            in_features,
+            vocab_size,
         )
 
 
@@ -194,7 +208,14 @@ class EnergyTransformer(_Recurrent):
     ) -> None:
         check_int("n_iter", n_iter, low=1, type_error=True)
         check_heads(d_model, n_heads)
-        layers = nn.ModuleList([EnergyBlock(d_model, n_heads)])
         super().__init__(
-            layers, n_iter, *_stem_head(d_model, n_classes, n_tokens, task, in_features, vocab_size)
+            lambda: EnergyBlock(d_model, n_heads),
+            n_iter,
+            True,
+            d_model,
+            n_classes,
+            n_tokens,
+            task,
+            in_features,
+            vocab_size,
         )

@@ -13,7 +13,7 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from torch import Tensor
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int
 
 __all__ = ["count_solutions", "digit_patches", "generate_sudoku", "is_solution", "sudoku_dataset"]
 
@@ -113,11 +113,15 @@ def _count_solutions(g: list[int], limit: int) -> int:
 
 
 def is_solution(solution: np.ndarray, puzzle: np.ndarray | None = None) -> bool:
-    """True when `solution` (81 cells) is a complete valid grid agreeing with the givens of `puzzle`."""
+    """True when `solution` (81 cells, any layout) is a complete valid grid agreeing with the givens of `puzzle`;
+    a grid of 81 cells with a value outside 1..9 (a blank, say) is not a solution, anything but 81 numbers is an
+    error."""
     if puzzle is not None and np.asarray(puzzle).size != 81:
         raise ValueError(f"puzzle must hold 81 cells (0 = blank), got {np.asarray(puzzle).size}")
-    s = np.asarray(solution).ravel()
-    if s.size != 81 or np.any(s < 1) or np.any(s > 9):
+    s = check_array("solution", solution, finite=True).ravel()
+    if s.size != 81:
+        raise ValueError(f"solution must hold 81 cells, got {s.size}")
+    if np.any(s < 1) or np.any(s > 9) or np.any(s % 1):
         return False
     g = s.reshape(9, 9)
     boxes = g.reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(9, 9)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from iclr26.checks import check_float, check_int, check_probability, check_tensor
+from iclr26.checks import check_float, check_int, check_probability, check_tensor, check_token_ids
 
 __all__ = [
     "SequenceData",
@@ -45,9 +45,10 @@ class SequenceData:
     def __post_init__(self) -> None:
         check_tensor("X", self.X, ndim=3, floating=True, finite=True)
         n, L, d = self.X.shape
-        check_tensor("y", self.y, shape=(n,))
+        check_tensor("y", self.y, shape=(n,), floating=True)
         check_tensor("patterns", self.patterns, ndim=2, floating=True, shape=(None, d))
         check_tensor("pattern_ids", self.pattern_ids, floating=False, shape=(n, L))
+        check_token_ids("pattern_ids", self.pattern_ids, self.patterns.shape[0])
 
     def __len__(self) -> int:
         return int(self.X.shape[0])

@@ -16,7 +16,7 @@ from torch import nn
 
 from iclr26.architectures.t1_imputation.baselines import SAITSLike
 from iclr26.architectures.t1_imputation.model import T1Config, T1Imputer
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_array, check_float, check_int, check_tensor
 
 __all__ = ["SAITS", "T1", "DeepImputer", "masked_mse"]
 
@@ -40,10 +40,14 @@ def masked_mse(pred: torch.Tensor, target: torch.Tensor, weight: torch.Tensor) -
 
 
 def _as_arrays(x: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    given = x
     try:
         x = np.asarray(x, dtype=np.float32)
     except (TypeError, ValueError):
         raise ValueError(f"X must be a numeric (N, T, M) array, got {type(x).__name__}") from None
+    check_array("X", given)  # real numbers: a complex array is refused, not cast to its real part
+    if mask is not None:
+        check_array("mask", mask)
     if x.ndim != 3 or x.shape[0] < 1:
         raise ValueError(f"X must have shape (N >= 1, T, M), got {x.shape}")
     if mask is None:

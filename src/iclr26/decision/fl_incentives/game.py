@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 from iclr26.decision.fl_incentives.instances import Instance, check_instance, floats
 
 __all__ = [
@@ -65,6 +65,8 @@ def required_contribution(
     for name, x in (("a", a), ("bad", bad), ("need", need)):
         if not isinstance(x, np.ndarray):
             raise TypeError(f"{name} must be a numpy array, got {type(x).__name__}")
+    check_array("a", a, finite=True)
+    check_array("need", need, finite=True)
     if a.ndim != 2 or bad.shape != a.shape or bad.dtype != bool or need.shape != (a.shape[0],):
         raise ValueError(
             f"a (k, n_h), bad (k, n_h, bool) and need (k,) must agree, got {a.shape}, {bad.shape} of "
@@ -115,6 +117,8 @@ class ContributionGame:
         for name in ("a", "bad", "need", "c", "value"):
             if not isinstance(getattr(self, name), np.ndarray):
                 raise TypeError(f"{name} must be a numpy array, got {type(getattr(self, name)).__name__}")
+            if name != "bad":
+                check_array(name, getattr(self, name))  # real numbers (a complex entry is refused)
         k = self.c.shape[0]
         if self.a.shape != self.bad.shape or self.a.shape[0] != k or self.need.shape != (k,):
             raise ValueError(

@@ -65,12 +65,14 @@ class FailureEstimate:
         check_float("level", self.level, 0.0, 1.0, low_open=True, high_open=True)
         failures = np.asarray(self.failures)
         if (
-            not np.issubdtype(failures.dtype, np.integer)
+            failures.ndim != 1
+            or not np.issubdtype(failures.dtype, np.integer)
             or np.any(failures < 0)
             or np.any(failures > self.n_draws)
         ):
             raise ValueError(
-                f"failures must be integer counts in [0, n_draws={self.n_draws}], got {failures.tolist()}"
+                f"failures must be a 1-D array of per-agent integer counts in [0, n_draws={self.n_draws}], "
+                f"got {failures.tolist()}"
             )
 
     @property

@@ -47,7 +47,12 @@ def shift_head_rows_(weight: torch.Tensor, bias: torch.Tensor, n_heads: int, n_a
     check_tensor("bias", bias, floating=True)
     check_int("n_heads", n_heads, low=1)
     check_int("n_actions", n_actions, low=1)
-    if weight.ndim < 2 or weight.shape[-2] != n_heads * n_actions or bias.shape[-1] != n_heads * n_actions:
+    if (
+        weight.ndim < 2
+        or bias.ndim < 1
+        or weight.shape[-2] != n_heads * n_actions
+        or bias.shape[-1] != n_heads * n_actions
+    ):
         raise ValueError(
             f"weight/bias must hold n_heads * n_actions = {n_heads * n_actions} rows, got "
             f"{tuple(weight.shape)} and {tuple(bias.shape)}"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_array, check_float, check_int
 from iclr26.decision.l2fob.accounting import Bidder
 from iclr26.decision.l2fob.envs import RepeatedAuction
 
@@ -32,6 +32,10 @@ class Trajectory:
     queues: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        for name in ("bids", "rewards", "costs"):
+            check_array(name, getattr(self, name))
+        if self.queues is not None:
+            check_array("queues", self.queues)
         shapes = {np.shape(self.bids), np.shape(self.rewards), np.shape(self.costs)}
         if len(shapes) != 1 or len(next(iter(shapes))) != 1:
             raise ValueError(

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from sklearn.datasets import load_digits
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_array, check_choice, check_float, check_int, check_tensor, check_token_ids
 
 __all__ = [
     "DigitsTask",
@@ -50,6 +50,16 @@ class DigitsTask:
     X_hold: torch.Tensor
     y_hold: torch.Tensor
     n_classes: int
+
+    def __post_init__(self) -> None:
+        check_int("n_classes", self.n_classes, low=2)
+        for xs, ys in (("X", "y"), ("X_hold", "y_hold")):
+            x, y = getattr(self, xs), getattr(self, ys)
+            check_tensor(
+                xs, x, ndim=2, floating=True, shape=(None, self.X.shape[-1] if xs == "X_hold" else None)
+            )
+            check_tensor(ys, y, ndim=1, shape=(x.shape[0],))
+            check_token_ids(ys, y, self.n_classes)
 
     def sample(self, m: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """S_t: m i.i.d. draws from D_t (uniform over the pool, with replacement)."""
@@ -123,6 +133,15 @@ class LinRegTask:
     support: np.ndarray
     noise_sd: float
     label: str
+
+    def __post_init__(self) -> None:
+        w = check_array("w", self.w, ndim=1, finite=True)
+        support = check_array("support", self.support, ndim=1, finite=True)
+        if support.shape != w.shape or np.any(support < 0):
+            raise ValueError(
+                f"support must be {w.size} nonnegative scales (one per coordinate of w), got {support.tolist()}"
+            )
+        check_float("noise_sd", self.noise_sd, low=0.0)
 
     def sample(self, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         check_int("m (samples)", m, low=1)

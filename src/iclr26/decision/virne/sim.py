@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import networkx as nx
 import numpy as np
 
-from iclr26.checks import check_float, check_int, check_probability
+from iclr26.checks import check_array, check_float, check_int, check_probability
 
 __all__ = [
     "Embedding",
@@ -42,7 +42,11 @@ __all__ = [
 
 def _nonneg_array(values: Any, name: str) -> np.ndarray:
     raw = np.asarray(values)
-    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.number) or raw.dtype == object):
+    if (
+        raw.dtype == bool
+        or raw.dtype.kind == "c"
+        or not (np.issubdtype(raw.dtype, np.number) or raw.dtype == object)
+    ):
         raise ValueError(f"{name} must hold numbers, got dtype {raw.dtype}")
     try:
         arr = np.asarray(values, dtype=float)
@@ -80,7 +84,7 @@ def check_request(vn: Any, name: str = "vn") -> VirtualNetwork:
 
 def check_bw(pn: PhysicalNetwork, bw: Any) -> np.ndarray:
     """`bw` as a finite (m,) array of per-link bandwidths of `pn`."""
-    bw = np.asarray(bw, dtype=float)
+    bw = check_array("bw", bw)
     if bw.shape != (pn.m,) or not np.all(np.isfinite(bw)):
         raise ValueError(f"bw must be finite, one value per physical link: shape ({pn.m},), got {bw.shape}")
     return bw

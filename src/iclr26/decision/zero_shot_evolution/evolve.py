@@ -33,7 +33,7 @@ from iclr26.decision.zero_shot_evolution.body import (
     variation,
 )
 from iclr26.decision.zero_shot_evolution.controller import UniversalController, cosine_warm_restarts_lr
-from iclr26.decision.zero_shot_evolution.sim import MassSpring2D
+from iclr26.decision.zero_shot_evolution.sim import MassSpring2D, check_lights
 
 __all__ = [
     "MODES",
@@ -154,6 +154,7 @@ def evaluate(
 ) -> np.ndarray:
     """Loss of every body in every fixed environment, ``(n_bodies, n_lights)``, in batches of ``chunk`` rollouts."""
     g = check_genotype("bodies", bodies, sim.workspace.dims, batch=True)
+    check_lights("lights", lights)
     lights = torch.as_tensor(lights, dtype=sim.dtype)
     n, e = len(g), len(lights)
     rep = np.repeat(g, e, axis=0)
@@ -217,6 +218,7 @@ def evolve(
     """
     check_choice("mode", mode, MODES)
     pop = check_genotype("population", population, sim.workspace.dims, batch=True)
+    check_lights("eval_lights", eval_lights)
     generations = check_int("generations", generations, low=0)
     p = len(pop)
     if p < 2:

@@ -23,12 +23,22 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from iclr26.checks import check_bool, check_float, check_int, check_tensor
+from iclr26.checks import check_array, check_bool, check_float, check_int, check_tensor
 from iclr26.decision.zero_shot_evolution.body import Workspace, check_genotype
 
 __all__ = ["MassSpring2D", "SimResult"]
 
 Controller = Callable[[torch.Tensor], torch.Tensor]
+
+
+def check_lights(name: str, lights: object, n: int | None = None) -> None:
+    """Light x-positions: a 1-D finite float tensor (or a real array) of ``n`` entries (any number when None)."""
+    if isinstance(lights, torch.Tensor):
+        check_tensor(name, lights, ndim=1, floating=True, finite=True, shape=None if n is None else (n,))
+    else:
+        a = check_array(name, lights, ndim=1, finite=True)
+        if n is not None and a.shape != (n,):
+            raise ValueError(f"{name} must have shape ({n},), one light per body, got {a.shape}")
 
 
 @dataclass
@@ -222,6 +232,7 @@ class MassSpring2D:
         steps = check_int("steps", steps, low=1)
         mm, sm = self.masks(bodies)
         b = mm.shape[0]
+        check_lights("lights", lights, b)
         lights = torch.as_tensor(lights, dtype=self.dtype, device=self.device)
         check_tensor("lights", lights, ndim=1, floating=True, finite=True, shape=(b,))
         check_float("lift", lift, low=0.0)

@@ -8,7 +8,7 @@ from sklearn.cluster import KMeans
 from sklearn.linear_model import Ridge
 from torch import nn
 
-from iclr26.checks import check_int, check_tensor
+from iclr26.checks import check_array, check_int, check_tensor
 from iclr26.generative.and_or_template.terms import geometry
 
 __all__ = ["SmallCNN", "hand_features", "kmeans_paradigms", "ridge_ratings", "train_cnn"]
@@ -46,6 +46,17 @@ def train_cnn(
     batch: int = 32,
 ) -> np.ndarray:
     """Train SmallCNN on standardised ratings (Adam, fixed steps) and predict the test ratings."""
+    x = check_array("x_train", x_train, ndim=4, finite=True)  # validated here, converted as given below
+    check_array("y_train", y_train, ndim=1, finite=True)
+    if len(y_train) != x.shape[0] or x.shape[0] < 1:
+        raise ValueError(
+            f"y_train must hold one rating per image of x_train ({x.shape[0]}), got {len(y_train)}"
+        )
+    test = check_array("x_test", x_test, ndim=4, finite=True)
+    if test.shape[1:] != x.shape[1:]:
+        raise ValueError(f"x_test must have images of x_train's shape {x.shape[1:]}, got {test.shape[1:]}")
+    check_int("steps", steps, low=0)
+    check_int("batch", batch, low=1)
     torch.manual_seed(seed)
     model = SmallCNN()
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=1e-4)

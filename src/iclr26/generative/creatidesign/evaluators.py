@@ -102,6 +102,7 @@ def train_crop_classifier(
     """Train :class:`CropClassifier` on the exact layout boxes of ground-truth renders (Adam, light pixel noise
     and +-1-pixel box jitter so that slightly imprecise generations are still read)."""
     steps = check_int("steps", steps, 1)
+    _check_images(images, designs)
     x, yc, ys = _layout_crops(images, designs)
     # jittered copies: the boxes shifted by one pixel in each direction
     px = 1.0 / images.shape[-1]

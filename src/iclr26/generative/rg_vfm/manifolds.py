@@ -1,7 +1,8 @@
 """Manifolds with closed-form exp / log / geodesic distance for RG-VFM (arXiv 2502.12981, OpenReview NlnDselrtl).
 
 Every manifold exposes ``exp(x, v)``, ``log(x, y)``, ``dist(x, y)``, ``proju(x, u)``, ``projx(x)``,
-``inner(x, u, v)``, ``norm(x, u)``, ``check_point(x, name)`` and ``random_base(n, generator, dtype, device)``.
+``inner(x, u, v)``, ``norm(x, u)``, ``check_point(x, name)`` and ``random_base(n, generator, dtype, device)``
+(the base class draws the normals; a manifold maps them with ``from_noise``).
 Points carry the batch in the leading dimension and ``point_shape`` after it; every map runs on the device of
 its inputs.
 
@@ -72,7 +73,6 @@ class Manifold(ABC):
     def point_error(self, x: torch.Tensor) -> torch.Tensor:
         """Per-point constraint violation (0 on the manifold), shape ``(batch,)``."""
 
-    @abstractmethod
     def random_base(
         self,
         n: int,
@@ -81,8 +81,16 @@ class Manifold(ABC):
         device: torch.device | str | None = None,
     ) -> torch.Tensor:
         """n samples of the base distribution p_0 of this manifold, on `device` (default: the generator's, else
-        the CPU). The normal draws are made on the generator's device and moved, so a CPU generator gives the
-        same points on every device."""
+        the CPU). The normal draws (``noise_dim`` per point) are made on the generator's device and moved, so a
+        CPU generator gives the same points on every device."""
+        return self.from_noise(_randn((n, self.noise_dim), generator, dtype, device))
+
+    #: standard normal draws per point that :meth:`from_noise` maps to one sample of the base distribution
+    noise_dim: int = 0
+
+    @abstractmethod
+    def from_noise(self, z: torch.Tensor) -> torch.Tensor:
+        """The base-distribution samples for standard normal draws `z` of shape ``(n, noise_dim)``."""
 
     def norm(self, x: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
         """Riemannian norm of a tangent vector, shape ``(batch,)``."""
@@ -148,6 +156,7 @@ class Sphere(Manifold):
         check_float("radius", radius, low=0.0, low_open=True)
         self.dim, self.radius = dim, float(radius)
         self.point_shape = (dim + 1,)
+        self.noise_dim = dim + 1
         self.curvature = 1.0 / self.radius**2
         self.name = f"Sphere(dim={dim}, radius={self.radius:g})"
         self._unit = geoopt.Sphere()
@@ -180,14 +189,7 @@ class Sphere(Manifold):
     def point_error(self, x: torch.Tensor) -> torch.Tensor:
         return (x.norm(dim=-1) / self.radius - 1.0).abs()
 
-    def random_base(
-        self,
-        n: int,
-        generator: torch.Generator | None = None,
-        dtype: torch.dtype = torch.float32,
-        device: torch.device | str | None = None,
-    ) -> torch.Tensor:
-        z = _randn((n, self.dim + 1), generator, dtype, device)
+    def from_noise(self, z: torch.Tensor) -> torch.Tensor:
         return self.projx(z)
 
 
@@ -203,6 +205,7 @@ class Lorentz(Manifold):
         check_float("base_std", base_std, low=0.0, low_open=True)
         self.dim, self.k, self.base_std = dim, float(k), float(base_std)
         self.point_shape = (dim + 1,)
+        self.noise_dim = dim
         self.curvature = -1.0 / self.k
         self.name = f"Lorentz(dim={dim}, k={self.k:g})"
         # a float64 0-dim k keeps the dtype of float32 and float64 points alike
@@ -272,15 +275,8 @@ class Lorentz(Manifold):
         """Map hyperboloid points to the Poincare ball of radius sqrt(k)."""
         return x[..., 1:] / (x[..., :1] + math.sqrt(self.k))
 
-    def random_base(
-        self,
-        n: int,
-        generator: torch.Generator | None = None,
-        dtype: torch.dtype = torch.float32,
-        device: torch.device | str | None = None,
-    ) -> torch.Tensor:
-        v = self.base_std * _randn((n, self.dim), generator, dtype, device)
-        return self.exp0(v)
+    def from_noise(self, z: torch.Tensor) -> torch.Tensor:
+        return self.exp0(self.base_std * z)
 
 
 def _hat(w: torch.Tensor) -> torch.Tensor:
@@ -332,6 +328,7 @@ class SO3(Manifold):
 
     def __init__(self) -> None:
         self.point_shape = (3, 3)
+        self.noise_dim = 4
         self.curvature = None
         self.name = "SO3"
 
@@ -362,15 +359,9 @@ class SO3(Manifold):
         orth = (x.transpose(-1, -2) @ x - eye).flatten(1).abs().amax(-1)
         return orth + (torch.linalg.det(x) - 1).abs()
 
-    def random_base(
-        self,
-        n: int,
-        generator: torch.Generator | None = None,
-        dtype: torch.dtype = torch.float32,
-        device: torch.device | str | None = None,
-    ) -> torch.Tensor:
-        q = _randn((n, 4), generator, dtype, device)
-        w, x, y, z = (q / q.norm(dim=-1, keepdim=True)).unbind(-1)
+    def from_noise(self, z: torch.Tensor) -> torch.Tensor:
+        # a uniform unit quaternion (a normalised 4-d normal) -> its rotation matrix: Haar on SO(3)
+        w, x, y, z = (z / z.norm(dim=-1, keepdim=True)).unbind(-1)
         rows = [
             [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
             [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
@@ -386,6 +377,7 @@ class Euclidean(Manifold):
         check_int("dim", dim, low=1)
         self.dim = dim
         self.point_shape = (dim,)
+        self.noise_dim = dim
         self.curvature = 0.0
         self.name = f"Euclidean(dim={dim})"
 
@@ -410,11 +402,5 @@ class Euclidean(Manifold):
     def point_error(self, x: torch.Tensor) -> torch.Tensor:
         return torch.where(torch.isfinite(x).all(-1), 0.0, float("inf")).to(x.dtype)
 
-    def random_base(
-        self,
-        n: int,
-        generator: torch.Generator | None = None,
-        dtype: torch.dtype = torch.float32,
-        device: torch.device | str | None = None,
-    ) -> torch.Tensor:
-        return _randn((n, self.dim), generator, dtype, device)
+    def from_noise(self, z: torch.Tensor) -> torch.Tensor:
+        return z

@@ -75,8 +75,10 @@ class ManifoldFlowSampler:
 
     @torch.no_grad()
     def integrate(self, x0: torch.Tensor, steps: int) -> torch.Tensor:
-        """Integrate from given start points x0 (batch, *point_shape) over `steps` uniform steps."""
+        """Integrate from given start points x0 (batch, *point_shape), points of the base manifold (the flow's
+        manifold unless ``base_manifold`` is set), over `steps` uniform steps."""
         check_int("steps", steps, low=1)
+        (self.base_manifold if self.base_manifold is not None else self.manifold).check_point(x0, "x0")
         t_end = 1.0 - self.eps
         h = t_end / steps
         x = x0

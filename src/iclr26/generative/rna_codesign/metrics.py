@@ -30,7 +30,8 @@ def self_consistency(
 ) -> dict:
     """Per-sample arrays ``tm``, ``rmsd``, ``bp_f1`` and the lists ``seqs``, ``folds`` (positions in A)."""
     check_tensor("tokens", tokens, ndim=2, floating=False)
-    check_tensor("trans", trans, ndim=3, floating=True)
+    check_tensor("rots", rots, floating=True, finite=True, shape=(None, None, 3, 3))
+    check_tensor("trans", trans, floating=True, finite=True, shape=(None, None, 3))
     if tokens.shape != trans.shape[:2] or rots.shape[:2] != tokens.shape:
         raise ValueError(
             f"tokens (n, L), rots (n, L, 3, 3) and trans (n, L, 3) must agree; got {tuple(tokens.shape)}, "

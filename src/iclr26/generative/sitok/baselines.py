@@ -52,7 +52,13 @@ class KMeansTokenizer:
         self, mels: list[Tensor], mean: Tensor | None = None, std: Tensor | None = None
     ) -> KMeansTokenizer:
         """Fit the centroids on the stacked frames of raw log-mels (n_mels, F_i), normalised by mean / std."""
+        if mels is None or isinstance(mels, (str, bytes)) or not hasattr(mels, "__len__"):
+            raise TypeError(f"mels must be a sequence of (n_mels={self.n_mels}, F_i) log-mels, got {mels!r}")
+        for i, m in enumerate(mels):
+            check_tensor(f"mels[{i}]", m, ndim=2, floating=True, finite=True, shape=(self.n_mels, None))
         if mean is not None:
+            check_tensor("mean", mean, floating=True, finite=True, shape=(self.n_mels,))
+            check_tensor("std", std, floating=True, finite=True, shape=(self.n_mels,))
             self.mean, self.std = mean.float(), std.float()
         frames = torch.cat([self._stack(m[None])[0] for m in mels]).numpy()
         k = min(self.codebook_size, len(frames))

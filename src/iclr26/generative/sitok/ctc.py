@@ -20,14 +20,18 @@ from iclr26.checks import check_int, check_logits, check_tensor
 __all__ = ["CTCHead", "ctc_greedy_decode", "edit_distance", "pad_targets", "phone_error_rate"]
 
 
-def pad_targets(targets: Sequence[Tensor]) -> tuple[Tensor, Tensor]:
-    """A list of 1-D int64 transcripts -> (padded (B, L_max) with 0, lengths (B,)); an empty one is an error."""
+def pad_targets(targets: Sequence[Tensor], name: str = "text_tokens") -> tuple[Tensor, Tensor]:
+    """A list of 1-D int64 transcripts -> (padded (B, L_max) with 0, lengths (B,)); an empty one is an error.
+
+    ``name`` is the caller's name for ``targets`` in the errors."""
+    if targets is None or isinstance(targets, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of 1-D integer tensors, got {targets!r}")
     if not len(targets):
-        raise ValueError("text_tokens must hold at least one transcript, got an empty list")
+        raise ValueError(f"{name} must hold at least one transcript, got an empty list")
     for i, t in enumerate(targets):
-        check_tensor(f"text_tokens[{i}]", t, ndim=1, floating=False)
+        check_tensor(f"{name}[{i}]", t, ndim=1, floating=False)
         if t.numel() == 0:
-            raise ValueError(f"text_tokens[{i}] is an empty transcript; CTC needs at least one symbol")
+            raise ValueError(f"{name}[{i}] is an empty transcript; CTC needs at least one symbol")
     lengths = torch.tensor([t.numel() for t in targets], dtype=torch.long)
     out = torch.zeros(len(targets), int(lengths.max()), dtype=torch.long)
     for i, t in enumerate(targets):

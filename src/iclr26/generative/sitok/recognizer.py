@@ -11,11 +11,12 @@ The same class serves twice:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_float, check_int, check_tensor
+from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.generative.sitok.ctc import ctc_greedy_decode, ctc_loss, pad_targets
 
 __all__ = ["PhoneRecognizer", "pad_features", "recognize", "train_ctc_model"]
@@ -28,6 +29,14 @@ def pad_features(feats: Sequence[Tensor]) -> tuple[Tensor, Tensor]:
     for i, f in enumerate(feats):
         out[i, : f.shape[0]] = f
     return out, lengths
+
+
+def _check_feats(feats: Any, in_dim: int | None) -> None:
+    """`feats`: a sequence (a list, or a tensor over its first axis) of finite (T_i, in_dim) float tensors."""
+    if feats is None or isinstance(feats, (str, bytes)) or not hasattr(feats, "__len__"):
+        raise TypeError(f"feats must be a sequence of (T_i, D) float tensors, got {feats!r}")
+    for i, f in enumerate(feats):
+        check_tensor(f"feats[{i}]", f, ndim=2, floating=True, finite=True, shape=(None, in_dim))
 
 
 class PhoneRecognizer(nn.Module):
@@ -88,10 +97,14 @@ def train_ctc_model(
     steps = check_int("steps", steps, low=0)
     batch = check_int("batch", batch, low=1)
     lr = check_float("lr", lr, low=0.0, low_open=True)
+    _check_feats(feats, getattr(model, "in_dim", None))
+    if targets is None or isinstance(targets, (str, bytes)) or not hasattr(targets, "__len__"):
+        raise TypeError(f"targets must be a sequence of 1-D integer tensors, got {targets!r}")
     if len(feats) != len(targets) or not len(feats):
         raise ValueError(
             f"feats and targets must be non-empty and of equal length, got {len(feats)}, {len(targets)}"
         )
+    check_token_ids("targets", pad_targets(targets, "targets")[0], model.n_symbols)
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     losses = []
@@ -113,6 +126,7 @@ def train_ctc_model(
 @torch.no_grad()
 def recognize(model: PhoneRecognizer, feats: Sequence[Tensor], batch: int = 64) -> list[list[int]]:
     """Greedy CTC transcripts of every (T_i, D) feature sequence."""
+    _check_feats(feats, getattr(model, "in_dim", None))
     model.eval()
     out: list[list[int]] = []
     for s in range(0, len(feats), batch):

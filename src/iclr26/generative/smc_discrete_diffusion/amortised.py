@@ -23,7 +23,7 @@ from iclr26.checks import check_float, check_int, check_tensor, check_token_ids
 from iclr26.harness.progress import track
 from iclr26.lab.masked_diffusion import reverse_transition
 
-from .smc import _call_reward, model_device, sample_categorical
+from .smc import call_reward, model_device, sample_categorical
 
 __all__ = ["AmortisedProposal", "train_log_variance"]
 
@@ -129,7 +129,7 @@ def train_log_variance(
                 xs.append(x)
                 logits_all.append(logits)
                 x = sample_categorical(logq, gen)
-            reward = _call_reward(reward_fn, F.one_hot(x, proposal.vocab_size).float()).double()
+            reward = call_reward(reward_fn, F.one_hot(x, proposal.vocab_size).float()).double()
         nxt = xs[1:] + [x]
         log_ratio = torch.zeros(batch, dtype=torch.float64, device=dev)
         for (t, s), x_t, x_s, logits in zip(grid, xs, nxt, logits_all):

@@ -11,7 +11,7 @@ from torch import Tensor
 from iclr26.checks import check_int
 from iclr26.lab.masked_diffusion import reverse_transition
 
-from .smc import RewardFn, SMCResult, _call_reward, model_device, sample_categorical, smc_sample
+from .smc import RewardFn, SMCResult, call_reward, model_device, sample_categorical, smc_sample
 
 __all__ = ["ancestral", "base_smc", "best_of_n", "guidance_only"]
 
@@ -58,7 +58,7 @@ def best_of_n(
     check_int("runs", runs, low=1)
     x = ancestral(model, runs * n, steps, generator, seq_len)
     with torch.no_grad():
-        r = _call_reward(reward_fn, F.one_hot(x, int(model.mask_id) + 1).float()).view(runs, n)
+        r = call_reward(reward_fn, F.one_hot(x, int(model.mask_id) + 1).float()).view(runs, n)
     best = r.argmax(-1)
     return x.view(runs, n, -1)[torch.arange(runs, device=x.device), best], r
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from iclr26.checks import check_int, check_tensor, check_token_ids
 from iclr26.lab.masked_diffusion import reverse_transition
 
 from .smc import model_device, sample_categorical
@@ -38,6 +39,18 @@ class ExactSampler:
     states: Tensor
     log_kernels: list[Tensor]
     mask_id: int
+
+    def __post_init__(self) -> None:
+        check_int("mask_id", self.mask_id, low=1)
+        check_tensor("states", self.states, ndim=2, floating=False)
+        check_token_ids("states", self.states, self.mask_id + 1)
+        n = self.states.shape[0]
+        if not isinstance(self.log_kernels, (list, tuple)):
+            raise TypeError(
+                f"log_kernels must be a list of ({n}, {n}) tensors, got {type(self.log_kernels).__name__}"
+            )
+        for k, lk in enumerate(self.log_kernels):
+            check_tensor(f"log_kernels[{k}]", lk, floating=True, shape=(n, n))
 
     @property
     def n_symbols(self) -> int:

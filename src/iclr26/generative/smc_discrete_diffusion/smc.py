@@ -40,6 +40,7 @@ __all__ = [
     "PROPOSALS",
     "RESAMPLERS",
     "SMCResult",
+    "call_reward",
     "ess_from_log_weights",
     "lookahead_twist",
     "logmeanexp",
@@ -183,7 +184,8 @@ def sample_categorical(log_probs: Tensor, generator: torch.Generator | None = No
     return (log_probs.double() + gumbel).argmax(-1)
 
 
-def _call_reward(reward_fn: RewardFn, onehot: Tensor) -> Tensor:
+def call_reward(reward_fn: RewardFn, onehot: Tensor) -> Tensor:
+    """``reward_fn(onehot)``, checked: a finite tensor of shape ``(batch,)`` (the samplers and baselines call it)."""
     r = reward_fn(onehot)
     if not torch.is_tensor(r):
         raise ValueError(
@@ -234,7 +236,7 @@ def lookahead_twist(
             y_hard = F.one_hot(y_soft.argmax(-1), n_vocab).to(y_soft.dtype)
             sample = y_hard - y_soft.detach() + y_soft
             x_hat = masked * sample + keep_clean
-            rewards.append(_call_reward(reward_fn, x_hat))
+            rewards.append(call_reward(reward_fn, x_hat))
         r = torch.stack(rewards, -1).double()
         r_hat = logmeanexp(scale * r, -1) / scale
         grad = None
@@ -488,7 +490,7 @@ def smc_sample(
             log_p = base_logq.gather(-1, x_new[..., None]).squeeze(-1).sum(-1)
             pending = log_p - log_q
         x = x_new
-    rewards = _call_reward(reward_fn, F.one_hot(x, _vocab_size(model, x)).float()).double()
+    rewards = call_reward(reward_fn, F.one_hot(x, _vocab_size(model, x)).float()).double()
     reward_calls += batch
     if final_reweight:
         inc = pending + rewards / alpha - log_twist

@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_bool, check_float, check_int
+from iclr26.checks import check_bool, check_float, check_int, check_tensor, check_token_ids
 from iclr26.harness.progress import track
 from iclr26.lab.transformer import MultiHeadAttention, Transformer
 from iclr26.mechanisms.continuous_cot.reachability import ReachabilityData, reshuffle
@@ -164,6 +164,16 @@ class CoconutWrapper(nn.Module):
             raise ValueError(
                 f"prefix must be a (batch, seq >= 1) tensor of token ids, got {getattr(prefix, 'shape', prefix)}"
             )
+        check_tensor("prefix", prefix, floating=False)
+        vocab = getattr(self.model, "vocab_size", None)
+        if isinstance(vocab, int):
+            check_token_ids("prefix", prefix, vocab)
+        if suffix is not None:
+            check_tensor("suffix", suffix, ndim=2, floating=False)
+            if isinstance(vocab, int):
+                check_token_ids("suffix", suffix, vocab)
+        if thoughts is not None:
+            check_tensor("thoughts", thoughts, floating=True)
         x = self.model.embed(prefix)
         if thoughts is not None and (
             thoughts.ndim != 3 or tuple(thoughts.shape[:2]) != (x.shape[0], n_thoughts)
@@ -506,6 +516,16 @@ class IndexMatching:
     gap_tgt: Tensor
     edge_scores: Tensor
     frontier: Tensor
+
+    def __post_init__(self) -> None:
+        check_tensor("gap_sep", self.gap_sep, ndim=2, floating=True)
+        for name in ("gap_src", "gap_tgt"):
+            check_tensor(name, getattr(self, name), floating=True, shape=tuple(self.gap_sep.shape))
+        check_tensor("edge_scores", self.edge_scores, floating=True, shape=(None, *self.gap_sep.shape, None))
+        n, *_, n_e = self.edge_scores.shape
+        check_tensor("frontier", self.frontier, shape=(n, n_e))
+        if self.frontier.dtype != torch.bool:
+            raise TypeError(f"frontier must be a bool tensor, got {self.frontier.dtype}")
 
 
 def _gap(scores: Tensor, mask: Tensor) -> Tensor:

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_int
+from iclr26.checks import check_int, check_tensor, check_token_ids
 
 __all__ = [
     "SPECIALS",
@@ -99,6 +99,32 @@ class ReachabilityData:
     path: Tensor
     depth: int
     n_node_tokens: int
+
+    def __post_init__(self) -> None:
+        check_int("depth", self.depth, low=1)
+        check_int("n_node_tokens", self.n_node_tokens, low=2)
+        check_tensor("prompt", self.prompt, ndim=2, floating=False)
+        check_token_ids("prompt", self.prompt, vocab_size(self.n_node_tokens))
+        n = int(self.prompt.shape[0])
+        n_e = self.edges.shape[1] if isinstance(self.edges, Tensor) and self.edges.ndim == 3 else None
+        shapes = {  # field -> its shape (None: any size), all with one row per instance
+            "root": (n,),
+            "pos": (n,),
+            "neg": (n,),
+            "edges": (n, n_e, 2),
+            "src_pos": (n, n_e),
+            "tgt_pos": (n, n_e),
+            "cand_pos": (n, 2),
+            "dist": (n, self.n_node_tokens),
+            "reach": (n, self.depth + 1, self.n_node_tokens),
+            "path": (n, self.depth + 1),
+        }
+        for name, shape in shapes.items():
+            x = getattr(self, name)
+            check_tensor(name, x, ndim=len(shape), floating=None if name == "reach" else False)
+            check_tensor(name, x, shape=shape)
+        if self.reach.dtype != torch.bool:
+            raise TypeError(f"reach must be a bool tensor (the sets R_k), got {self.reach.dtype}")
 
     def __len__(self) -> int:
         return int(self.prompt.shape[0])

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from sklearn.datasets import load_digits
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor
 
 __all__ = ["TextureDigits", "make_texture_digits"]
 
@@ -29,6 +29,15 @@ class TextureDigits:
     y: torch.Tensor
     mask: torch.Tensor
     alpha: torch.Tensor
+
+    def __post_init__(self) -> None:
+        check_tensor("x", self.x, ndim=4, floating=True, shape=(None, 1, None, None))
+        n, _, h, w = self.x.shape
+        check_tensor("y", self.y, floating=False, shape=(n,))
+        check_tensor("mask", self.mask, shape=(n, h, w))
+        if self.mask.dtype != torch.bool:
+            raise TypeError(f"mask must be a bool tensor (the object masks), got {self.mask.dtype}")
+        check_tensor("alpha", self.alpha, floating=True, shape=(n, h, w))
 
 
 def _backgrounds(n: int, size: int, gen: torch.Generator, n_gabors: int = 3) -> torch.Tensor:

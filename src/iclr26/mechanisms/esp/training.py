@@ -32,7 +32,7 @@ import networkx as nx
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.harness.progress import task
 from iclr26.lab.threads import limited_threads
 from iclr26.lab.transformer import AttnOnlyTransformer
@@ -62,6 +62,18 @@ class BatchedRuns:
     n_vertices: int
     heads: int
     d: int
+
+    def __post_init__(self) -> None:
+        check_tensor("accuracy", self.accuracy, ndim=2, floating=True)
+        check_tensor("accuracy", self.accuracy, shape=(None, len(self.steps)))
+        runs = self.accuracy.shape[0]
+        for name, value in self.params.items():
+            check_tensor(f"params[{name!r}]", value)
+            if value.ndim < 1 or value.shape[0] != runs:
+                raise ValueError(
+                    f"params[{name!r}] must have one leading entry per run ({runs}, as accuracy), "
+                    f"got shape {tuple(value.shape)}"
+                )
 
     @property
     def final_accuracy(self) -> Tensor:

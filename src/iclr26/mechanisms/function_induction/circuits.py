@@ -30,7 +30,7 @@ from torch import Tensor, nn
 
 from iclr26.checks import check_array, check_int, check_tensor, check_token_ids
 from iclr26.lab import patching as _lab
-from iclr26.lab.patching import check_pair, relative_effect
+from iclr26.lab.patching import check_pair
 from iclr26.lab.transformer.hooks import HookedModule, SiteLike, as_site
 
 __all__ = [
@@ -117,11 +117,17 @@ def path_patch(model, clean: Tensor, corrupt: Tensor, sender, receivers: Sequenc
     """Path patching from ``sender`` (one ``(layer, head)`` or several; outputs at all positions from ``clean``)
     to ``receivers`` (e.g. ``Site("resid_final", pos=-1)`` or ``Site("v", l, head=h)``); returns ``metric`` of
     the run of ``corrupt`` with only the receivers patched. See :func:`iclr26.lab.patching.path_patch`."""
+    check_pair(clean, corrupt)
+    _check_prompt_ids(model, "clean", clean)
+    _check_prompt_ids(model, "corrupt", corrupt)
     return _lab.path_patch(model, clean, corrupt, _senders(sender), receivers, metric)
 
 
 def activation_patch(model, clean: Tensor, corrupt: Tensor, sites: Sequence[SiteLike], metric: Metric):
     """Run ``corrupt`` with each site overwritten by its ``clean`` value; return ``metric(logits)``."""
+    check_pair(clean, corrupt)
+    _check_prompt_ids(model, "clean", clean)
+    _check_prompt_ids(model, "corrupt", corrupt)
     return _lab.activation_patch(model, clean, corrupt, sites, metric)
 
 
@@ -198,6 +204,28 @@ def path_patch_scan(
         shape = torch.as_tensor(metric(model(corrupt))).shape
         out = torch.full((n_layers, n_heads, *shape), float("nan"))
     return out
+
+
+def relative_effect(
+    patched: Tensor | float, corrupt_value: Tensor | float, clean_value: Tensor | float
+) -> Tensor:
+    """r = (F_patched - F_corrupt) / (F_corrupt - F_clean); -1 means the component carries the whole effect.
+
+    The three values broadcast together (floats, arrays or floating-point tensors); a NaN ``patched`` (an empty
+    sender set) propagates, while the two reference values must be finite. See
+    :func:`iclr26.lab.patching.relative_effect`.
+    """
+    patched = _values("patched", patched)
+    corrupt_value = _values("corrupt_value", corrupt_value, finite=True)
+    clean_value = _values("clean_value", clean_value, finite=True)
+    try:
+        torch.broadcast_shapes(patched.shape, corrupt_value.shape, clean_value.shape)
+    except RuntimeError:
+        raise ValueError(
+            f"patched, corrupt_value and clean_value must broadcast together, got shapes {tuple(patched.shape)}, "
+            f"{tuple(corrupt_value.shape)} and {tuple(clean_value.shape)}"
+        ) from None
+    return _lab.relative_effect(patched, corrupt_value, clean_value)
 
 
 def bootstrap_relative_effect(

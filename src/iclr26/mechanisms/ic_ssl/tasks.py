@@ -56,6 +56,23 @@ class ManifoldTask:
     family: str
     y_ctx_true: np.ndarray  # (n,) the hidden labels of every context point
 
+    def __post_init__(self) -> None:
+        check_int("n_classes", self.n_classes, low=2)
+        x_ctx = check_array("x_ctx", self.x_ctx, ndim=2)
+        n, d = x_ctx.shape
+        x_qry = check_array("x_qry", self.x_qry, ndim=2)
+        if x_qry.shape[1] != d:
+            raise ValueError(f"x_qry must have d={d} columns (as x_ctx), got shape {x_qry.shape}")
+        for name, rows, low in (("y_ctx", n, -1), ("y_qry", x_qry.shape[0], 0), ("y_ctx_true", n, 0)):
+            y = check_array(name, getattr(self, name), ndim=1, integer=True)
+            if y.shape != (rows,):
+                raise ValueError(f"{name} must have shape ({rows},), got {y.shape}")
+            if y.size and (int(y.min()) < low or int(y.max()) >= self.n_classes):
+                raise ValueError(
+                    f"{name} must hold labels in [{low}, n_classes={self.n_classes}), got values in "
+                    f"[{int(y.min())}, {int(y.max())}]"
+                )
+
 
 def _spirals(m: int, arms: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """`arms` interlaced Archimedean spiral arms; class = arm."""

@@ -375,6 +375,11 @@ class HeadScan:
     accuracy_drop: Tensor
     off_subspace_increase: Tensor  # NaN for heads at or above the hidden-state layer
 
+    def __post_init__(self) -> None:
+        check_tensor("selectivity_drop", self.selectivity_drop, ndim=2, floating=True)
+        for name in ("accuracy_drop", "off_subspace_increase"):
+            check_tensor(name, getattr(self, name), floating=True, shape=tuple(self.selectivity_drop.shape))
+
     def top(self, k: int) -> list[tuple[int, int]]:
         """The k heads with the largest selectivity drop, as (layer, head)."""
         n_heads = self.selectivity_drop.shape[1]

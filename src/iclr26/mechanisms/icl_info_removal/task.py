@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_int
+from iclr26.checks import check_int, check_tensor, check_token_ids
 from iclr26.lab.tasks import IGNORE_INDEX
 
 __all__ = ["ICLBatch", "TaskFamily", "icl_prompts", "make_task_family", "training_sequences"]
@@ -48,6 +48,13 @@ class TaskFamily:
     n_tasks: int
     n_labels: int
     label_table: Tensor  # (n_tasks, n_inputs) int64 token ids
+
+    def __post_init__(self) -> None:
+        check_int("n_inputs", self.n_inputs, low=1)
+        check_int("n_tasks", self.n_tasks, low=1)
+        check_int("n_labels", self.n_labels, low=1)
+        check_tensor("label_table", self.label_table, floating=False, shape=(self.n_tasks, self.n_inputs))
+        check_token_ids("label_table", self.label_table, self.vocab_size)
 
     @property
     def vocab_size(self) -> int:
@@ -85,6 +92,20 @@ class ICLBatch:
     tasks: Tensor
     queries: Tensor
     label_sets: Tensor | None = None  # (n_tasks, n_labels) of the family
+
+    def __post_init__(self) -> None:
+        check_tensor("tokens", self.tokens, ndim=2, floating=False)
+        n = self.tokens.shape[0]
+        for name in ("targets", "tasks", "queries"):
+            check_tensor(name, getattr(self, name), floating=False, shape=(n,))
+        if self.label_sets is not None:
+            check_tensor("label_sets", self.label_sets, ndim=2, floating=False)
+            n_tasks = self.label_sets.shape[0]
+            if n and (int(self.tasks.min()) < 0 or int(self.tasks.max()) >= n_tasks):
+                raise ValueError(
+                    f"tasks must lie in [0, {n_tasks}) (one row of label_sets per task), got values in "
+                    f"[{int(self.tasks.min())}, {int(self.tasks.max())}]"
+                )
 
     def to(self, device: str | torch.device) -> ICLBatch:
         """The same batch with every tensor on `device` (the batch itself when nothing moves)."""

@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from iclr26.checks import check_int, check_tensor
+from iclr26.checks import check_array, check_int, check_tensor
 from iclr26.lab.moe import MoEFFN
 
 __all__ = [
@@ -116,10 +116,17 @@ def linear_subscores(
     """
     if not components:
         raise ValueError("components must be a non-empty mapping of (tokens, d_model) tensors")
+    check_tensor("weight", weight, ndim=2, floating=True)
+    if bias is not None:
+        check_tensor("bias", bias, floating=True, shape=(weight.shape[0],))
+    for name, c in components.items():
+        check_tensor(f"components[{name!r}]", c, ndim=2, floating=True)
     w = weight.detach().double()
     h = sum(c.double() for c in components.values())
     if h.ndim != 2 or h.shape[-1] != w.shape[-1]:
-        raise ValueError(f"components must be (tokens, {w.shape[-1]}) tensors, got {tuple(h.shape)}")
+        raise ValueError(
+            f"components must be (tokens, d) tensors with d = weight.shape[1] = {w.shape[-1]}, got {tuple(h.shape)}"
+        )
     inv, gamma, beta, centred = _norm_parts(norm, h)
     wg = w * gamma  # (E, d)
     out: dict[str, Tensor] = {}
@@ -151,6 +158,17 @@ class RoutingTrace:
     moe_experts: list[Tensor] | None  # per layer (T, E, d), gate-weighted expert outputs
     resid_mid: list[Tensor]  # per layer (T, d)
     firing: list[Tensor]  # per layer (T, E) bool, selected experts
+
+    def __post_init__(self) -> None:
+        check_tensor("embed", self.embed, ndim=2, floating=True)
+        shape = tuple(self.embed.shape)
+        if self.pos is not None:
+            check_tensor("pos", self.pos, floating=True, shape=shape)
+        for name in ("attn", "moe", "resid_mid"):
+            for j, x in enumerate(getattr(self, name)):
+                check_tensor(f"{name}[{j}]", x, floating=True, shape=shape)
+        for j, x in enumerate(self.firing):
+            check_tensor(f"firing[{j}]", x, ndim=2, shape=(shape[0], None))
 
     def components(self, layer: int, heads: bool = False, experts: bool = False) -> dict[str, Tensor]:
         """The residual components that sum to ``h_layer`` (the input of layer `layer`'s MoE norm)."""
@@ -357,6 +375,13 @@ class InfluenceMatrix:
     var: np.ndarray
     aps: np.ndarray
     ans: np.ndarray
+
+    def __post_init__(self) -> None:
+        shape = (len(self.senders), len(self.receivers))
+        for name in ("var", "aps", "ans"):
+            x = check_array(name, getattr(self, name), ndim=2)
+            if x.shape != shape:
+                raise ValueError(f"{name} must have shape (senders, receivers) = {shape}, got {x.shape}")
 
     def share(self) -> np.ndarray:
         """Influence as a share of the summed influence of all senders of each receiver."""

@@ -144,6 +144,14 @@ class SoftStep:
     p: Tensor
     q: Tensor
 
+    def __post_init__(self) -> None:
+        check_tensor("rows", self.rows, ndim=1, floating=False)
+        r = self.rows.shape[0]
+        check_tensor("prefix", self.prefix, ndim=3, floating=True, shape=(r, None, None))
+        check_tensor("ids", self.ids, ndim=2, floating=False, shape=(r, None))
+        for name in ("p", "q"):
+            check_tensor(name, getattr(self, name), floating=True, shape=tuple(self.ids.shape))
+
 
 @dataclass
 class SoftDecodeResult:
@@ -159,6 +167,13 @@ class SoftDecodeResult:
     think_len: Tensor
     answers: list[list[int]]
     steps: list[SoftStep] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        check_tensor("tokens", self.tokens, ndim=2, floating=False)
+        b = self.tokens.shape[0]
+        check_tensor("think_len", self.think_len, floating=False, shape=(b,))
+        if len(self.answers) != b:
+            raise ValueError(f"answers must hold one list per row ({b}), got {len(self.answers)}")
 
 
 def _sample_discrete(

@@ -72,6 +72,16 @@ class DominanceProbe:
     agree_top2: Tensor
     p_top1: Tensor
 
+    def __post_init__(self) -> None:
+        check_tensor("js_top1", self.js_top1, ndim=1, floating=True)
+        shape = tuple(self.js_top1.shape)
+        for name in ("js_top2", "p_top1"):
+            check_tensor(name, getattr(self, name), floating=True, shape=shape)
+        for name in ("agree_top1", "agree_top2"):
+            x = check_tensor(name, getattr(self, name), shape=shape)
+            if x.dtype != torch.bool:
+                raise TypeError(f"{name} must be a bool tensor, got {x.dtype}")
+
 
 @torch.no_grad()
 def _next(logits_fn, prefix: Tensor, emb: Tensor) -> Tensor:

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from iclr26.checks import check_choice, check_float, check_int
+from iclr26.checks import check_array, check_choice, check_float, check_int
 from iclr26.lab.tasks import IGNORE_INDEX
 from iclr26.lab.training import sequence_loss, train_loop
 from iclr26.lab.transformer import Transformer
@@ -44,6 +44,17 @@ class MapPool:
 
     src: np.ndarray
     dst: np.ndarray
+
+    def __post_init__(self) -> None:
+        src = check_array("src", self.src, ndim=2, integer=True)
+        dst = check_array("dst", self.dst, ndim=2, integer=True)
+        if dst.shape != src.shape:
+            raise ValueError(f"dst must have the shape of src (n_maps, size) = {src.shape}, got {dst.shape}")
+        for name, x in (("src", src), ("dst", dst)):
+            if x.size and (int(x.min()) < 0 or int(x.max()) >= N_SYMBOLS):
+                raise ValueError(
+                    f"{name} must hold symbols in [0, {N_SYMBOLS}), got values in [{int(x.min())}, {int(x.max())}]"
+                )
 
     @property
     def n_maps(self) -> int:

@@ -65,6 +65,16 @@ class ICLBatch:
     yq: Tensor
     fmt: str
 
+    def __post_init__(self) -> None:
+        check_choice("fmt", self.fmt, FORMATS)
+        check_tensor("X", self.X, ndim=3, floating=True)
+        b, n, d = self.X.shape
+        check_tensor("prompts", self.prompts, floating=True, shape=(b, prompt_length(self.fmt, n), 2 * d))
+        check_tensor("W", self.W, floating=True, shape=(b, d, d))
+        check_tensor("Y", self.Y, floating=True, shape=(b, n, d))
+        for name in ("xq", "yq"):
+            check_tensor(name, getattr(self, name), floating=True, shape=(b, d))
+
 
 def _build(fmt: str, X: Tensor, Y: Tensor, xq: Tensor) -> Tensor:
     """Prompt tokens (B, d_p, 2d) from demos X, Y (B, n, d) and queries xq (B, d)."""

@@ -316,6 +316,12 @@ class AtteNTSampler(SubsetSampler):
 
     def score(self, indices: Tensor) -> Tensor:
         """Scores of the pool examples `indices` (no-grad forward passes; model mode and grads untouched)."""
+        check_tensor("indices", indices, ndim=1, floating=False)
+        if indices.numel() and (int(indices.min()) < 0 or int(indices.max()) >= self.n):
+            raise ValueError(
+                f"indices must index the pool, in [0, {self.n}), got values in "
+                f"[{int(indices.min())}, {int(indices.max())}]"
+            )
         was_training = self.model.training
         self.model.eval()
         try:

@@ -114,6 +114,9 @@ def phase_diagram(
     (1, 1)
     """
     C = task.n_classes
+    check_model_input(teacher, X_fresh, "X_fresh")
+    if np.shape(X_fresh)[1] != task.d:
+        raise ValueError(f"X_fresh must have the task's d={task.d} features, got shape {np.shape(X_fresh)}")
     z_T = model_logits(teacher, task.X)
     out = PhaseDiagram(list(sizes), [float(t) for t in taus], float(shuffle_tau))
     cells = [(i, n) for i, n in enumerate(sizes)]

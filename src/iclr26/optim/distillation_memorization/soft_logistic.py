@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from iclr26.checks import check_array, check_bool, check_float, check_int
+from iclr26.checks import check_array, check_bool, check_fit_data, check_float, check_int
 
 __all__ = ["SoftLabelLogisticRegression", "soft_cross_entropy_and_grad"]
 
@@ -133,7 +133,7 @@ class SoftLabelLogisticRegression(ClassifierMixin, BaseEstimator):
     def fit(self, X: np.ndarray, y: np.ndarray) -> SoftLabelLogisticRegression:
         """Minimise the soft cross-entropy of ``softmax(X W^T + b)`` against ``y`` from W = 0, b = 0."""
         self._check_params()
-        X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64, y_numeric=False)
+        X, y = check_fit_data(self, X, y, multi_output=True, dtype=np.float64, y_numeric=False)
         T = self._targets(y)
         if T.shape[1] < 2:
             raise ValueError(f"soft targets need C >= 2 columns, got {T.shape[1]}")

@@ -41,6 +41,23 @@ class MemorizationTask:
     mean: np.ndarray
     std: np.ndarray
 
+    def __post_init__(self) -> None:
+        check_int("n_classes", self.n_classes, low=2)
+        X = check_array("X", self.X, ndim=2)
+        n, d = X.shape
+        y = check_array("y", self.y, ndim=1, integer=True)
+        if y.shape != (n,):
+            raise ValueError(f"y must have one label per row of X ({n},), got shape {y.shape}")
+        if n and (int(y.min()) < 0 or int(y.max()) >= self.n_classes):
+            raise ValueError(
+                f"y must hold labels in [0, n_classes={self.n_classes}), got values in [{int(y.min())}, {int(y.max())}]"
+            )
+        for name in ("mean", "std"):
+            if check_array(name, getattr(self, name), ndim=1).shape != (d,):
+                raise ValueError(
+                    f"{name} must have one entry per feature ({d},), got {np.shape(getattr(self, name))}"
+                )
+
     @property
     def d(self) -> int:
         return int(self.X.shape[1])

@@ -16,7 +16,7 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from iclr26.checks import check_bool, check_choice, check_float, check_int
+from iclr26.checks import check_bool, check_choice, check_fit_data, check_float, check_int
 from iclr26.optim.fact_nfa.kernel_features import KERNELS, UPDATES, kernel_matrix, rfm_iterates
 
 __all__ = ["RFM", "FactRFM", "FactRFMClassifier", "RFMClassifier"]
@@ -110,7 +110,7 @@ class FactRFM(RegressorMixin, _RFMBase):
     """
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> FactRFM:
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        X, y = check_fit_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
         self._single_ = y.ndim == 1
         self._fit_targets(X, y.reshape(len(y), -1).astype(np.float64))
         return self
@@ -163,7 +163,7 @@ class FactRFMClassifier(ClassifierMixin, _RFMBase):
     """
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> FactRFMClassifier:
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = check_fit_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self._binarizer_ = LabelBinarizer().fit(y)
         self.classes_ = self._binarizer_.classes_

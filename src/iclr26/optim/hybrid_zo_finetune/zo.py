@@ -133,6 +133,7 @@ def spsa_projections(
         raise TypeError("closure must be callable: closure(need_grad: bool) -> loss")
     check_float("mu", mu, low=0.0, low_open=True)
     seeds = _check_seeds(seeds)
+    _check_finite(params, "params")
     return _spsa(params, closure, mu, seeds)
 
 

@@ -138,10 +138,12 @@ def linear_path_expansion(
             f"mats_a and mats_b must be non-empty and of equal length, got {len(mats_a)} and {len(mats_b)}"
         )
     for i, (a, b) in enumerate(zip(mats_a, mats_b)):
-        check_tensor(f"mats_a[{i}]", a, ndim=2)
-        check_tensor(f"mats_b[{i}]", b, ndim=2)
+        check_tensor(f"mats_a[{i}]", a, ndim=2, floating=True)
+        check_tensor(f"mats_b[{i}]", b, ndim=2, floating=True)
         if a.shape != b.shape:
-            raise ValueError(f"shape mismatch at layer {i + 1}: {tuple(a.shape)} vs {tuple(b.shape)}")
+            raise ValueError(
+                f"mats_b[{i}] must have the shape of mats_a[{i}] (layer {i + 1}): {tuple(a.shape)} vs {tuple(b.shape)}"
+            )
     lam = check_lambda(lam)
     depth = len(mats_a)
     terms = {}

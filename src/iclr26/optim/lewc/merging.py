@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from iclr26.checks import check_float
+from iclr26.optim.lewc.training import check_model_input
 
 __all__ = ["check_same_architecture", "merge_linear", "reset_batchnorm"]
 
@@ -71,6 +72,7 @@ def reset_batchnorm(model: nn.Module, batches: Iterable[torch.Tensor]) -> nn.Mod
     model.train()
     seen = 0
     for x in batches:
+        check_model_input(f"batches[{seen}]", x, model)
         model(x)
         seen += 1
     if seen == 0:

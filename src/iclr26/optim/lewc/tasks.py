@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from sklearn.datasets import load_digits
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor
 
 __all__ = ["Splits", "digits_task", "gmm_task", "make_task"]
 
@@ -31,6 +31,19 @@ class Splits:
     x_test: torch.Tensor
     y_test: torch.Tensor
     n_classes: int
+
+    def __post_init__(self) -> None:
+        check_int("n_classes", self.n_classes, low=2)
+        check_tensor("x_train", self.x_train, ndim=2, floating=True)
+        d = self.x_train.shape[1]
+        for part in ("train", "cal", "test"):
+            x = check_tensor(f"x_{part}", getattr(self, f"x_{part}"), floating=True, shape=(None, d))
+            y = check_tensor(f"y_{part}", getattr(self, f"y_{part}"), floating=False, shape=(x.shape[0],))
+            if y.numel() and (int(y.min()) < 0 or int(y.max()) >= self.n_classes):
+                raise ValueError(
+                    f"y_{part} must hold labels in [0, n_classes={self.n_classes}), got values in "
+                    f"[{int(y.min())}, {int(y.max())}]"
+                )
 
     @property
     def dim(self) -> int:

@@ -55,6 +55,22 @@ def make_mlp(
     return net
 
 
+def check_model_input(name: str, x: object, model: nn.Module) -> torch.Tensor:
+    """`x` must be a floating-point (n, ...) batch; when `model`'s first module is a Linear, (n, in_features)."""
+    check_tensor(name, x, floating=True)
+    if x.ndim < 1 or x.shape[0] < 1:
+        raise ValueError(f"{name} must hold at least one input, got shape {tuple(x.shape)}")
+    leaves = [m for m in model.modules() if not list(m.children())]
+    if leaves and isinstance(leaves[0], nn.Linear):
+        d = leaves[0].in_features
+        if x.ndim != 2 or x.shape[1] != d:
+            raise ValueError(
+                f"{name} must have shape (n, {d}) (the model's first Linear takes {d} features), "
+                f"got {tuple(x.shape)}"
+            )
+    return x
+
+
 def train_mlp(
     net: nn.Module,
     x: torch.Tensor,
@@ -75,10 +91,10 @@ def train_mlp(
     check_float("weight_decay", weight_decay, low=0.0)
     check_float("momentum", momentum, low=0.0)
     check_int("seed", seed, low=0)
-    check_tensor("x", x, floating=True)
-    if x.ndim < 1 or x.shape[0] < 1:
-        raise ValueError(f"x must hold at least one training input, got shape {tuple(x.shape)}")
-    check_tensor("y", y, floating=False, shape=(x.shape[0],))
+    check_model_input("x", x, net)
+    check_tensor("y", y, floating=False)
+    if y.shape != (x.shape[0],):
+        raise ValueError(f"y must hold one label per row of x ({x.shape[0]},), got shape {tuple(y.shape)}")
     out = [m for m in net.modules() if isinstance(m, nn.Linear)]
     if out:
         check_token_ids("y", y, out[-1].out_features)

@@ -19,7 +19,7 @@ import torch
 from scipy.optimize import linear_sum_assignment
 from torch import nn
 
-from iclr26.checks import check_int
+from iclr26.checks import check_array, check_int
 from iclr26.optim.lewc.merging import check_same_architecture
 
 __all__ = ["permute_hidden_units", "weight_matching", "weight_matching_permute"]
@@ -66,7 +66,7 @@ def permute_hidden_units(model: nn.Module, perms: list[np.ndarray]) -> nn.Module
         )
     for k, perm in enumerate(perms):
         lin, bn = layers[k]
-        p = torch.as_tensor(np.asarray(perm), dtype=torch.long)
+        p = torch.as_tensor(check_array(f"perms[{k}]", perm, ndim=1, integer=True), dtype=torch.long)
         if sorted(p.tolist()) != list(range(lin.out_features)):
             raise ValueError(f"perms[{k}] must be a permutation of range({lin.out_features})")
         lin.weight.copy_(lin.weight[p])  # W^k <- P W^k

@@ -54,6 +54,13 @@ class Task:
     y_test: Tensor
     classes: tuple[int, ...] | None = None
 
+    def __post_init__(self) -> None:
+        check_tensor("x_train", self.x_train, ndim=2, floating=True)
+        n, d = self.x_train.shape
+        check_tensor("x_test", self.x_test, floating=True, shape=(None, d))
+        check_tensor("y_train", self.y_train, floating=False, shape=(n,))
+        check_tensor("y_test", self.y_test, floating=False, shape=(self.x_test.shape[0],))
+
 
 def digits_split(n_train: int = 1000, seed: int = 0) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """sklearn's digits, a random `n_train` / rest split, standardised per pixel with the train statistics."""

@@ -42,6 +42,22 @@ class ImbalancedData:
     priors: torch.Tensor
     means: torch.Tensor | None = None
 
+    def __post_init__(self) -> None:
+        check_tensor("priors", self.priors, ndim=1, floating=True)
+        k = self.priors.shape[0]
+        check_tensor("x_train", self.x_train, ndim=2, floating=True)
+        n, d = self.x_train.shape
+        check_tensor("x_test", self.x_test, floating=True, shape=(None, d))
+        for name, rows in (("y_train", n), ("y_test", self.x_test.shape[0])):
+            y = check_tensor(name, getattr(self, name), floating=False, shape=(rows,))
+            if y.numel() and (int(y.min()) < 0 or int(y.max()) >= k):
+                raise ValueError(
+                    f"{name} must hold labels in [0, K={k}) (one prior per class), got values in "
+                    f"[{int(y.min())}, {int(y.max())}]"
+                )
+        if self.means is not None:
+            check_tensor("means", self.means, floating=True, shape=(k, d))
+
     @property
     def num_classes(self) -> int:
         return int(self.priors.numel())

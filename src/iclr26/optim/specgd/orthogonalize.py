@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import torch
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor
 
 __all__ = ["MUON_NS5_COEFFICIENTS", "orthogonalize_ns", "orthogonalize_svd"]
 
@@ -56,6 +56,8 @@ def orthogonalize_svd(g: torch.Tensor, rtol: float = 1e-7) -> torch.Tensor:
     (m, n) matrix in `g`'s dtype whose nonzero singular values are all 1.
     """
     _check_matrix(g)
+    # the SVD of a non-finite matrix is undefined (LAPACK fails to converge)
+    check_tensor("g", g, finite=True)
     check_float("rtol", rtol, 0.0, 1.0, low_open=True, high_open=True)
     work = g.to(_work_dtype(g.dtype))
     u, s, vh = torch.linalg.svd(work, full_matrices=False)

@@ -101,13 +101,14 @@ class PiBO:
         return self.beta / self.n
 
     def _prior_values(self, x: torch.Tensor) -> torch.Tensor:
-        pi = self.prior(x) if callable(self.prior) else self.prior
-        try:
-            pi = torch.as_tensor(
-                pi if callable(self.prior) else np.asarray(pi, dtype=np.float64), dtype=torch.float64
-            )
-        except (TypeError, ValueError, RuntimeError):
-            raise ValueError(f"prior values must be numbers in (0, 1], got {pi!r}") from None
+        if not callable(self.prior):  # a tensor or array of prior values: real numbers
+            pi = torch.as_tensor(check_array("prior", self.prior), dtype=torch.float64)
+        else:
+            pi = self.prior(x)
+            try:
+                pi = torch.as_tensor(pi, dtype=torch.float64)
+            except (TypeError, ValueError, RuntimeError):
+                raise ValueError(f"prior values must be numbers in (0, 1], got {pi!r}") from None
         if not torch.isfinite(pi).all() or (pi <= 0).any() or (pi > 1 + 1e-12).any():
             raise ValueError("prior values must lie in (0, 1]")
         return pi

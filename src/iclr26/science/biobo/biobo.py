@@ -10,7 +10,7 @@ import pandas as pd
 import torch
 from sklearn.decomposition import PCA
 
-from iclr26.checks import check_bool, check_choice, check_float, check_int, check_probability
+from iclr26.checks import check_array, check_bool, check_choice, check_float, check_int, check_probability
 from iclr26.science.biobo.acquisition import (
     PiBO,
     expected_improvement,
@@ -38,10 +38,7 @@ def fuse_embeddings(
     check_int("n_components", n_components, low=1)
     names, mats = [], []
     for name, e in embeddings.items():
-        try:
-            a = np.asarray(e, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"embedding {name!r} must be a numeric (n_genes, d) array") from None
+        a = check_array(f"embedding {name!r}", e)
         if a.ndim != 2 or a.shape[0] < 2 or a.shape[1] < 1:
             raise ValueError(
                 f"embedding {name!r} must be 2-D (n_genes, d) with n_genes >= 2 and d >= 1, got shape {a.shape}"
@@ -69,10 +66,7 @@ def fuse_embeddings(
 def check_observations(obs_idx, y_obs, n_genes: int) -> tuple[np.ndarray, np.ndarray]:
     """Validate observed indices (unique, in the pool) and finite observed values; return them as arrays."""
     idx = np.asarray(obs_idx)
-    try:
-        y = np.asarray(y_obs, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"y_obs must hold numbers, got {y_obs!r}") from None
+    y = check_array("y_obs", y_obs).reshape(-1)
     if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
         raise ValueError(f"obs_idx must be a 1-D array of integer gene indices, got dtype {idx.dtype}")
     if idx.size != y.size:

@@ -172,6 +172,14 @@ def feature_distill_loss(
     pairs = [(i, stride * i) for i in range(1, len(student_hidden) + 1) if stride * i <= len(teacher_hidden)]
     if not pairs:
         raise ValueError(f"no student/teacher layer pair with stride {stride}")
+    for i, j in pairs:  # MSE would broadcast mismatched shapes silently
+        s = check_tensor(f"student_hidden[{i - 1}]", student_hidden[i - 1], floating=True)
+        t = check_tensor(f"teacher_hidden[{j - 1}]", teacher_hidden[j - 1], floating=True)
+        if s.shape != t.shape:
+            raise ValueError(
+                f"teacher_hidden[{j - 1}] must have the shape of student_hidden[{i - 1}] {tuple(s.shape)}, "
+                f"got {tuple(t.shape)}"
+            )
     return torch.stack(
         [F.mse_loss(student_hidden[i - 1], teacher_hidden[j - 1].detach()) for i, j in pairs]
     ).mean()

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import torch
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.lab.pde.immersed_boundary import IBSimulator as _LabIBSimulator
 from iclr26.lab.pde.immersed_boundary import enclosed_area, peskin_delta, spectral_divergence
 from iclr26.lab.pde.navier_stokes import velocity_from_vorticity
@@ -121,6 +121,11 @@ class IBSimulator(_LabIBSimulator):
     box, with its Kolmogorov forcing ``cfg.forcing * sin(4 y)``; ``nu``, ``flow``, ``stiffness``: (B,) tensors."""
 
     def __init__(self, cfg: FSIDataConfig, nu: torch.Tensor, flow: torch.Tensor, stiffness: torch.Tensor):
+        if not isinstance(cfg, FSIDataConfig):
+            raise TypeError(f"cfg must be an FSIDataConfig, got {type(cfg).__name__}")
+        check_tensor("nu", nu, ndim=1, floating=True, finite=True)
+        for name, x in (("flow", flow), ("stiffness", stiffness)):
+            check_tensor(name, x, ndim=1, floating=True, finite=True, shape=tuple(nu.shape))
         self.cfg = cfg
         y = torch.arange(cfg.n, dtype=torch.float64) * (L / cfg.n)
         forcing = (cfg.forcing * torch.sin(4 * y))[:, None].expand(cfg.n, cfg.n)

@@ -181,6 +181,14 @@ class LatentALEGrid(nn.Module):
 
     def forward(self, coords: Sequence[torch.Tensor]):
         """(e (B, M, C), kNN indices (B, M, k), moved grid g' (B, M, dim))."""
+        if isinstance(coords, torch.Tensor) or not isinstance(coords, Sequence) or not coords:
+            raise TypeError(
+                f"coords must be a non-empty sequence of (B, N, dim) tensors, got {type(coords).__name__}"
+            )
+        dim = self.grid.shape[1]
+        for i, u in enumerate(coords):
+            b = coords[0].shape[0] if i else None
+            check_tensor(f"coords[{i}]", u, ndim=3, floating=True, finite=True, shape=(b, None, dim))
         g_new = self.moved_grid(coords)
         e = self.fc(g_new)
         return e, knn_graph(e, self.neighbors), g_new

@@ -14,7 +14,7 @@ import torch
 from scipy.sparse.linalg import LinearOperator, eigsh
 from torch.func import functional_call, jacrev
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_float, check_int, check_tensor
 from iclr26.lab.pde.wave import AcousticWave2D
 from iclr26.science.ig_fwi.representations import PixelGrid, Representation, check_coords, grid_coords
 
@@ -80,6 +80,7 @@ def wave_ntk_topk(
     k = check_int("k", k, low=1)
     scale = check_float("scale", scale, low=0.0, low_open=True)
     nz, nx = op.shape
+    check_tensor("v", v, floating=True, shape=op.shape)
     lin = op.linearize(v.detach().double())
     if isinstance(rep, PixelGrid):
         theta = None

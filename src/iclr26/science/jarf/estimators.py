@@ -28,7 +28,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from iclr26.checks import check_bool, check_choice, check_float, check_int
+from iclr26.checks import check_array, check_bool, check_choice, check_fit_data, check_float, check_int
 from iclr26.science.jarf.ejop import (
     TRANSFORMS,
     ejop_from_callable,
@@ -133,6 +133,9 @@ def _single_class_error(y: np.ndarray) -> None:
 def surrogate_ejop(surrogate: BaseEstimator, X_std: np.ndarray, h: float, classification: bool) -> np.ndarray:
     """The raw finite-difference EJOP of a fitted surrogate at the (standardised) points `X_std`."""
     check_bool("classification", classification)
+    X_std = check_array("X_std", X_std, ndim=2, finite=True)
+    if X_std.size == 0:
+        raise ValueError(f"X_std must be a non-empty 2-D array (n, d), got shape {X_std.shape}")
     method = "predict_proba" if classification else "predict"
     if not callable(getattr(surrogate, method, None)):
         raise TypeError(f"surrogate must be a fitted estimator with {method}, got {type(surrogate).__name__}")
@@ -203,7 +206,7 @@ class EJOPTransformer(_TransformParamMixin, TransformerMixin, BaseEstimator, aut
     def fit(self, X: Any, y: Any) -> EJOPTransformer:
         """Standardise X, fit the surrogate, estimate the EJOP and build the preconditioner."""
         _check_common(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, multi_output=True)
+        X, y = check_fit_data(self, X, y, dtype=np.float64, y_numeric=False, multi_output=True)
         self.classification_ = self._is_classification(y)
         if self.classification_:
             check_classification_targets(y)
@@ -287,7 +290,7 @@ class _JARFBase(_TransformParamMixin, BaseEstimator):
     def fit(self, X: Any, y: Any) -> _JARFBase:
         """Fit the surrogate, the EJOP preconditioner and the final forest on the preconditioned features."""
         _check_common(self)
-        X, y = validate_data(
+        X, y = check_fit_data(
             self, X, y, dtype=np.float64, y_numeric=not self._classification, multi_output=False
         )
         if self._classification:

@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from iclr26.checks import check_float, check_int
+from iclr26.checks import check_fit_data, check_float, check_int
 from iclr26.science.jarf.estimators import check_random_state_param
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor"]
@@ -78,7 +78,7 @@ class _RotationForestBase(BaseEstimator):
             check_int("max_features", mf, low=1)
         check_random_state_param(self.random_state)
         f = self.sample_fraction
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._classification)
+        X, y = check_fit_data(self, X, y, dtype=np.float64, y_numeric=not self._classification)
         if self._classification:
             check_classification_targets(y)
             self.classes_, y_enc = np.unique(y, return_inverse=True)
