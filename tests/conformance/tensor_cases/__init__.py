@@ -7,6 +7,8 @@ legitimately accepted); the battery merges them with its own tables. The helpers
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable
@@ -21,12 +23,14 @@ __all__ = [
     "built",
     "call_example",
     "case_tables",
+    "fields",
     "fn",
     "forward_example",
     "gauss",
     "ids",
     "normal_array",
     "probs",
+    "with_grad",
 ]
 
 
@@ -90,6 +94,23 @@ def forward_example(
 
 def call_example(path: str, agree: dict[str, int] | None = None, **args: Any) -> Example:
     return Example(fn(path), args, agree=agree or {})
+
+
+def with_grad(call: Callable[..., Any]) -> Callable[..., Any]:
+    """`call` with autograd on (the battery runs every example under ``torch.no_grad``), its signature kept: for
+    examples that train or differentiate."""
+
+    @functools.wraps(call)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with torch.enable_grad():
+            return call(*args, **kwargs)
+
+    return run
+
+
+def fields(record: Any) -> dict[str, Any]:
+    """A dataclass record's fields, to rebuild it by keyword."""
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
 
 
 def case_tables() -> tuple[dict[str, Callable[[], Example]], dict[tuple[str, str, str], str]]:

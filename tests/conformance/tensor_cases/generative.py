@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +17,7 @@ from tests.conformance.tensor_cases import (
     gauss,
     ids,
     normal_array,
+    with_grad,
 )
 
 EXAMPLES: dict[str, Callable[[], Example]] = {}
@@ -654,17 +654,6 @@ ACCEPTS.update(
 )
 
 
-def _with_grad(step: Callable[..., Any]) -> Callable[..., Any]:
-    """`step` with gradients on (the battery runs every call under no_grad); its signature is kept."""
-
-    @functools.wraps(step)
-    def run(**kwargs: Any) -> Any:
-        with torch.enable_grad():
-            return step(**kwargs)
-
-    return run
-
-
 # --- uncovered callables of round 2: trainers with one step, exact samplers, tokenizers --------------------------
 def _exact_sampler() -> Example:
     base = fn(f"{SMC}.enumerate_sampler")(_mdlm(), 2, 2)
@@ -725,7 +714,7 @@ EXAMPLES.update(
         ),
         f"{ST}.recognize": lambda: call_example(f"{ST}.recognize", model=_recognizer(), feats=gauss(3, 8, 8)),
         f"{ST}.train_ctc_model": lambda: Example(
-            _with_grad(fn(f"{ST}.train_ctc_model")),
+            with_grad(fn(f"{ST}.train_ctc_model")),
             {
                 "model": _recognizer(),
                 "feats": gauss(3, 8, 8),
@@ -737,7 +726,7 @@ EXAMPLES.update(
             vocab={"targets": 5},
         ),
         f"{AO}.train_cnn": lambda: Example(
-            _with_grad(fn(f"{AO}.train_cnn")),
+            with_grad(fn(f"{AO}.train_cnn")),
             {
                 "x_train": normal_array(6, 3, 16, 16).astype(np.float32),
                 "y_train": normal_array(6, seed=1),
@@ -748,7 +737,7 @@ EXAMPLES.update(
             agree={"y_train": 0, "x_test": 1},
         ),
         f"{CD}.train_crop_classifier": lambda: Example(
-            _with_grad(fn(f"{CD}.train_crop_classifier")),
+            with_grad(fn(f"{CD}.train_crop_classifier")),
             {"images": _designs().images, "designs": _designs().designs, "steps": 1, "batch": 4},
             agree={"images": 0},
         ),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -19,6 +18,7 @@ from tests.conformance.tensor_cases import (
     gauss,
     ids,
     normal_array,
+    with_grad,
 )
 
 EXAMPLES: dict[str, Callable[[], Example]] = {}
@@ -34,17 +34,6 @@ def _tiny_lm(arch: str = "gpt2", vocab: int = 16, n_layers: int = 2) -> torch.nn
     return build_model(
         replace(SMOKE_CONFIG, arch=arch, n_layers=n_layers, d_model=16), vocab_size=vocab
     ).eval()
-
-
-def _with_grad(step: Callable[..., Any]) -> Callable[..., Any]:
-    """`step` with gradients on (the battery runs every call under no_grad); its signature is kept."""
-
-    @functools.wraps(step)
-    def run(**kwargs: Any) -> Any:
-        with torch.enable_grad():
-            return step(**kwargs)
-
-    return run
 
 
 # --- architectures.t1_imputation -------------------------------------------------------------------------------
@@ -744,7 +733,7 @@ def _deep_imputer() -> Any:
 
 def _fit_example(imputer: Any) -> Example:
     x, mask = _np_series_mask()
-    return Example(_with_grad(imputer.fit), {"X": x, "mask": mask}, agree={"mask": 2})
+    return Example(with_grad(imputer.fit), {"X": x, "mask": mask}, agree={"mask": 2})
 
 
 _SUDOKU = np.array(
@@ -827,10 +816,10 @@ EXAMPLES.update(
             agree={"x": -1},
         ),
         f"{EL}.ELMTrainer": lambda: Example(
-            _with_grad(_elm_trainer().step), {"batch": ids(2, 5, vocab=16)}, vocab={"batch": 16}
+            with_grad(_elm_trainer().step), {"batch": ids(2, 5, vocab=16)}, vocab={"batch": 16}
         ),
         f"{EL}.DistillTrainer": lambda: Example(
-            _with_grad(_distill_trainer().step), {"batch": ids(2, 5, vocab=16)}, vocab={"batch": 16}
+            with_grad(_distill_trainer().step), {"batch": ids(2, 5, vocab=16)}, vocab={"batch": 16}
         ),
         f"{HP}.set_weight": lambda: Example(
             fn(f"{HP}.set_weight"),
@@ -843,7 +832,7 @@ EXAMPLES.update(
             vocab={"calib_ids": 16},
         ),
         f"{HP}.maskllm_lite_prune": lambda: Example(
-            _with_grad(fn(f"{HP}.maskllm_lite_prune")),
+            with_grad(fn(f"{HP}.maskllm_lite_prune")),
             {"model": _tiny_lm(), "calib_ids": ids(2, 6, vocab=16), "steps": 1, "batch_size": 2},
             vocab={"calib_ids": 16},
         ),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -14,11 +12,13 @@ from tests.conformance.tensor_cases import (
     Example,
     built,
     call_example,
+    fields,
     fn,
     forward_example,
     gauss,
     ids,
     probs,
+    with_grad,
 )
 
 EXAMPLES: dict[str, Callable[[], Example]] = {}
@@ -658,22 +658,6 @@ EXAMPLES.update(
 )
 
 
-def _with_grad(call: Callable[..., Any]) -> Callable[..., Any]:
-    """`call` with autograd on (the battery runs every example under ``torch.no_grad``): for training loops."""
-
-    @functools.wraps(call)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with torch.enable_grad():
-            return call(*args, **kwargs)
-
-    return run
-
-
-def _fields(record: Any) -> dict[str, Any]:
-    """A dataclass record's fields, to rebuild it by keyword."""
-    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
-
-
 # --- continuous_cot ---------------------------------------------------------------------------------------------
 CC = "iclr26.mechanisms.continuous_cot"
 
@@ -707,7 +691,7 @@ EXAMPLES.update(
         ),
         f"{CC}.ReachabilityData": lambda: Example(
             fn(f"{CC}.ReachabilityData"),
-            _fields(_cc_data()),
+            fields(_cc_data()),
             agree={
                 **{n: 0 for n in ("root", "pos", "neg", "edges", "src_pos", "tgt_pos", "cand_pos")},
                 **{n: 0 for n in ("dist", "reach", "path")},
@@ -799,7 +783,7 @@ EXAMPLES.update(
     {
         f"{SS}.ManifoldTask": lambda: Example(
             fn(f"{SS}.ManifoldTask"),
-            _fields(fn(f"{SS}.make_task")("moons", 6, 3, 2, 1, np.random.default_rng(0))),
+            fields(fn(f"{SS}.make_task")("moons", 6, 3, 2, 1, np.random.default_rng(0))),
             agree={"y_ctx": 0, "x_qry": 1, "y_qry": 0, "y_ctx_true": 0},
             vocab={"y_ctx": 2, "y_qry": 2, "y_ctx_true": 2},
         ),
@@ -810,7 +794,7 @@ EXAMPLES.update(
 EXAMPLES.update(
     {
         f"{CS}.train": lambda: Example(
-            _with_grad(fn(f"{CS}.train")),
+            with_grad(fn(f"{CS}.train")),
             {
                 "model": built(lambda: fn(f"{CS}.DisentangledRPETransformer")(D_CS, L_CS, H_CS)),
                 "pi": _kernel(),
@@ -836,12 +820,12 @@ EXAMPLES.update(
         ),
         f"{IR}.ICLBatch": lambda: Example(
             fn(f"{IR}.ICLBatch"),
-            _fields(_ir_batch()),
+            fields(_ir_batch()),
             agree={"targets": 0, "tasks": 0, "queries": 0},
             vocab={"tasks": 2},
         ),
         f"{IR}.TaskFamily": lambda: Example(
-            fn(f"{IR}.TaskFamily"), _fields(_ir_family()), vocab={"label_table": _ir_family().vocab_size}
+            fn(f"{IR}.TaskFamily"), fields(_ir_family()), vocab={"label_table": _ir_family().vocab_size}
         ),
     }
 )
@@ -880,7 +864,7 @@ EXAMPLES.update(
             },
             agree={"weight": 1, "bias": 0},
         ),
-        f"{MR}.RoutingTrace": lambda: Example(fn(f"{MR}.RoutingTrace"), _fields(_trace()), agree={"pos": 1}),
+        f"{MR}.RoutingTrace": lambda: Example(fn(f"{MR}.RoutingTrace"), fields(_trace()), agree={"pos": 1}),
         f"{MR}.InfluenceMatrix": lambda: call_example(
             f"{MR}.InfluenceMatrix",
             {"aps": 1, "ans": 1},
@@ -945,12 +929,12 @@ EXAMPLES.update(
     {
         f"{TV}.ICLBatch": lambda: Example(
             fn(f"{TV}.ICLBatch"),
-            _fields(_tv_batch()),
+            fields(_tv_batch()),
             agree={"W": 0, "Y": 0, "xq": 0, "yq": 0},
         ),
         f"{TV}.MapPool": lambda: Example(
             fn(f"{TV}.MapPool"),
-            _fields(fn(f"{TV}.map_pool")(0, n_maps=2, size=4)),
+            fields(fn(f"{TV}.map_pool")(0, n_maps=2, size=4)),
             agree={"dst": 1},
             vocab={"src": 64, "dst": 64},
         ),

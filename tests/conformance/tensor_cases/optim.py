@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -14,11 +13,13 @@ from tests.conformance.tensor_cases import (
     Example,
     built,
     call_example,
+    fields,
     fn,
     forward_example,
     gauss,
     ids,
     normal_array,
+    with_grad,
 )
 
 EXAMPLES: dict[str, Callable[[], Example]] = {}
@@ -574,22 +575,6 @@ _SHAPES = {
 ACCEPTS.update(_SHAPES)
 
 
-def _with_grad(call: Callable[..., Any]) -> Callable[..., Any]:
-    """`call` with autograd on (the battery runs every example under ``torch.no_grad``): for training loops."""
-
-    @functools.wraps(call)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with torch.enable_grad():
-            return call(*args, **kwargs)
-
-    return run
-
-
-def _fields(record: Any) -> dict[str, Any]:
-    """A dataclass record's fields, to rebuild it by keyword."""
-    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
-
-
 # --- attention base classes: a minimal subclass exercises the shared forward ------------------------------------
 def _router() -> torch.nn.Module:
     class _SoftmaxRouter(fn(f"{A}.dirmoe.Router")):
@@ -656,7 +641,7 @@ EXAMPLES.update(
     {
         f"{DM}.MemorizationTask": lambda: Example(
             fn(f"{DM}.MemorizationTask"),
-            _fields(fn(DMT)(3, 4, 2, seed=0)),
+            fields(fn(DMT)(3, 4, 2, seed=0)),
             agree={"y": 0, "mean": 0, "std": 0},
             vocab={"y": 2},
         ),
@@ -772,7 +757,7 @@ EXAMPLES.update(
             agree={"batches": 1},
         ),
         f"{LW}.train_mlp": lambda: Example(
-            _with_grad(fn(f"{LW}.train_mlp")),
+            with_grad(fn(f"{LW}.train_mlp")),
             {
                 "net": _mlp(3, 3),
                 "x": gauss(8, 3),
@@ -799,7 +784,7 @@ EXAMPLES.update(
             y_test=ids(4, vocab=2, seed=4),
         ),
         f"{SL}.desaturation_stress_test": lambda: Example(
-            _with_grad(fn(f"{SL}.desaturation_stress_test")),
+            with_grad(fn(f"{SL}.desaturation_stress_test")),
             {
                 "model": _continual(),
                 "task": fn(f"{SL}.Task")(

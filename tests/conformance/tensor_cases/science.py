@@ -18,6 +18,7 @@ from tests.conformance.tensor_cases import (
     gauss,
     ids,
     normal_array,
+    with_grad,
 )
 
 EXAMPLES: dict[str, Callable[[], Example]] = {}
@@ -531,17 +532,6 @@ EXAMPLES.update(
 
 
 # --- wrappers: autograd on, list/dict entries as arguments of their own --------------------------------------------
-def _with_grad(f: Callable[..., Any]) -> Callable[..., Any]:
-    """`f` run with autograd on: the battery calls under ``torch.no_grad()``, these train or differentiate."""
-
-    @functools.wraps(f)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with torch.enable_grad():
-            return f(*args, **kwargs)
-
-    return run
-
-
 # --- agents.autoep.features ------------------------------------------------------------------------------------------
 def _population() -> np.ndarray:
     return np.stack([_tour(seed=s) for s in range(4)])
@@ -664,17 +654,17 @@ EXAMPLES.update(
             f"{MA}.ground_truth_tests", {"answers": 0}, items=_item_set(), answers=np.array([0, 0, 0])
         ),
         f"{RU}.RecallAttack": lambda: Example(
-            _with_grad(_recall_attack),
+            with_grad(_recall_attack),
             {"z_ref": gauss(2, 64), "cond": _cond(seed=1), "uncond": _cond(seed=2)},
             agree={"cond": 0, "uncond": 0},
         ),
         f"{RU}.TextEmbeddingAttack": lambda: Example(
-            _with_grad(_text_attack), {"z_ref": gauss(2, 64), "cond": _cond(seed=1)}, agree={"cond": 0}
+            with_grad(_text_attack), {"z_ref": gauss(2, 64), "cond": _cond(seed=1)}, agree={"cond": 0}
         ),
         **{
             f"{RU}.{n}": (
                 lambda n=n, arg=arg: Example(
-                    _with_grad(fn(f"{RU}.{n}")),
+                    with_grad(fn(f"{RU}.{n}")),
                     {"model": _ddpm(), "concept": 3, arg: torch.rand(4, 64), "steps": 1},
                     agree={arg: 1},
                 )
@@ -682,7 +672,7 @@ EXAMPLES.update(
             for n, arg in (("ablate_unlearn", "anchor_images"), ("esd_unlearn", "images"))
         },
         f"{RU}.unlearn": lambda: Example(
-            _with_grad(fn(f"{RU}.unlearn")),
+            with_grad(fn(f"{RU}.unlearn")),
             {
                 "method": "esd",
                 "model": _ddpm(),
@@ -918,7 +908,7 @@ EXAMPLES.update(
             steps=2,
         ),
         f"{ZS}.pretrain": lambda: Example(
-            _with_grad(fn(f"{ZS}.pretrain")),
+            with_grad(fn(f"{ZS}.pretrain")),
             {
                 "controller": _controller(),
                 "sim": _sim(),
@@ -993,7 +983,7 @@ def _fd2d() -> torch.nn.Module:
 EXAMPLES.update(
     {
         f"{BB}.BioBO": lambda: Example(
-            _with_grad(_biobo().suggest),
+            with_grad(_biobo().suggest),
             {"obs_idx": np.array([0, 1, 2, 3]), "y_obs": normal_array(4, seed=2), "batch_size": 2},
             agree={"y_obs": 0},
         ),
@@ -1032,7 +1022,7 @@ EXAMPLES.update(
             _fd2d(), {"v": torch.full((6, 6), 2000.0, dtype=torch.float64)}, agree={"v": 1}
         ),
         f"{IG}.fwi_fit": lambda: Example(
-            _with_grad(fn(f"{IG}.fwi_fit")),
+            with_grad(fn(f"{IG}.fwi_fit")),
             {
                 "rep": built(lambda: fn(f"{IG}.PixelGrid")(6, 6)),
                 "op": _fd2d(),
