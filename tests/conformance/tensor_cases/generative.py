@@ -92,31 +92,27 @@ EXAMPLES.update(
             agree={"guidance": 1, "x_t": 1},
             vocab={"x_t": N_TOK + 1},
         ),
-        f"{SMC}.reverse_transition": lambda: Example(
-            fn(f"{SMC}.reverse_transition"),
-            {
-                "logits": gauss(2, SEQ, N_TOK + 1),
-                "x_t": _partly_masked(),
-                "t": 1.0,
-                "s": 0.5,
-                "mask_id": N_TOK,
-            },
-            agree={"logits": 1, "x_t": 1},
-            vocab={"x_t": N_TOK + 1},
-        ),
-        f"{SMC}.reverse_step": lambda: Example(
-            fn(f"{SMC}.reverse_step"),
-            {
-                "logits": gauss(2, SEQ, N_TOK + 1),
-                "x_t": _partly_masked(),
-                "t": 1.0,
-                "s": 0.5,
-                "mask_id": N_TOK,
-                "generator": _gen(6),
-            },
-            agree={"logits": 1, "x_t": 1},
-            vocab={"x_t": N_TOK + 1},
-        ),
+        **{
+            f"{SMC}.{name}": (
+                lambda name=name, extra=extra: Example(
+                    fn(f"{SMC}.{name}"),
+                    {
+                        "logits": gauss(2, SEQ, N_TOK + 1),
+                        "x_t": _partly_masked(),
+                        "t": 1.0,
+                        "s": 0.5,
+                        "mask_id": N_TOK,
+                        **extra(),
+                    },
+                    agree={"logits": 1, "x_t": 1},
+                    vocab={"x_t": N_TOK + 1},
+                )
+            )
+            for name, extra in (
+                ("reverse_transition", dict),
+                ("reverse_step", lambda: {"generator": _gen(6)}),
+            )
+        },
         f"{SMC}.ess_from_log_weights": lambda: call_example(f"{SMC}.ess_from_log_weights", log_w=gauss(2, 5)),
         f"{SMC}.logmeanexp": lambda: call_example(f"{SMC}.logmeanexp", x=gauss(2, 5)),
         f"{SMC}.resample_indices": lambda: call_example(
