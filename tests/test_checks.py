@@ -171,3 +171,21 @@ def test_no_private_validator_copies():
         if copies.match(line)
     ]
     assert not found, "call iclr26.checks instead of a private copy: " + ", ".join(found)
+
+
+def test_check_fit_data_names_the_argument_and_keeps_sklearns_message():
+    import numpy as np
+    import pytest
+    from sklearn.linear_model import LinearRegression
+
+    from iclr26.checks import check_fit_data
+
+    X, y = np.arange(12.0).reshape(6, 2), np.arange(6.0)
+    Xc, yc = check_fit_data(LinearRegression(), X, y, dtype=np.float64)
+    assert np.array_equal(Xc, X) and np.array_equal(yc, y)
+    with pytest.raises(ValueError, match=r"^X: Expected 2D array"):
+        check_fit_data(LinearRegression(), np.arange(6.0), y)
+    with pytest.raises(ValueError, match=r"^X: Complex data not supported"):
+        check_fit_data(LinearRegression(), X + 1j, y)
+    with pytest.raises(ValueError, match=r"^y: Found input variables with inconsistent numbers of samples"):
+        check_fit_data(LinearRegression(), X, y[:5])
